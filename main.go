@@ -1,0 +1,84 @@
+// Command tickmux is a terminal multiplexer for people who work beside AI agents: it shows Ticks
+// (programs that speak Tick protocol 3) and plain shells in split panes, lets agents read and call
+// them through MCP or a control socket, and asks the person before any change goes out.
+//
+// Each subcommand lives in its own cmd_*.go file and registers itself in init.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand of tickmux.
+type command struct {
+	name    string
+	usage   string // one line, after "tickmux "
+	summary string // one line for the main help
+	hidden  bool   // left out of the main help (example Ticks, test helpers)
+	run     func(args []string, stdio stdio) int
+}
+
+// stdio is what a subcommand may read and write; tests substitute their own.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+var commands = map[string]*command{}
+
+// register adds a subcommand; each cmd_*.go file calls it from init.
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("tickmux: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// defaultCommand runs when the first argument names no subcommand (the TUI, once it exists).
+var defaultCommand func(args []string, std stdio) int
+
+func main() {
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+}
+
+func run(args []string, std stdio) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "help", "-h", "-help", "--help":
+			usage(std.out)
+			return 0
+		}
+		if c, ok := commands[args[0]]; ok {
+			return c.run(args[1:], std)
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(std.err, "tickmux: unknown command %q; run 'tickmux help' for the list\n", args[0])
+			return 2
+		}
+	}
+	if defaultCommand == nil {
+		usage(std.err)
+		return 2
+	}
+	return defaultCommand(args, std)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: tickmux [COMMAND] [ARGS]")
+	fmt.Fprintln(w)
+	names := make([]string, 0, len(commands))
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := commands[n]
+		fmt.Fprintf(w, "  tickmux %-44s %s\n", c.usage, c.summary)
+	}
+}
