@@ -1,0 +1,208 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Action is what an agent asks the person to allow.
+type Action string
+
+const (
+	ActionCall  Action = "call"  // a call to a mutating tool (H-K2)
+	ActionOpen  Action = "open"  // open a Tick or a shell
+	ActionClose Action = "close" // close an instance
+	ActionSend  Action = "send"  // type text into an instance's terminal
+)
+
+// ApprovalRequest is everything the person needs to judge a request (H-K2, H-SEC1). Every string
+// in it may come from a Tick or an agent: views escape it before drawing.
+type ApprovalRequest struct {
+	Action Action
+	// Client is the name the client gave itself (MCP initialize); not authenticated.
+	Client string
+	// Instance is the target's id ("" for ActionOpen) and Title its title.
+	Instance string
+	Title    string
+	// Tool, ToolDescription, Args and Revision describe an ActionCall.
+	Tool            string
+	ToolDescription string
+	Args            json.RawMessage
+	Revision        string
+	// Argv and Dir describe an ActionOpen; Shell tells a plain program from a Tick.
+	Argv  []string
+	Dir   string
+	Shell bool
+	// Text is what ActionSend would type.
+	Text string
+}
+
+// Approver stands between an agent and every change (H-K2). Approve blocks until the person
+// answers or ctx ends, and returns nil when the request may go out once. A denial returns
+// ErrDenied. When the catalog changes, ctx is cancelled with cause ErrVoided (H-K3); when the
+// client gives up, with the client's cause.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) error
+}
+
+// Decision is the person's answer to a card.
+type Decision int
+
+const (
+	// AllowOnce lets this one request go out.
+	AllowOnce Decision = iota + 1
+	// AllowRevision lets this request go out and allows later calls to the same tool of the same
+	// instance without asking, for as long as the catalog revision stays the same.
+	AllowRevision
+	// Deny refuses the request.
+	Deny
+)
+
+// Card is a request waiting for the person.
+type Card struct {
+	ID      uint64
+	Req     ApprovalRequest
+	Created time.Time
+}
+
+// ApprovalQueue is the Approver the TUI answers. Only Answer approves, and only the TUI's key
+// handling calls it: no socket, CLI or MCP path reaches it.
+type ApprovalQueue struct {
+	notify func() // called after every change to the pending cards
+
+	mu     sync.Mutex
+	nextID uint64
+	cards  []*card
+	grants map[grant]bool
+}
+
+type card struct {
+	Card
+	answer chan Decision // buffered 1
+}
+
+// grant is an AllowRevision answer: one tool of one instance at one catalog revision.
+type grant struct{ instance, revision, tool string }
+
+// NewApprovalQueue makes an empty queue; notify (may be nil) runs after each change, from the
+// goroutine that made it, and must not block.
+func NewApprovalQueue(notify func()) *ApprovalQueue {
+	return &ApprovalQueue{notify: notify, grants: map[grant]bool{}}
+}
+
+func (q *ApprovalQueue) changed() {
+	if q.notify != nil {
+		q.notify()
+	}
+}
+
+// ErrNoSuchCard: the card was answered, withdrawn or voided already.
+var ErrNoSuchCard = errors.New("no pending approval with that id")
+
+// Granted reports whether an AllowRevision answer already covers req.
+func (q *ApprovalQueue) Granted(req ApprovalRequest) bool {
+	if req.Action != ActionCall {
+		return false
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.grants[grant{req.Instance, req.Revision, req.Tool}]
+}
+
+// Approve puts a card in front of the person and waits for the answer.
+func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error {
+	if q.Granted(req) {
+		return nil
+	}
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	q.nextID++
+	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1)}
+	q.cards = append(q.cards, c)
+	q.mu.Unlock()
+	q.changed()
+
+	select {
+	case d := <-c.answer:
+		if d == Deny {
+			return ErrDenied
+		}
+		return nil
+	case <-ctx.Done():
+		// Withdrawn (the client gave up) or voided (the catalog changed). An answer given in
+		// the same instant loses: nothing is sent without a live card.
+		q.remove(c.ID)
+		return context.Cause(ctx)
+	}
+}
+
+// Pending returns the waiting cards, oldest first.
+func (q *ApprovalQueue) Pending() []Card {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]Card, len(q.cards))
+	for i, c := range q.cards {
+		out[i] = c.Card
+	}
+	return out
+}
+
+// Answer records the person's decision on card id. Call it only from a keypress in the TUI.
+func (q *ApprovalQueue) Answer(id uint64, d Decision) error {
+	if d != AllowOnce && d != AllowRevision && d != Deny {
+		return fmt.Errorf("invalid decision %d", d)
+	}
+	q.mu.Lock()
+	var c *card
+	for i, x := range q.cards {
+		if x.ID == id {
+			c = x
+			q.cards = append(q.cards[:i], q.cards[i+1:]...)
+			break
+		}
+	}
+	if c == nil {
+		q.mu.Unlock()
+		return ErrNoSuchCard
+	}
+	if d == AllowRevision && c.Req.Action == ActionCall {
+		q.grants[grant{c.Req.Instance, c.Req.Revision, c.Req.Tool}] = true
+	}
+	q.mu.Unlock()
+	c.answer <- d
+	q.changed()
+	return nil
+}
+
+func (q *ApprovalQueue) remove(id uint64) {
+	q.mu.Lock()
+	found := false
+	for i, x := range q.cards {
+		if x.ID == id {
+			q.cards = append(q.cards[:i], q.cards[i+1:]...)
+			found = true
+			break
+		}
+	}
+	q.mu.Unlock()
+	if found {
+		q.changed()
+	}
+}
+
+// ForgetInstance drops the grants of an instance that ended.
+func (q *ApprovalQueue) ForgetInstance(id string) {
+	q.mu.Lock()
+	for g := range q.grants {
+		if g.instance == id {
+			delete(q.grants, g)
+		}
+	}
+	q.mu.Unlock()
+}

@@ -1,0 +1,242 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"tickmux/tick"
+)
+
+// CallRequest is a client's call of a Tick tool.
+type CallRequest struct {
+	// Client names the caller for the approval card and the recent calls (not authenticated).
+	Client string
+	Tool   string
+	// Args are the tool's arguments; nil means {}.
+	Args json.RawMessage
+	// Revision is the catalog revision the call was prepared against; "" means the current one.
+	Revision string
+}
+
+// Call runs a tool of a ready Tick. In order: the revision must be current, the tool must exist,
+// the args must fit its input_schema (H-K1), a mutating tool needs the person's approval (H-K2),
+// the approval is void if the catalog moved on meanwhile (H-K3), and then the call goes out once,
+// carrying the approved revision, never to be resent (H-K5). A -32004 answer makes the host
+// describe the Tick again. Every failure is a *CallError with its effect (H-E1).
+func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
+	if !in.isTick {
+		return nil, failNone(ErrNotReady, "%s is a plain terminal program; it has no tools", in.id)
+	}
+	in.mu.Lock()
+	status, cat := in.status, in.catalog
+	in.mu.Unlock()
+	if status != StatusReady {
+		return nil, failNone(ErrNotReady, "%s is %s; it cannot take calls", in.id, status)
+	}
+	revision := req.Revision
+	if revision == "" {
+		revision = cat.Revision()
+	}
+	if revision != cat.Revision() {
+		return nil, failNone(ErrCatalogChanged, "the call was prepared against revision %q but %s's catalog is now at %q; describe it and prepare the call again", revision, in.id, cat.Revision())
+	}
+	tool := cat.Tool(req.Tool)
+	if tool == nil {
+		return nil, failNone(ErrUnknownTool, "%s has no tool %q", in.id, req.Tool)
+	}
+	args := req.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := cat.CheckArgs(tool.Name, args); err != nil {
+		return nil, failNone(ErrInvalidArgs, "the args do not fit the input_schema of %s: %v", tool.Name, err)
+	}
+
+	rec := in.recordCall(CallRecord{Client: req.Client, Tool: tool.Name, Args: args, Revision: revision, Mutates: tool.Mutates})
+	if tool.Mutates {
+		how, err := in.approve(ctx, ApprovalRequest{
+			Action: ActionCall, Client: req.Client, Instance: in.id, Title: cat.Descriptor.Title,
+			Tool: tool.Name, ToolDescription: tool.Description, Args: args, Revision: revision,
+		}, revision, rec)
+		if err != nil {
+			in.finishCall(rec, nil, err)
+			return nil, err
+		}
+		in.setApproval(rec, how)
+	}
+	if err := context.Cause(ctx); err != nil {
+		err := failNone(err, "the client gave up before the call was sent: %v", err)
+		in.finishCall(rec, nil, err)
+		return nil, err
+	}
+
+	res, err := in.sess.Call(ctx, tick.CallParams{Tool: tool.Name, Args: args, Revision: revision}, CallTimeout)
+	if errors.Is(err, ErrCatalogChanged) {
+		go in.refreshCatalog() // owner: the instance; one describe, bounded by InitTimeout
+	}
+	in.finishCall(rec, res, err)
+	return res, err
+}
+
+// approve waits for the person. It returns how the call was allowed ("approved" or "granted").
+func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision string, rec uint64) (string, error) {
+	ap := in.host.approver
+	if ap == nil {
+		return "", failNone(ErrNoApprover, "%s is a mutating tool and nobody here can approve it", req.Tool)
+	}
+	if q, ok := ap.(*ApprovalQueue); ok && q.Granted(req) {
+		return "granted", nil
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	in.mu.Lock()
+	if in.catalog == nil || in.catalog.Revision() != revision {
+		in.mu.Unlock()
+		return "", failNone(ErrVoided, "%v", ErrVoided)
+	}
+	in.nextVoider++
+	vid := in.nextVoider
+	if in.voiders == nil {
+		in.voiders = map[uint64]voider{}
+	}
+	in.voiders[vid] = voider{revision: revision, cancel: cancel}
+	in.mu.Unlock()
+	in.setApproval(rec, "pending")
+
+	err := ap.Approve(actx, req)
+
+	in.mu.Lock()
+	delete(in.voiders, vid)
+	current := in.catalog != nil && in.catalog.Revision() == revision && in.status == StatusReady
+	in.mu.Unlock()
+	switch {
+	case err == nil && current:
+		return "approved", nil
+	case err == nil:
+		// Approved against a catalog that has since changed (H-K3): the approval is void.
+		return "", failNone(ErrVoided, "the person approved revision %q but the catalog has changed since; prepare the call again", revision)
+	case errors.Is(err, ErrDenied):
+		return "", failNone(ErrDenied, "the person denied the call to %s", req.Tool)
+	case errors.Is(err, ErrVoided):
+		return "", failNone(ErrVoided, "%v", ErrVoided)
+	case errors.Is(err, ErrSessionEnded):
+		return "", failNone(ErrSessionEnded, "%s ended before the call was approved", in.id)
+	}
+	return "", failNone(err, "the call was withdrawn before the person answered: %v", err)
+}
+
+// refreshCatalog describes the Tick again and adopts the result (H-R1, H-K3).
+func (in *Instance) refreshCatalog() {
+	ctx, cancel := context.WithTimeout(context.Background(), InitTimeout)
+	defer cancel()
+	_, _ = in.Describe(ctx)
+}
+
+// Describe sends tick/describe and adopts the catalog if it is valid. A new revision voids every
+// approval waiting on the old one (H-K3). An invalid result fails the request and keeps the old
+// catalog.
+func (in *Instance) Describe(ctx context.Context) (*Catalog, error) {
+	if in.sess == nil {
+		return nil, failNone(ErrNotReady, "%s is a plain terminal program", in.id)
+	}
+	if st := in.Status(); st != StatusReady {
+		return nil, failNone(ErrNotReady, "%s is %s", in.id, st)
+	}
+	cat, err := in.sess.Describe(ctx, InitTimeout)
+	if err != nil {
+		in.host.logf("%s: describe failed: %v", in.id, err)
+		return nil, err
+	}
+	in.mu.Lock()
+	old := in.catalog
+	in.catalog = cat
+	changed := old == nil || old.Revision() != cat.Revision()
+	if changed {
+		for id, v := range in.voiders {
+			if v.revision != cat.Revision() {
+				v.cancel(ErrVoided)
+				delete(in.voiders, id)
+			}
+		}
+	}
+	in.mu.Unlock()
+	if changed || string(old.Raw) != string(cat.Raw) {
+		in.host.bus.post(EventCatalog, in.id)
+	}
+	return cat, nil
+}
+
+// Read sends tick/read and returns the state; a state newer than the one held replaces it.
+func (in *Instance) Read(ctx context.Context) (StateInfo, error) {
+	if in.sess == nil {
+		return StateInfo{}, failNone(ErrNotReady, "%s is a plain terminal program", in.id)
+	}
+	if st := in.Status(); st != StatusReady {
+		return StateInfo{}, failNone(ErrNotReady, "%s is %s", in.id, st)
+	}
+	st, err := in.sess.Read(ctx, InitTimeout)
+	if err != nil {
+		return StateInfo{}, err
+	}
+	in.mu.Lock()
+	in.storeState(st, time.Now(), false)
+	s := in.state
+	in.mu.Unlock()
+	in.host.bus.post(EventState, in.id)
+	return s, nil
+}
+
+func (in *Instance) recordCall(r CallRecord) uint64 {
+	in.mu.Lock()
+	in.nextCall++
+	r.ID = in.nextCall
+	r.Started = time.Now()
+	in.calls = append(in.calls, r)
+	if len(in.calls) > maxRecentCalls {
+		in.calls = in.calls[len(in.calls)-maxRecentCalls:]
+	}
+	in.mu.Unlock()
+	in.host.bus.post(EventCalls, in.id)
+	return r.ID
+}
+
+func (in *Instance) updateCall(id uint64, f func(*CallRecord)) {
+	in.mu.Lock()
+	for i := range in.calls {
+		if in.calls[i].ID == id {
+			f(&in.calls[i])
+			break
+		}
+	}
+	in.mu.Unlock()
+	in.host.bus.post(EventCalls, in.id)
+}
+
+func (in *Instance) setApproval(id uint64, how string) {
+	in.updateCall(id, func(r *CallRecord) { r.Approval = how })
+}
+
+func (in *Instance) finishCall(id uint64, res json.RawMessage, err error) {
+	in.updateCall(id, func(r *CallRecord) {
+		r.Finished = time.Now()
+		if err == nil {
+			r.OK = true
+			return
+		}
+		r.Error = err.Error()
+		r.Effect = EffectOf(err)
+		switch {
+		case errors.Is(err, ErrDenied):
+			r.Approval = "denied"
+		case errors.Is(err, ErrVoided):
+			r.Approval = "voided"
+		case r.Approval == "pending":
+			r.Approval = "withdrawn"
+		}
+	})
+	if err != nil {
+		in.host.logf("%s: call #%d failed: %v", in.id, id, err)
+	}
+}

@@ -1,0 +1,242 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"tickmux/tick"
+)
+
+// Catalog is a descriptor that passed validation (H-D1), with every input_schema compiled.
+// It never changes once built; a new describe makes a new Catalog.
+type Catalog struct {
+	Descriptor tick.Descriptor
+	// Raw is the descriptor as the host re-encoded it (compact), unknown fields included.
+	Raw     json.RawMessage
+	schemas map[string]*tick.Schema
+}
+
+// Revision is the catalog's revision (H-D2: compared for equality only).
+func (c *Catalog) Revision() string { return c.Descriptor.Revision }
+
+// Tool returns the named tool, or nil.
+func (c *Catalog) Tool(name string) *tick.Tool { return c.Descriptor.Tool(name) }
+
+// CheckArgs validates args against the tool's input_schema (H-K1). The error lists each field
+// that does not fit.
+func (c *Catalog) CheckArgs(tool string, args json.RawMessage) error {
+	s, ok := c.schemas[tool]
+	if !ok || s == nil {
+		return fmt.Errorf("%w: %q", ErrUnknownTool, tool)
+	}
+	return s.Validate(args)
+}
+
+// DescriptorError lists every way a describe result breaks H-D1 (or H-I2).
+type DescriptorError struct {
+	Rule     string   // "H-D1", or "H-I2" for a version mismatch
+	Problems []string // one sentence each
+}
+
+func (e *DescriptorError) Error() string {
+	if len(e.Problems) == 1 {
+		return "invalid tick/describe result: " + e.Problems[0]
+	}
+	return "invalid tick/describe result: " + strings.Join(e.Problems, "; ")
+}
+
+// ParseDescriptor validates a tick/describe result (H-D1, H-I2, H-I3) and compiles its schemas.
+func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{"it is not valid JSON"}}
+	}
+	if compact.Len() > MaxDescribeBytes {
+		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{
+			fmt.Sprintf("it is %d bytes re-encoded, over the limit of %d (512 KiB)", compact.Len(), MaxDescribeBytes)}}
+	}
+	var top map[string]json.RawMessage
+	if compact.Bytes()[0] != '{' || json.Unmarshal(compact.Bytes(), &top) != nil {
+		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{"it is not a JSON object"}}
+	}
+
+	// The version comes first: a Tick of another version may shape everything else differently.
+	if v, ok := top["protocol"]; !ok {
+		return nil, &DescriptorError{Rule: "H-I2", Problems: []string{
+			fmt.Sprintf("it has no protocol field; this host speaks Tick protocol %d", tick.ProtocolVersion)}}
+	} else if n, isInt, _ := parseInteger(v); !isInt || n != tick.ProtocolVersion || bytes.HasPrefix(v, []byte("-")) {
+		return nil, &DescriptorError{Rule: "H-I2", Problems: []string{
+			fmt.Sprintf("unsupported Tick protocol version %s; this host speaks Tick protocol %d", strings.Trim(string(v), `"`), tick.ProtocolVersion)}}
+	}
+
+	var probs []string
+	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+	str := func(name string, required, nonBlank bool) string {
+		v, ok := top[name]
+		if !ok || string(v) == "null" {
+			if required {
+				bad("%s is missing", name)
+			}
+			return ""
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			bad("%s is not a string", name)
+			return ""
+		}
+		if nonBlank && strings.TrimSpace(s) == "" {
+			bad("%s is empty", name)
+		}
+		return s
+	}
+
+	var d tick.Descriptor
+	d.Protocol = tick.ProtocolVersion
+	d.Kind = str("kind", true, true)
+	d.Title = str("title", true, true)
+	d.Description = str("description", false, false)
+	d.Revision = str("revision", true, false)
+	if _, ok := top["revision"]; ok && d.Revision == "" && string(top["revision"]) == `""` {
+		bad("revision is an empty string")
+	}
+	d.RecoverWith = str("recover_with", false, false)
+
+	schemas := map[string]*tick.Schema{}
+	var rawTools []json.RawMessage
+	if v, ok := top["tools"]; !ok || string(v) == "null" {
+		bad("tools is missing (a Tick with no tools has \"tools\": [])")
+	} else if json.Unmarshal(v, &rawTools) != nil {
+		bad("tools is not an array")
+	}
+	for i, rt := range rawTools {
+		t, tprobs := parseTool(rt)
+		for _, p := range tprobs {
+			bad("tools[%d] %s", i, p)
+		}
+		if len(tprobs) > 0 && t.Name == "" {
+			continue
+		}
+		if _, dup := schemas[t.Name]; dup {
+			bad("tools[%d] repeats the name %q", i, t.Name)
+			continue
+		}
+		if len(tprobs) == 0 {
+			s, err := tick.CompileSchema(t.InputSchema)
+			if err != nil {
+				bad("tool %q: %v", t.Name, err)
+				continue
+			}
+			schemas[t.Name] = s
+		} else {
+			schemas[t.Name] = nil
+		}
+		d.Tools = append(d.Tools, t)
+	}
+	if d.Tools == nil {
+		d.Tools = []tick.Tool{}
+	}
+
+	if d.RecoverWith != "" {
+		switch t := d.Tool(d.RecoverWith); {
+		case t == nil:
+			bad("recover_with names %q, which is not in the catalog", d.RecoverWith)
+		case t.Mutates:
+			bad("recover_with names %q, which mutates; it must be a query (mutates: false)", d.RecoverWith)
+		}
+	} else if v, ok := top["recover_with"]; ok && string(v) == `""` {
+		bad("recover_with is an empty string")
+	}
+
+	if v, ok := top["state"]; ok && string(v) != "null" {
+		st, sprobs := parseStateDeclaration(v)
+		probs = append(probs, sprobs...)
+		d.State = st
+	}
+
+	if len(probs) > 0 {
+		return nil, &DescriptorError{Rule: "H-D1", Problems: probs}
+	}
+	return &Catalog{Descriptor: d, Raw: json.RawMessage(compact.Bytes()), schemas: schemas}, nil
+}
+
+func parseTool(raw json.RawMessage) (tick.Tool, []string) {
+	var t tick.Tool
+	var probs []string
+	var m map[string]json.RawMessage
+	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return t, []string{"is not an object"}
+	}
+	if json.Unmarshal(m["name"], &t.Name) != nil || strings.TrimSpace(t.Name) == "" {
+		t.Name = ""
+		probs = append(probs, "has no name (a non-empty string)")
+	}
+	if v, ok := m["description"]; ok && json.Unmarshal(v, &t.Description) != nil {
+		probs = append(probs, "has a description that is not a string")
+	}
+	if v, ok := m["input_schema"]; !ok || len(bytes.TrimSpace(v)) == 0 || bytes.TrimSpace(v)[0] != '{' {
+		probs = append(probs, "has no input_schema object")
+	} else {
+		t.InputSchema = v
+	}
+	// mutates decides whether the person is asked: it must be stated, never guessed.
+	if v, ok := m["mutates"]; !ok || json.Unmarshal(v, &t.Mutates) != nil {
+		probs = append(probs, "has no mutates boolean")
+	}
+	if len(probs) > 0 && t.Name != "" {
+		for i := range probs {
+			probs[i] = fmt.Sprintf("(%q) %s", t.Name, probs[i])
+		}
+	}
+	return t, probs
+}
+
+func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []string) {
+	var probs []string
+	var m map[string]json.RawMessage
+	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil, []string{"state is not an object"}
+	}
+	decl := &tick.StateDeclaration{}
+	v, ok := m["series"]
+	if !ok || string(v) == "null" {
+		return decl, nil
+	}
+	var rawSeries []json.RawMessage
+	if json.Unmarshal(v, &rawSeries) != nil {
+		return nil, []string{"state.series is not an array"}
+	}
+	seen := map[string]bool{}
+	for i, rs := range rawSeries {
+		var s tick.Series
+		var sm map[string]json.RawMessage
+		if bytes.TrimSpace(rs)[0] != '{' || json.Unmarshal(rs, &sm) != nil {
+			probs = append(probs, fmt.Sprintf("state.series[%d] is not an object", i))
+			continue
+		}
+		if json.Unmarshal(sm["path"], &s.Path) != nil {
+			probs = append(probs, fmt.Sprintf("state.series[%d] has no path string", i))
+			continue
+		}
+		if s.Path != "" && !strings.HasPrefix(s.Path, "/") {
+			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is not a JSON Pointer (\"\" or starting with /)", i, s.Path))
+		}
+		if seen[s.Path] {
+			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is declared twice", i, s.Path))
+		}
+		seen[s.Path] = true
+		if json.Unmarshal(sm["newest"], &s.Newest) != nil || (s.Newest != tick.NewestFirst && s.Newest != tick.NewestLast) {
+			probs = append(probs, fmt.Sprintf("state.series[%d].newest must be \"first\" or \"last\"", i))
+		}
+		decl.Series = append(decl.Series, s)
+	}
+	return decl, probs
+}
+
+// IsDescriptorError reports whether err is a rejected descriptor.
+func IsDescriptorError(err error) bool {
+	var de *DescriptorError
+	return errors.As(err, &de)
+}

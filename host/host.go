@@ -1,0 +1,215 @@
+// Package host runs Ticks and plain programs exactly as Tick protocol 3 asks of a host: it
+// launches them on PTYs, speaks the protocol, keeps the latest state, puts approvals between
+// agents and changes, and ends whatever misbehaves without harm to anything else. It is headless:
+// views and agent servers subscribe to its events and never reach into its state.
+//
+//	            Open                     Subscribe
+//	 (views, agents) ──────▶ Host ◀────────────── (views, agents)
+//	                          │ owns
+//	                          ▼
+//	                      Instance ── Process (PTY reader → vt.Terminal, waiter, input writer)
+//	                          │
+//	                          └────── Session (stdin writer, stdout reader: updates, replies)
+//	                                     │ mutating calls wait on
+//	                                     ▼
+//	                                  Approver (the TUI's ApprovalQueue)
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Config sets up a Host.
+type Config struct {
+	// Approver answers calls to mutating tools (and agents' open, close and send). Nil refuses
+	// them all, which is right for check and other headless uses.
+	Approver Approver
+	// Logf receives the host's log lines; nil discards them. Never the terminal tickmux draws on.
+	Logf func(format string, args ...any)
+}
+
+// Host is the registry of instances.
+type Host struct {
+	approver Approver
+	logf     func(format string, args ...any)
+	bus      bus
+
+	mu        sync.Mutex
+	instances map[string]*Instance
+	order     []string
+	nextTick  int
+	nextShell int
+	closed    bool
+}
+
+// New makes a Host.
+func New(cfg Config) *Host {
+	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{}}
+	if h.logf == nil {
+		h.logf = func(string, ...any) {}
+	}
+	return h
+}
+
+// Approver returns the approver given in Config.
+func (h *Host) Approver() Approver { return h.approver }
+
+// OpenSpec says what to open.
+type OpenSpec struct {
+	// Argv is the command; for a shell, empty means $SHELL (or /bin/sh).
+	Argv []string
+	// Dir is the working directory; "" means tickmux's own.
+	Dir string
+	// Env holds extra KEY=VALUE entries.
+	Env []string
+	// Shell opens a plain program (shell:N, no protocol) instead of a Tick (hosted:N).
+	Shell bool
+	// Cols and Rows are the first PTY size; zero means 120x30 (H-S2).
+	Cols, Rows int
+}
+
+// ErrHostClosed: the host is shutting down.
+var ErrHostClosed = errors.New("tickmux is shutting down")
+
+// Open launches a Tick or a plain program and returns at once; a Tick's initialization runs in
+// the background (watch Ready, or the status events).
+func (h *Host) Open(spec OpenSpec) (*Instance, error) {
+	argv := spec.Argv
+	if spec.Shell && len(argv) == 0 {
+		sh := os.Getenv("SHELL")
+		if sh == "" {
+			sh = "/bin/sh"
+		}
+		argv = []string{sh}
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrHostClosed
+	}
+	var id string
+	if spec.Shell {
+		h.nextShell++
+		id = PrefixShell + strconv.Itoa(h.nextShell)
+	} else {
+		h.nextTick++
+		id = PrefixHosted + strconv.Itoa(h.nextTick)
+	}
+	h.mu.Unlock()
+
+	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: spec.Env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows}
+	proc, err := Launch(ls)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{
+		id:      id,
+		isTick:  !spec.Shell,
+		host:    h,
+		spec:    ls,
+		proc:    proc,
+		started: time.Now(),
+		ready:   make(chan struct{}),
+		endedCh: make(chan struct{}),
+	}
+	if spec.Shell {
+		in.status = StatusReady
+		in.everReady = true
+		close(in.ready)
+	} else {
+		in.sess = NewSession(proc.stdin, proc.stdout, SessionHooks{
+			Update: in.onUpdate,
+			End:    in.onSessionEnd,
+			Logf: func(format string, args ...any) {
+				h.logf(id+": "+format, args...)
+			},
+		})
+	}
+
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		in.Close()
+		return nil, ErrHostClosed
+	}
+	h.instances[id] = in
+	h.order = append(h.order, id)
+	h.mu.Unlock()
+
+	in.exitWG.Add(1)
+	go in.watchExit() // owner: in; exits when the process exits or the instance has ended
+	if in.isTick {
+		go in.initialize() // owner: in; exits when initialization succeeds or fails (10 s at most)
+	}
+	h.logf("%s opened: %q in %q (pid %d)", id, argv, spec.Dir, proc.Pid())
+	h.bus.post(EventAdded, id)
+	return in, nil
+}
+
+// Get returns the instance with id, or nil.
+func (h *Host) Get(id string) *Instance {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.instances[id]
+}
+
+// Instances returns every instance in the registry, in the order they were opened.
+func (h *Host) Instances() []*Instance {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Instance, 0, len(h.order))
+	for _, id := range h.order {
+		out = append(out, h.instances[id])
+	}
+	return out
+}
+
+// Subscribe returns a new event mailbox. Close it when done.
+func (h *Host) Subscribe() *Subscription { return h.bus.subscribe() }
+
+// Remove closes the instance if it still runs and takes it out of the registry (its pane was
+// closed).
+func (h *Host) Remove(id string) error {
+	in := h.Get(id)
+	if in == nil {
+		return fmt.Errorf("no instance %q", id)
+	}
+	in.Close()
+	h.mu.Lock()
+	delete(h.instances, id)
+	for i, x := range h.order {
+		if x == id {
+			h.order = append(h.order[:i], h.order[i+1:]...)
+			break
+		}
+	}
+	h.mu.Unlock()
+	h.bus.post(EventRemoved, id)
+	return nil
+}
+
+// Close ends every instance, in parallel, and waits for all of them (H-X1). No new instance can
+// be opened afterwards.
+func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	all := make([]*Instance, 0, len(h.instances))
+	for _, id := range h.order {
+		all = append(all, h.instances[id])
+	}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, in := range all {
+		wg.Add(1)
+		go func() { // owner: Close; returns when the instance has ended
+			defer wg.Done()
+			in.Close()
+		}()
+	}
+	wg.Wait()
+}

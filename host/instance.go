@@ -1,0 +1,529 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"tickmux/tick"
+	"tickmux/vt"
+)
+
+// Status is where an instance is in its life.
+type Status int
+
+const (
+	StatusStarting Status = iota // launched, initialization under way (shells skip this)
+	StatusReady                  // initialized: clients may see and use it
+	StatusEnded                  // the process or the session ended; see EndInfo
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusStarting:
+		return "starting"
+	case StatusReady:
+		return "ready"
+	case StatusEnded:
+		return "ended"
+	}
+	return "unknown"
+}
+
+// Instance id prefixes (H-D3).
+const (
+	PrefixHosted   = "hosted:"
+	PrefixShell    = "shell:"
+	PrefixArtifact = "artifact:" // reserved
+)
+
+// EndInfo says why an instance ended.
+type EndInfo struct {
+	// Reason is a sentence for a person: "protocol violation (H-U1): …", "the Tick exited".
+	Reason string
+	// Err is the cause (a *Violation, a *DescriptorError, a *CallError …).
+	Err error
+	// Rule is the HOST.md id behind the end, when a rule was broken.
+	Rule string
+	// DuringInit is true when initialization failed (H-I1): the instance never became ready.
+	DuringInit bool
+	// Screen is the first 256 characters of the view's screen when the instance ended.
+	Screen string
+	// ExitCode and ExitStatus describe how the process ended, once it has (ExitCode -1 while
+	// unknown or when a signal ended it).
+	ExitCode   int
+	ExitStatus string
+	At         time.Time
+}
+
+// StateInfo is the latest state of a Tick (H-U2: only the latest is kept).
+type StateInfo struct {
+	Valid    bool            // false until the first read or update
+	Seq      uint64          //
+	Data     json.RawMessage // compact; "null" means no content yet
+	At       string          // the Tick's at, or the receipt time when it sent none (H-RD3)
+	Received time.Time
+	// Updates is how many tick/update notifications arrived since launch.
+	Updates uint64
+}
+
+// CallRecord is one call by a client, for the side panel's recent calls.
+type CallRecord struct {
+	ID       uint64
+	Client   string
+	Tool     string
+	Args     json.RawMessage
+	Revision string
+	Mutates  bool
+	Started  time.Time
+	Finished time.Time // zero while running
+	// Approval: "" (not needed), "pending", "approved", "granted" (by an earlier allow-for-
+	// revision), "denied", "voided", "withdrawn".
+	Approval string
+	OK       bool
+	Error    string      // the failure, for a person
+	Effect   tick.Effect // of a failure (H-E1)
+}
+
+// maxRecentCalls bounds the recent-call list per instance.
+const maxRecentCalls = 64
+
+// seqHistory is how many update seqs are kept to count merged updates exactly.
+const seqHistory = 4096
+
+// Instance is one program hosted in a pane: a Tick (hosted:N) or a plain program (shell:N).
+type Instance struct {
+	id      string
+	isTick  bool
+	host    *Host
+	spec    LaunchSpec
+	proc    *Process
+	sess    *Session // nil for shells
+	started time.Time
+
+	ready   chan struct{} // closed when the instance leaves StatusStarting
+	endedCh chan struct{} // closed when it reaches StatusEnded
+	exitWG  sync.WaitGroup
+
+	mu          sync.Mutex
+	status      Status
+	everReady   bool
+	end         *EndInfo
+	catalog     *Catalog
+	state       StateInfo
+	seqs        []uint64 // the last seqHistory update seqs, oldest first
+	rate        rateCounter
+	calls       []CallRecord
+	nextCall    uint64
+	voiders     map[uint64]voider
+	nextVoider  uint64
+	closeReason error
+}
+
+// voider cancels an approval wait when the catalog leaves its revision (H-K3).
+type voider struct {
+	revision string
+	cancel   context.CancelCauseFunc
+}
+
+// ID is the instance id, such as "hosted:3" or "shell:1".
+func (in *Instance) ID() string { return in.id }
+
+// IsTick tells a Tick from a plain program.
+func (in *Instance) IsTick() bool { return in.isTick }
+
+// Argv is the command as given; Dir the working directory.
+func (in *Instance) Argv() []string { return append([]string(nil), in.spec.Argv...) }
+
+// Dir is the working directory the instance was started in ("" for tickmux's own).
+func (in *Instance) Dir() string { return in.spec.Dir }
+
+// Process is the running program: its terminal, input and size.
+func (in *Instance) Process() *Process { return in.proc }
+
+// Terminal is the emulated screen of the instance's view.
+func (in *Instance) Terminal() *vt.Terminal { return in.proc.Terminal() }
+
+// Started is when the instance was launched.
+func (in *Instance) Started() time.Time { return in.started }
+
+// Ready is closed when initialization has finished, successfully or not.
+func (in *Instance) Ready() <-chan struct{} { return in.ready }
+
+// Ended is closed when the instance has ended.
+func (in *Instance) Ended() <-chan struct{} { return in.endedCh }
+
+// Status returns the lifecycle state.
+func (in *Instance) Status() Status {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.status
+}
+
+// Visible reports whether clients may see the instance: a Tick that never finished
+// initialization never appears to them (H-I1).
+func (in *Instance) Visible() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return !in.isTick || in.everReady
+}
+
+// EndInfo returns why the instance ended, or nil while it runs.
+func (in *Instance) EndInfo() *EndInfo {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.end == nil {
+		return nil
+	}
+	e := *in.end
+	return &e
+}
+
+// Catalog returns the current catalog, nil before initialization and for shells.
+func (in *Instance) Catalog() *Catalog {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.catalog
+}
+
+// Title is the catalog's title, or the command for a shell or a Tick not yet described.
+func (in *Instance) Title() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.catalog != nil {
+		return in.catalog.Descriptor.Title
+	}
+	return strings.Join(in.spec.Argv, " ")
+}
+
+// State returns the latest state.
+func (in *Instance) State() StateInfo {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.state
+}
+
+// MergedSince counts the updates received with a seq above seq: how many were folded into the
+// latest state for a client that last saw seq (H-U2). Exact for the last 4096 updates; beyond
+// that it counts every update kept in history plus those before it.
+func (in *Instance) MergedSince(seq uint64) uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	i := sort.Search(len(in.seqs), func(i int) bool { return in.seqs[i] > seq })
+	if i == 0 {
+		return in.state.Updates // all we know is older than seq's neighbourhood
+	}
+	return uint64(len(in.seqs) - i)
+}
+
+// UpdateRate returns the updates received in each of the last n seconds, oldest first.
+func (in *Instance) UpdateRate(n int) []int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.rate.last(time.Now(), n)
+}
+
+// Calls returns the recent calls, oldest first.
+func (in *Instance) Calls() []CallRecord {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]CallRecord(nil), in.calls...)
+}
+
+// SessionStats returns the protocol session's counters (zero for shells).
+func (in *Instance) SessionStats() SessionStats {
+	if in.sess == nil {
+		return SessionStats{}
+	}
+	return in.sess.Stats()
+}
+
+// initialize runs describe then read within InitTimeout of launch (H-I1).
+func (in *Instance) initialize() {
+	ctx, cancel := context.WithDeadline(context.Background(), in.started.Add(InitTimeout))
+	defer cancel()
+	go func() { // owner: initialize; exits when initialization ends or the session does
+		select {
+		case <-in.sess.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	cat, err := in.sess.Describe(ctx, InitTimeout)
+	if err != nil {
+		in.failInit("tick/describe", err)
+		return
+	}
+	in.mu.Lock()
+	in.catalog = cat
+	in.mu.Unlock()
+
+	st, err := in.sess.Read(ctx, InitTimeout)
+	if err != nil {
+		in.failInit("tick/read", err)
+		return
+	}
+	in.mu.Lock()
+	if in.status != StatusStarting {
+		in.mu.Unlock()
+		return
+	}
+	in.storeState(st, time.Now(), false)
+	in.status = StatusReady
+	in.everReady = true
+	in.mu.Unlock()
+	close(in.ready)
+	in.host.bus.post(EventCatalog, in.id)
+	in.host.bus.post(EventState, in.id)
+	in.host.bus.post(EventStatus, in.id)
+	in.host.logf("%s ready: %s (kind %s, revision %q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
+}
+
+// failInit ends an instance whose initialization failed (H-I1); the session's own end reason wins
+// when the session ended first (a violation is more precise than "request failed").
+func (in *Instance) failInit(step string, err error) {
+	rule := ruleOf(err)
+	var ce *CallError
+	if errors.As(err, &ce) && errors.Is(err, ErrSessionEnded) {
+		if se := in.sess.Err(); se != nil {
+			err, rule = se, ruleOf(se)
+		}
+	}
+	if rule == "" {
+		rule = "H-I1"
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+		err = fmt.Errorf("%w: no answer to %s within %v of launch", ErrTimeout, step, InitTimeout)
+	}
+	in.finish(&EndInfo{
+		Reason:     fmt.Sprintf("initialization failed at %s: %v", step, err),
+		Err:        err,
+		Rule:       rule,
+		DuringInit: true,
+	})
+}
+
+func ruleOf(err error) string {
+	var v *Violation
+	if errors.As(err, &v) {
+		return v.Rule
+	}
+	var de *DescriptorError
+	if errors.As(err, &de) {
+		return de.Rule
+	}
+	return ""
+}
+
+// onUpdate runs on the session's reader for every valid tick/update.
+func (in *Instance) onUpdate(st tick.State, received time.Time) {
+	in.mu.Lock()
+	in.state.Updates++
+	in.seqs = append(in.seqs, st.Seq)
+	if len(in.seqs) > seqHistory {
+		in.seqs = in.seqs[len(in.seqs)-seqHistory:]
+	}
+	in.rate.add(received)
+	in.storeState(st, received, true)
+	in.mu.Unlock()
+	in.host.bus.post(EventState, in.id)
+}
+
+// storeState keeps st as the latest state unless a newer one is held. Called with in.mu held.
+func (in *Instance) storeState(st tick.State, received time.Time, fromUpdate bool) {
+	if in.state.Valid && st.Seq < in.state.Seq {
+		return // a read answered with an older state than an update that overtook it (H-RD2)
+	}
+	at := st.At
+	if at == "" {
+		at = received.UTC().Format(time.RFC3339Nano) // H-RD3
+	}
+	in.state.Valid = true
+	in.state.Seq = st.Seq
+	in.state.Data = st.Data
+	in.state.At = at
+	in.state.Received = received
+}
+
+// onSessionEnd runs once when the protocol session ends for any reason.
+func (in *Instance) onSessionEnd(reason error) {
+	info := &EndInfo{Reason: reason.Error(), Err: reason, Rule: ruleOf(reason)}
+	in.mu.Lock()
+	if in.closeReason != nil {
+		info.Reason, info.Err, info.Rule = in.closeReason.Error(), in.closeReason, ""
+	}
+	in.mu.Unlock()
+	// Run the end from its own goroutine: finish terminates the process and waits for it, and
+	// this hook runs on the session's reader.
+	go func() { // owner: the instance; returns once the process is reaped
+		if errors.Is(reason, ErrStdoutClosed) {
+			// Usually the Tick exited: say so, with its status, rather than "closed its stdout".
+			select {
+			case <-in.proc.Exited():
+				info.Reason = fmt.Sprintf("the Tick exited (%s)", in.proc.ExitStatus())
+				info.Err = errors.New(info.Reason)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		in.finish(info)
+	}()
+}
+
+// finish ends the instance: the status becomes ended, the process group is terminated, and the
+// end is reported once. Later calls only fill in what the first one could not know.
+func (in *Instance) finish(info *EndInfo) {
+	in.mu.Lock()
+	first := in.end == nil
+	if first {
+		info.At = time.Now()
+		info.ExitCode = -1
+		in.end = info
+		in.status = StatusEnded
+		for id, v := range in.voiders {
+			v.cancel(fmt.Errorf("%w: the instance ended", ErrSessionEnded))
+			delete(in.voiders, id)
+		}
+	}
+	in.mu.Unlock()
+	if !first {
+		return
+	}
+	if in.sess != nil {
+		in.sess.end(errors.New(info.Reason))
+	}
+	select {
+	case <-in.ready:
+	default:
+		close(in.ready)
+	}
+	in.host.bus.post(EventStatus, in.id)
+	in.host.logf("%s ended: %s", in.id, info.Reason)
+
+	in.proc.Terminate()
+	// Let the last output reach the screen before taking the excerpt.
+	select {
+	case <-in.proc.OutputDone():
+	case <-time.After(200 * time.Millisecond):
+	}
+	in.mu.Lock()
+	in.end.ExitCode = in.proc.ExitCode()
+	in.end.ExitStatus = in.proc.ExitStatus()
+	in.end.Screen = screenExcerpt(in.proc.Terminal().Text(), 256)
+	in.mu.Unlock()
+	close(in.endedCh)
+	in.host.bus.post(EventStatus, in.id)
+	if q, ok := in.host.approver.(*ApprovalQueue); ok {
+		q.ForgetInstance(in.id)
+	}
+}
+
+// watchExit ends the instance when its process exits on its own (H-X2).
+func (in *Instance) watchExit() {
+	defer in.exitWG.Done()
+	select {
+	case <-in.proc.Exited():
+	case <-in.endedCh:
+		return
+	}
+	what := "the program"
+	if in.isTick {
+		what = "the Tick"
+	}
+	reason := fmt.Errorf("%s exited (%s)", what, in.proc.ExitStatus())
+	in.mu.Lock()
+	if in.closeReason != nil {
+		reason = in.closeReason
+	}
+	in.mu.Unlock()
+	if in.sess != nil {
+		// Read what the Tick wrote before exiting, then end: requests in flight become unknown.
+		select {
+		case <-in.sess.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+		in.sess.end(reason)
+	}
+	in.finish(&EndInfo{Reason: reason.Error(), Err: reason})
+}
+
+// ErrClosed is the end reason of an instance closed by the person or a client.
+var ErrClosed = errors.New("closed")
+
+// Close ends the instance (SIGTERM, SIGKILL after 2 s, H-X1) and waits until it has ended.
+func (in *Instance) Close() {
+	in.mu.Lock()
+	if in.closeReason == nil {
+		in.closeReason = ErrClosed
+	}
+	in.mu.Unlock()
+	in.finish(&EndInfo{Reason: ErrClosed.Error(), Err: ErrClosed})
+	<-in.endedCh
+	in.exitWG.Wait()
+	in.proc.Close()
+}
+
+// screenExcerpt is the first n characters of a screen's text, trailing blank space dropped.
+func screenExcerpt(text string, n int) string {
+	text = strings.TrimRight(text, " \n")
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	i := 0
+	for pos := range text {
+		if i == n {
+			return text[:pos]
+		}
+		i++
+	}
+	return text
+}
+
+// rateCounter counts updates per second over the last minute.
+type rateCounter struct {
+	base    int64 // unix second of buckets[0]
+	buckets [60]int
+}
+
+func (r *rateCounter) roll(now int64) {
+	if r.base == 0 {
+		r.base = now - 59
+	}
+	shift := now - 59 - r.base
+	if shift <= 0 {
+		return
+	}
+	if shift >= 60 {
+		r.buckets = [60]int{}
+	} else {
+		copy(r.buckets[:], r.buckets[shift:])
+		for i := 60 - int(shift); i < 60; i++ {
+			r.buckets[i] = 0
+		}
+	}
+	r.base = now - 59
+}
+
+func (r *rateCounter) add(t time.Time) {
+	now := t.Unix()
+	r.roll(now)
+	if i := now - r.base; i >= 0 && i < 60 {
+		r.buckets[i]++
+	}
+}
+
+func (r *rateCounter) last(t time.Time, n int) []int {
+	if n > 60 {
+		n = 60
+	}
+	r.roll(t.Unix())
+	out := make([]int, n)
+	copy(out, r.buckets[60-n:])
+	return out
+}

@@ -1,0 +1,483 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+
+	"tickmux/tick"
+	"tickmux/vt"
+)
+
+// Default view size of a new PTY (H-S2).
+const (
+	DefaultCols = 120
+	DefaultRows = 30
+)
+
+// TerminateGrace is how long a process group has after SIGTERM before SIGKILL (H-X1).
+const TerminateGrace = 2 * time.Second
+
+// EnvPane names the pane of a plain program (shell:N). Ticks get tick.EnvInstanceID instead, so a
+// Tick started by hand inside a shell pane does not believe it is hosted.
+const EnvPane = "TICKMUX_PANE"
+
+// LaunchSpec says what to run and how (H-S1).
+type LaunchSpec struct {
+	// Argv is the command as the person or agent gave it; Argv[0] is resolved to an absolute path.
+	Argv []string
+	// Dir is the working directory; "" means tickmux's own.
+	Dir string
+	// Env holds extra KEY=VALUE entries on top of the inherited environment.
+	Env []string
+	// Protocol is true for a Tick: stdin and stdout are pipes carrying the protocol and stderr is
+	// the PTY. False for a plain program, which gets the PTY on all three.
+	Protocol bool
+	// InstanceID is the id the instance will carry; it reaches the program in its environment.
+	InstanceID string
+	// Cols and Rows are the initial PTY size; zero means 120x30.
+	Cols, Rows int
+}
+
+// Process is a program running on its own PTY, the leader of its own session and process group.
+//
+// Goroutines: Launch starts three, all owned by the Process. The PTY reader feeds the terminal
+// until the PTY reports end of output (every slave holder gone, or Close). The waiter reaps the
+// leader and closes Exited. The input writer drains Input's queue until Close.
+type Process struct {
+	spec LaunchSpec
+	path string // resolved argv[0]
+	cmd  *exec.Cmd
+	pid  int
+
+	master *os.File       // PTY master: output to the terminal, keystrokes in
+	stdin  io.WriteCloser // protocol requests (Ticks only)
+	stdout io.ReadCloser  // protocol messages (Ticks only)
+	term   *vt.Terminal
+
+	exited     chan struct{} // closed once the leader has been reaped
+	outputDone chan struct{} // closed once the PTY reader has stopped
+	inputDone  chan struct{} // closed once the input writer has stopped
+	done       chan struct{} // closed by Close
+	state      *os.ProcessState
+
+	inMu    sync.Mutex
+	inQueue [][]byte
+	inBytes int
+	inWake  chan struct{}
+
+	sizeMu     sync.Mutex
+	cols, rows int
+
+	stopOnce  sync.Once
+	closeOnce sync.Once
+}
+
+// maxQueuedInput bounds keystrokes waiting for a program that does not read its terminal.
+const maxQueuedInput = 1 << 20
+
+// ErrInputFull is returned by Input when the program has not read 1 MiB of earlier input.
+var ErrInputFull = errors.New("the program is not reading its terminal; input dropped")
+
+// Launch starts the program described by spec on a new PTY (H-T1, H-S1, H-S2).
+func Launch(spec LaunchSpec) (*Process, error) {
+	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
+		return nil, errors.New("cannot start: no command given")
+	}
+	dir, err := resolveDir(spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	path, err := resolveCommand(spec.Argv[0], dir)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Cols <= 0 || spec.Rows <= 0 {
+		spec.Cols, spec.Rows = DefaultCols, DefaultRows
+	}
+	master, slave, err := pty.Open()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start %q: cannot open a PTY: %w", spec.Argv[0], err)
+	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: uint16(spec.Cols), Rows: uint16(spec.Rows)}); err != nil {
+		master.Close()
+		slave.Close()
+		return nil, fmt.Errorf("cannot start %q: cannot size the PTY: %w", spec.Argv[0], err)
+	}
+
+	p := &Process{
+		spec:       spec,
+		path:       path,
+		master:     master,
+		term:       vt.New(spec.Cols, spec.Rows, master),
+		exited:     make(chan struct{}),
+		outputDone: make(chan struct{}),
+		inputDone:  make(chan struct{}),
+		done:       make(chan struct{}),
+		inWake:     make(chan struct{}, 1),
+		cols:       spec.Cols,
+		rows:       spec.Rows,
+	}
+
+	argv := append([]string{path}, spec.Argv[1:]...)
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: buildEnv(spec)}
+	// The child leads a new session whose controlling terminal is the PTY; it is then in the
+	// terminal's foreground process group. Ctty is a descriptor number in the child.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
+
+	// The child's ends, closed in the parent once it has started.
+	var childEnds []*os.File
+	if spec.Protocol {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			master.Close()
+			slave.Close()
+			return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			master.Close()
+			slave.Close()
+			inR.Close()
+			inW.Close()
+			return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
+		}
+		// Plain *os.File ends: os/exec copies nothing and Wait never closes our stdout end
+		// under the reader, so the last lines a Tick writes before exiting are not lost.
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, slave
+		cmd.SysProcAttr.Ctty = 2
+		p.stdin, p.stdout = inW, outR
+		childEnds = []*os.File{inR, outW, slave}
+	} else {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		cmd.SysProcAttr.Ctty = 0
+		childEnds = []*os.File{slave}
+	}
+
+	err = startTracked(cmd)
+	for _, f := range childEnds {
+		f.Close()
+	}
+	if err != nil {
+		master.Close()
+		if p.stdin != nil {
+			p.stdin.Close()
+			p.stdout.Close()
+		}
+		return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
+	}
+	p.cmd = cmd
+	p.pid = cmd.Process.Pid
+
+	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
+	go p.wait()       // owner: p; exits when the leader has exited and been reaped
+	go p.writeInput() // owner: p; exits at Close
+	return p, nil
+}
+
+func resolveDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("cannot start: cannot find the working directory: %w", err)
+		}
+		return wd, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot start in %q: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("cannot start in %q: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("cannot start in %q: not a directory", dir)
+	}
+	return abs, nil
+}
+
+// resolveCommand finds argv[0]: a name with a slash is relative to dir, a bare name is looked up
+// in PATH. The result is absolute (H-S1).
+func resolveCommand(name, dir string) (string, error) {
+	var path string
+	if strings.Contains(name, "/") {
+		path = name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("cannot start %q: %w", name, err)
+		}
+		if fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("cannot start %q: not an executable file", name)
+		}
+	} else {
+		found, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("cannot start %q: executable not found in PATH", name)
+		}
+		path = found
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot start %q: %w", name, err)
+	}
+	return abs, nil
+}
+
+// buildEnv is the inherited environment with the host's own names set (H-S1). Inherited
+// TICKLOOP_* names are dropped (they belong to whoever hosts tickmux), and so are LINES and
+// COLUMNS, which would contradict the PTY's size.
+func buildEnv(spec LaunchSpec) []string {
+	drop := func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "TERM", "COLORTERM", "LINES", "COLUMNS", EnvPane:
+			return true
+		}
+		return strings.HasPrefix(name, "TICKLOOP_")
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !drop(kv) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
+	if spec.InstanceID != "" {
+		if spec.Protocol {
+			env = append(env, tick.EnvInstanceID+"="+spec.InstanceID)
+		} else {
+			env = append(env, EnvPane+"="+spec.InstanceID)
+		}
+	}
+	return append(env, spec.Env...)
+}
+
+// readOutput is the one reader of the PTY master: everything the program draws goes to the
+// terminal, whether or not a view shows it, so the program never blocks on its terminal.
+func (p *Process) readOutput() {
+	defer close(p.outputDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := p.master.Read(buf)
+		if n > 0 {
+			p.term.Write(buf[:n])
+		}
+		if err != nil {
+			// EIO once every slave holder is gone (Linux), or the master was closed.
+			return
+		}
+	}
+}
+
+func (p *Process) wait() {
+	_ = p.cmd.Wait()
+	untrack(p.pid)
+	p.state = p.cmd.ProcessState
+	close(p.exited)
+}
+
+// writeInput delivers queued input to the PTY in order; a program that stops reading blocks only
+// this goroutine, never the caller of Input.
+func (p *Process) writeInput() {
+	defer close(p.inputDone)
+	for {
+		select {
+		case <-p.inWake:
+		case <-p.done:
+			return
+		}
+		for {
+			p.inMu.Lock()
+			if len(p.inQueue) == 0 {
+				p.inMu.Unlock()
+				break
+			}
+			chunk := p.inQueue[0]
+			p.inQueue = p.inQueue[1:]
+			p.inBytes -= len(chunk)
+			p.inMu.Unlock()
+			if _, err := p.master.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Input queues bytes for the program's terminal, as if typed. It never blocks.
+func (p *Process) Input(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	p.inMu.Lock()
+	if p.inBytes+len(b) > maxQueuedInput {
+		p.inMu.Unlock()
+		return ErrInputFull
+	}
+	p.inQueue = append(p.inQueue, append([]byte(nil), b...))
+	p.inBytes += len(b)
+	p.inMu.Unlock()
+	select {
+	case p.inWake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Resize sets the PTY size; the kernel sends SIGWINCH to the foreground group (H-S2).
+func (p *Process) Resize(cols, rows int) error {
+	if cols <= 0 || rows <= 0 {
+		return fmt.Errorf("invalid terminal size %dx%d", cols, rows)
+	}
+	p.sizeMu.Lock()
+	defer p.sizeMu.Unlock()
+	if cols == p.cols && rows == p.rows {
+		return nil
+	}
+	p.term.Resize(cols, rows)
+	if err := pty.Setsize(p.master, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		return fmt.Errorf("cannot resize the terminal: %w", err)
+	}
+	p.cols, p.rows = cols, rows
+	return nil
+}
+
+// Size is the PTY's current size.
+func (p *Process) Size() (cols, rows int) {
+	p.sizeMu.Lock()
+	defer p.sizeMu.Unlock()
+	return p.cols, p.rows
+}
+
+// Terminal is the emulated screen the program draws on.
+func (p *Process) Terminal() *vt.Terminal { return p.term }
+
+// Pid is the leader's process id, which is also its process group and session id.
+func (p *Process) Pid() int { return p.pid }
+
+// Path is argv[0] as resolved at launch.
+func (p *Process) Path() string { return p.path }
+
+// Stdin is the protocol request pipe (nil for a plain program).
+func (p *Process) Stdin() io.Writer { return p.stdin }
+
+// Stdout is the protocol message pipe (nil for a plain program).
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// Exited is closed once the leader has exited and been reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// OutputDone is closed once all of the program's terminal output has reached the terminal.
+func (p *Process) OutputDone() <-chan struct{} { return p.outputDone }
+
+// ExitCode is the leader's exit code, -1 if a signal ended it or it is still running.
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.exited:
+		return p.state.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// ExitStatus describes how the leader ended ("exit status 3", "signal: killed"), or "" while it runs.
+func (p *Process) ExitStatus() string {
+	select {
+	case <-p.exited:
+		return p.state.String()
+	default:
+		return ""
+	}
+}
+
+// CloseStdin closes the protocol request pipe: the Tick reads EOF.
+func (p *Process) CloseStdin() error {
+	if p.stdin == nil {
+		return nil
+	}
+	return p.stdin.Close()
+}
+
+// Signal sends sig to the process group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	return signalGroup(p.pid, sig)
+}
+
+// Terminate ends the program and everything left in its process group: SIGTERM, then SIGKILL
+// after TerminateGrace, however the group behaves (H-X1). Processes that escaped the group are
+// found by their instance tag (see reaper.go). It returns once the leader has been reaped.
+func (p *Process) Terminate() {
+	p.stopOnce.Do(p.terminate)
+	<-p.exited
+}
+
+func (p *Process) terminate() {
+	deadline := time.Now().Add(TerminateGrace)
+	// A plain program gets what a closing terminal sends: interactive shells ignore SIGTERM, and
+	// on SIGHUP they pass the hangup on to their jobs.
+	first := syscall.SIGTERM
+	if !p.spec.Protocol {
+		first = syscall.SIGHUP
+	}
+	if signalGroup(p.pid, first) == nil {
+		timer := time.NewTimer(TerminateGrace)
+		select {
+		case <-p.exited:
+		case <-timer.C:
+		}
+		timer.Stop()
+		// Members may outlive the leader; they get the rest of the grace. This polls only while
+		// a process is being ended.
+		for groupAlive(p.pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_ = signalGroup(p.pid, syscall.SIGKILL)
+	killStrays(p.spec.InstanceID)
+}
+
+// Close terminates the program if it still runs and releases the PTY and pipes. Safe to call
+// more than once and from any goroutine; it returns when every goroutine of p has stopped.
+func (p *Process) Close() {
+	p.closeOnce.Do(func() {
+		p.Terminate()
+		close(p.done)
+		// Give the reader the last output, but do not wait on a grandchild that holds the slave.
+		select {
+		case <-p.outputDone:
+		case <-time.After(100 * time.Millisecond):
+		}
+		p.master.Close()
+		if p.stdin != nil {
+			p.stdin.Close()
+			p.stdout.Close()
+		}
+	})
+	<-p.outputDone
+	<-p.inputDone
+}
+
+func signalGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 0 {
+		return errors.New("no process group")
+	}
+	return syscall.Kill(-pgid, sig)
+}
+
+// groupAlive reports whether any member of the process group still exists (zombies included
+// until reaped).
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}

@@ -1,0 +1,163 @@
+package host
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"tickmux/tick"
+)
+
+// The host makes itself a child subreaper (PR_SET_CHILD_SUBREAPER): when a Tick's process dies,
+// its children are reparented to tickmux instead of init. That lets the host reap them (no
+// zombies, whatever init does) and find the ones that left the Tick's process group with setsid:
+// they still carry the instance id in their environment. A process that both left the group and
+// cleared its environment is not found; nothing short of a cgroup would find it.
+//
+// exec.Cmd reaps the children it started itself; the reaper must not steal their exit status, so
+// those pids are tracked and left alone. Children in tickmux's own session (started by other code
+// with os/exec, such as a clipboard tool) are never touched either: a Tick's leftovers are always
+// in another session, the Tick's or their own. Code in this process that starts a child in a new
+// session must do it through Launch.
+var reaper struct {
+	once    sync.Once
+	mu      sync.Mutex       // held across fork+track so a fast exit is never reaped as a stray
+	tracked map[int]struct{} // pids an exec.Cmd will reap
+	ended   map[string]bool  // instance ids whose strays are killed on sight
+	enabled bool
+}
+
+func initReaper() {
+	reaper.once.Do(func() {
+		reaper.tracked = map[int]struct{}{}
+		reaper.ended = map[string]bool{}
+		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+			return // not fatal: orphans go to init as usual
+		}
+		reaper.enabled = true
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGCHLD)
+		// owner: the process; it lives as long as tickmux and costs nothing between SIGCHLDs.
+		go func() {
+			for range sigs {
+				sweepStrays()
+			}
+		}()
+	})
+}
+
+// startTracked starts cmd with its pid tracked before any SIGCHLD for it can be handled.
+func startTracked(cmd *exec.Cmd) error {
+	initReaper()
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	reaper.tracked[cmd.Process.Pid] = struct{}{}
+	return nil
+}
+
+func untrack(pid int) {
+	reaper.mu.Lock()
+	delete(reaper.tracked, pid)
+	reaper.mu.Unlock()
+}
+
+// killStrays kills the untracked children tagged with instance id, now and whenever more of them
+// are reparented to the host later.
+func killStrays(id string) {
+	if id == "" {
+		return
+	}
+	initReaper()
+	reaper.mu.Lock()
+	reaper.ended[id] = true
+	reaper.mu.Unlock()
+	sweepStrays()
+}
+
+// KillAllStrays kills every stray child: tickmux is shutting down and nothing it started may
+// outlive it.
+func KillAllStrays() {
+	initReaper()
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	for _, pid := range strayPids() {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// sweepStrays reaps untracked children that have exited and kills those of ended instances.
+func sweepStrays() {
+	reaper.mu.Lock()
+	defer reaper.mu.Unlock()
+	for _, pid := range strayPids() {
+		if id := instanceTag(pid); id != "" && reaper.ended[id] {
+			_ = syscall.Kill(-pid, syscall.SIGKILL) // it may lead a group of its own
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+}
+
+// strayPids lists the host's children that it did not start itself and that live outside its
+// session: what Ticks and panes left behind. Called with reaper.mu held.
+func strayPids() []int {
+	own, _ := unix.Getsid(0)
+	var strays []int
+	for _, pid := range childPids() {
+		if _, ok := reaper.tracked[pid]; ok {
+			continue
+		}
+		if sid, err := unix.Getsid(pid); err != nil || sid == own {
+			continue
+		}
+		strays = append(strays, pid)
+	}
+	return strays
+}
+
+// childPids lists the host's children, from every thread's children file.
+func childPids() []int {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	var pids []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// instanceTag is the instance id in a process's environment, if any.
+func instanceTag(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		for _, name := range []string{tick.EnvInstanceID, EnvPane} {
+			if v, ok := bytes.CutPrefix(kv, []byte(name+"=")); ok {
+				return string(v)
+			}
+		}
+	}
+	return ""
+}
