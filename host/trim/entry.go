@@ -1,0 +1,120 @@
+package trim
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"tickmux/tick"
+)
+
+// Entry is one instance's news in a subscription delivery (HOST.md H-SUB1): its latest state, how
+// many updates were merged into it, the recovery tool, and what the trim cut (H-SUB2).
+type Entry struct {
+	ID          string          `json:"id"`
+	Seq         uint64          `json:"seq"`
+	At          string          `json:"at"`
+	Data        json.RawMessage `json:"data"`
+	Merged      uint64          `json:"merged"`
+	RecoverWith string          `json:"recover_with,omitempty"`
+	Trimmed     []Dropped       `json:"trimmed,omitempty"`
+	// Series are the instance's state.series declarations, which steer the trim; not delivered.
+	Series []tick.Series `json:"-"`
+}
+
+// Fit applies the delivery budget to the entries of one delivery and returns them in the same
+// order. An entry that fits its share comes back untouched; another has its Data trimmed (as by
+// Data) and what was cut appended to its Trimmed. The budget is on each entry as encoded
+// (compact, SetEscapeHTML(false)), Trimmed included.
+//
+// Shares: a lone entry may use TotalBudget. With several, each gets min(its size, c), c being the
+// largest cap up to EntryBudget for which the shares add up to at most TotalBudget; so up to four
+// entries get EntryBudget each, more split TotalBudget evenly among those that need it, and small
+// entries leave their room to the big ones (never past EntryBudget). An entry trimmed below its
+// share hands what it leaves on to the next bigger one.
+//
+// Only an entry whose other fields (id, at, recover_with and the Trimmed it came with) leave no
+// room even for null data stays over its share; a delivery of about 150 entries or more leaves so
+// little room that this happens. Fit never drops an entry.
+func Fit(entries []Entry) []Entry {
+	out := slices.Clone(entries)
+	switch len(entries) {
+	case 0:
+		return out
+	case 1:
+		out[0], _ = fitEntry(entries[0], TotalBudget)
+		return out
+	}
+	sizes := make([]int, len(entries))
+	for i, e := range entries {
+		sizes[i] = encodedSize(e)
+	}
+	c := search(0, EntryBudget, func(c int) bool {
+		sum := 0
+		for _, s := range sizes {
+			sum += min(s, c)
+		}
+		return sum <= TotalBudget
+	})
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return min(sizes[x], c) - min(sizes[y], c) })
+	carry := 0
+	for _, i := range order {
+		share := min(sizes[i], c) + carry
+		var used int
+		out[i], used = fitEntry(entries[i], min(share, EntryBudget))
+		carry = share - used
+	}
+	return out
+}
+
+// fitEntry trims e to at most budget bytes encoded and returns it with its encoded size.
+func fitEntry(e Entry, budget int) (Entry, int) {
+	size := encodedSize(e)
+	if size <= budget {
+		return e, size
+	}
+	// What the entry costs without its data, with room for the list of cuts.
+	bare := e
+	bare.Data = json.RawMessage("0")
+	base := encodedSize(bare) - 1
+	if len(e.Trimmed) == 0 {
+		base += len(`,"trimmed":[`)
+	}
+	d, err := parse(e.Data)
+	if err == nil {
+		d.declare(e.Series)
+	}
+	t := trimmer{charge: true}
+	for room := budget - base; ; {
+		out := e
+		var cut []Dropped
+		if err != nil {
+			out.Data, cut = json.RawMessage("null"), []Dropped{{Pointer: "", Dropped: 1, What: WhatValue}}
+		} else {
+			out.Data, cut = d.trim(t, room)
+		}
+		out.Trimmed = append(slices.Clip(e.Trimmed), cut...)
+		size := encodedSize(out)
+		// The trim pays for its report, so the first pass fits; the loop is a safety net.
+		if size <= budget || string(out.Data) == "null" {
+			return out, size
+		}
+		room -= size - budget
+	}
+}
+
+// encodedSize is the size of v encoded compactly without HTML escaping; an entry that cannot be
+// encoded (its Data is not JSON) counts as too big for any budget.
+func encodedSize(e Entry) int {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return TotalBudget + 1
+	}
+	return buf.Len() - 1 // Encode ends with a newline
+}
