@@ -72,7 +72,7 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		return nil, err
 	}
 
-	res, err := in.sess.Call(ctx, tick.CallParams{Tool: tool.Name, Args: args, Revision: revision}, CallTimeout)
+	res, err := in.sess.Call(ctx, tick.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
 	if errors.Is(err, ErrCatalogChanged) {
 		go in.refreshCatalog() // owner: the instance; one describe, bounded by InitTimeout
 	}
@@ -129,7 +129,7 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 
 // refreshCatalog describes the Tick again and adopts the result (H-R1, H-K3).
 func (in *Instance) refreshCatalog() {
-	ctx, cancel := context.WithTimeout(context.Background(), InitTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), in.host.initTimeout)
 	defer cancel()
 	_, _ = in.Describe(ctx)
 }
@@ -144,7 +144,7 @@ func (in *Instance) Describe(ctx context.Context) (*Catalog, error) {
 	if st := in.Status(); st != StatusReady {
 		return nil, failNone(ErrNotReady, "%s is %s", in.id, st)
 	}
-	cat, err := in.sess.Describe(ctx, InitTimeout)
+	cat, err := in.sess.Describe(ctx, in.host.initTimeout)
 	if err != nil {
 		in.host.logf("%s: describe failed: %v", in.id, err)
 		return nil, err
@@ -176,7 +176,7 @@ func (in *Instance) Read(ctx context.Context) (StateInfo, error) {
 	if st := in.Status(); st != StatusReady {
 		return StateInfo{}, failNone(ErrNotReady, "%s is %s", in.id, st)
 	}
-	st, err := in.sess.Read(ctx, InitTimeout)
+	st, err := in.sess.Read(ctx, in.host.initTimeout)
 	if err != nil {
 		return StateInfo{}, err
 	}

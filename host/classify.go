@@ -81,7 +81,7 @@ func classify(line []byte) (message, error) {
 		}
 		var s string
 		if json.Unmarshal(env.JSONRPC, &s) != nil || s != tick.JSONRPCVersion {
-			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, excerpt(env.JSONRPC))
+			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, shortJSON(env.JSONRPC))
 		}
 	}
 	hasID := false
@@ -259,6 +259,18 @@ func parseInteger(raw json.RawMessage) (n uint64, isInt, nonNeg bool) {
 		return uint64(-f), true, false
 	}
 	return uint64(f), true, true
+}
+
+// shortJSON shows a valid JSON value as it came, cut to a readable length. JSON text carries no
+// raw control characters, so it needs no quoting.
+func shortJSON(raw json.RawMessage) string {
+	if cut := 60; len(raw) > cut {
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		return string(raw[:cut]) + "…"
+	}
+	return string(raw)
 }
 
 // excerpt quotes the start of untrusted bytes for an error message.

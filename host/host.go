@@ -31,13 +31,17 @@ type Config struct {
 	Approver Approver
 	// Logf receives the host's log lines; nil discards them. Never the terminal tickmux draws on.
 	Logf func(format string, args ...any)
+	// InitTimeout and CallTimeout override the protocol's 10 s and 60 s (tests only).
+	InitTimeout, CallTimeout time.Duration
 }
 
 // Host is the registry of instances.
 type Host struct {
-	approver Approver
-	logf     func(format string, args ...any)
-	bus      bus
+	approver    Approver
+	logf        func(format string, args ...any)
+	bus         bus
+	initTimeout time.Duration
+	callTimeout time.Duration
 
 	mu        sync.Mutex
 	instances map[string]*Instance
@@ -49,9 +53,16 @@ type Host struct {
 
 // New makes a Host.
 func New(cfg Config) *Host {
-	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{}}
+	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{},
+		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout}
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
+	}
+	if h.initTimeout <= 0 {
+		h.initTimeout = InitTimeout
+	}
+	if h.callTimeout <= 0 {
+		h.callTimeout = CallTimeout
 	}
 	return h
 }

@@ -246,7 +246,7 @@ func (in *Instance) SessionStats() SessionStats {
 
 // initialize runs describe then read within InitTimeout of launch (H-I1).
 func (in *Instance) initialize() {
-	ctx, cancel := context.WithDeadline(context.Background(), in.started.Add(InitTimeout))
+	ctx, cancel := context.WithDeadline(context.Background(), in.started.Add(in.host.initTimeout))
 	defer cancel()
 	go func() { // owner: initialize; exits when initialization ends or the session does
 		select {
@@ -256,7 +256,7 @@ func (in *Instance) initialize() {
 		}
 	}()
 
-	cat, err := in.sess.Describe(ctx, InitTimeout)
+	cat, err := in.sess.Describe(ctx, in.host.initTimeout)
 	if err != nil {
 		in.failInit("tick/describe", err)
 		return
@@ -265,7 +265,7 @@ func (in *Instance) initialize() {
 	in.catalog = cat
 	in.mu.Unlock()
 
-	st, err := in.sess.Read(ctx, InitTimeout)
+	st, err := in.sess.Read(ctx, in.host.initTimeout)
 	if err != nil {
 		in.failInit("tick/read", err)
 		return
@@ -299,11 +299,16 @@ func (in *Instance) failInit(step string, err error) {
 	if rule == "" {
 		rule = "H-I1"
 	}
+	msg := err.Error()
+	if errors.As(err, &ce) {
+		msg = ce.Message // the effect of an initialization request means nothing to a person
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
-		err = fmt.Errorf("%w: no answer to %s within %v of launch", ErrTimeout, step, InitTimeout)
+		err = fmt.Errorf("%w: no answer to %s within %v of launch", ErrTimeout, step, in.host.initTimeout)
+		msg = err.Error()
 	}
 	in.finish(&EndInfo{
-		Reason:     fmt.Sprintf("initialization failed at %s: %v", step, err),
+		Reason:     fmt.Sprintf("initialization failed at %s: %s", step, msg),
 		Err:        err,
 		Rule:       rule,
 		DuringInit: true,

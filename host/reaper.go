@@ -45,13 +45,14 @@ func initReaper() {
 		reaper.enabled = true
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGCHLD)
-		// owner: the process; it lives as long as tickmux and costs nothing between SIGCHLDs.
-		go func() {
-			for range sigs {
-				sweepStrays()
-			}
-		}()
+		go reapLoop(sigs) // owner: the process; lives as long as tickmux, idle between SIGCHLDs
 	})
+}
+
+func reapLoop(sigs <-chan os.Signal) {
+	for range sigs {
+		sweepStrays()
+	}
 }
 
 // startTracked starts cmd with its pid tracked before any SIGCHLD for it can be handled.

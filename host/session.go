@@ -285,11 +285,9 @@ func (s *Session) judge(p *pending, m message) reply {
 	if m.respErr != nil {
 		return reply{err: fromResponseError(m.respErr)}
 	}
+	// Describe's 512 KiB is checked with the rest of the descriptor (H-D1).
 	limit := MaxResultBytes
-	switch p.method {
-	case tick.MethodDescribe:
-		limit = MaxDescribeBytes
-	case tick.MethodRead:
+	if p.method == tick.MethodRead {
 		limit = MaxReadBytes
 	}
 	var buf bytes.Buffer

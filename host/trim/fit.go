@@ -51,6 +51,9 @@ func (d *doc) trim(t trimmer, budget int) (json.RawMessage, []Dropped) {
 	}
 	d.protect(t, budget)
 	if budget < t.floor(d.root, true) {
+		if string(d.root.enc) == "null" {
+			return json.RawMessage("null"), nil // nothing to report: it was null already
+		}
 		return json.RawMessage("null"), []Dropped{{Pointer: "", Dropped: 1, What: WhatValue}}
 	}
 	r, _ := t.fit(d.root, budget, true)

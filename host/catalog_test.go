@@ -1,0 +1,221 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// goodDescriptor is a valid describe result; cases below break it one way at a time.
+const goodDescriptor = `{"protocol":3,"kind":"example.counter","title":"Counter","description":"One value.",
+"revision":"1","tools":[
+ {"name":"increment","description":"Add.","input_schema":{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false},"mutates":true},
+ {"name":"history","description":"Read.","input_schema":{"type":"object"},"mutates":false}],
+"recover_with":"history","state":{"series":[{"path":"/recent","newest":"last"},{"path":"","newest":"first"}]}}`
+
+// edit returns goodDescriptor with f applied to its decoded form.
+func edit(t *testing.T, f func(d map[string]any)) string {
+	t.Helper()
+	var d map[string]any
+	if err := json.Unmarshal([]byte(goodDescriptor), &d); err != nil {
+		t.Fatal(err)
+	}
+	f(d)
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+func tools(d map[string]any) []any { return d["tools"].([]any) }
+func tool0(d map[string]any) map[string]any {
+	return tools(d)[0].(map[string]any)
+}
+
+// spec: H-D1
+func TestParseDescriptorRejects(t *testing.T) {
+	cases := []struct {
+		name, want string
+		f          func(d map[string]any)
+	}{
+		{"kind blank", "kind is empty", func(d map[string]any) { d["kind"] = " \t" }},
+		{"kind missing", "kind is missing", func(d map[string]any) { delete(d, "kind") }},
+		{"kind not a string", "kind is not a string", func(d map[string]any) { d["kind"] = 5 }},
+		{"title blank", "title is empty", func(d map[string]any) { d["title"] = "  " }},
+		{"revision empty", "revision is an empty string", func(d map[string]any) { d["revision"] = "" }},
+		{"revision missing", "revision is missing", func(d map[string]any) { delete(d, "revision") }},
+		{"revision a number", "revision is not a string", func(d map[string]any) { d["revision"] = 1 }},
+		{"tools missing", "tools is missing", func(d map[string]any) { delete(d, "tools") }},
+		{"tools not an array", "tools is not an array", func(d map[string]any) { d["tools"] = map[string]any{} }},
+		{"tool name blank", "has no name", func(d map[string]any) { tool0(d)["name"] = " " }},
+		{"tool names repeat", `repeats the name "increment"`, func(d map[string]any) {
+			tools(d)[1].(map[string]any)["name"] = "increment"
+			delete(d, "recover_with")
+		}},
+		{"schema not an object", "has no input_schema object", func(d map[string]any) { tool0(d)["input_schema"] = []any{} }},
+		{"schema missing", "has no input_schema object", func(d map[string]any) { delete(tool0(d), "input_schema") }},
+		{"schema invalid type", "not a valid JSON Schema: at /type", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"type": "objekt"}
+		}},
+		{"schema invalid keyword value", "/properties/a/minLength", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"properties": map[string]any{"a": map[string]any{"minLength": -1}}}
+		}},
+		{"schema external ref", "external reference", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"$ref": "file:///etc/passwd"}
+		}},
+		{"mutates missing", "has no mutates boolean", func(d map[string]any) { delete(tool0(d), "mutates") }},
+		{"mutates a string", "has no mutates boolean", func(d map[string]any) { tool0(d)["mutates"] = "no" }},
+		{"recover_with unknown", `recover_with names "nope"`, func(d map[string]any) { d["recover_with"] = "nope" }},
+		{"recover_with mutating", "which mutates", func(d map[string]any) { d["recover_with"] = "increment" }},
+		{"series path relative", "is not a JSON Pointer", func(d map[string]any) {
+			d["state"] = map[string]any{"series": []any{map[string]any{"path": "recent", "newest": "last"}}}
+		}},
+		{"series path repeated", "declared twice", func(d map[string]any) {
+			s := map[string]any{"path": "/a", "newest": "last"}
+			d["state"] = map[string]any{"series": []any{s, s}}
+		}},
+		{"series newest bad", `newest must be "first" or "last"`, func(d map[string]any) {
+			d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a", "newest": "middle"}}}
+		}},
+		{"too big", "over the limit of 524288", func(d map[string]any) { d["description"] = strings.Repeat("d", 512<<10) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseDescriptor(json.RawMessage(edit(t, c.f)))
+			var de *DescriptorError
+			if !errors.As(err, &de) {
+				t.Fatalf("accepted; want an error containing %q", c.want)
+			}
+			if de.Rule != "H-D1" {
+				t.Errorf("rule %s, want H-D1", de.Rule)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+}
+
+// spec: H-D1
+func TestParseDescriptorListsEveryProblem(t *testing.T) {
+	_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) {
+		d["kind"] = ""
+		d["title"] = ""
+		d["recover_with"] = "increment"
+	})))
+	var de *DescriptorError
+	if !errors.As(err, &de) || len(de.Problems) != 3 {
+		t.Fatalf("problems: %v", err)
+	}
+}
+
+// spec: H-I2
+func TestParseDescriptorVersion(t *testing.T) {
+	for _, v := range []any{2, 4, "3", 3.5} {
+		_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["protocol"] = v })))
+		var de *DescriptorError
+		if !errors.As(err, &de) || de.Rule != "H-I2" {
+			t.Fatalf("protocol %v: %v", v, err)
+		}
+		if !strings.Contains(err.Error(), "this host speaks Tick protocol 3") || !strings.Contains(err.Error(), "unsupported Tick protocol version") {
+			t.Fatalf("protocol %v: message %q", v, err)
+		}
+	}
+	_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["protocol"] = 2 })))
+	if want := "unsupported Tick protocol version 2; this host speaks Tick protocol 3"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("message %q lacks %q", err, want)
+	}
+}
+
+// spec: H-I3
+func TestParseDescriptorIgnoresUnknownFields(t *testing.T) {
+	cat, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) {
+		d["future"] = map[string]any{"x": 1}
+		tool0(d)["cost"] = "cheap"
+		d["state"].(map[string]any)["units"] = "ms"
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Descriptor.Title != "Counter" || len(cat.Descriptor.Tools) != 2 || !strings.Contains(string(cat.Raw), `"future"`) {
+		t.Fatalf("catalog %+v", cat.Descriptor)
+	}
+}
+
+// spec: H-D1
+func TestParseDescriptorAccepts(t *testing.T) {
+	cat, err := ParseDescriptor(json.RawMessage(goodDescriptor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cat.Descriptor
+	if d.Kind != "example.counter" || d.Revision != "1" || d.RecoverWith != "history" || len(d.State.Series) != 2 {
+		t.Fatalf("descriptor %+v", d)
+	}
+	if !d.Tool("increment").Mutates || d.Tool("history").Mutates {
+		t.Fatal("mutates flags lost")
+	}
+	// No tools at all is a valid catalog.
+	if _, err := ParseDescriptor(json.RawMessage(`{"protocol":3,"kind":"a.b","title":"T","revision":"x","tools":[]}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// spec: H-D2
+func TestRevisionIsOpaque(t *testing.T) {
+	a, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = "01" })))
+	b, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = "1" })))
+	c, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = " 1 " })))
+	if a.Revision() == b.Revision() || b.Revision() == c.Revision() {
+		t.Fatal("revisions compared other than for exact equality")
+	}
+	if c.Revision() != " 1 " {
+		t.Fatalf("revision altered: %q", c.Revision())
+	}
+}
+
+// spec: H-K1
+func TestCheckArgs(t *testing.T) {
+	cat, err := ParseDescriptor(json.RawMessage(goodDescriptor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CheckArgs("increment", json.RawMessage(`{"amount":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	err = cat.CheckArgs("increment", json.RawMessage(`{"amount":"two","extra":1}`))
+	if err == nil || !strings.Contains(err.Error(), "at /amount") || !strings.Contains(err.Error(), "'extra'") {
+		t.Fatalf("error %v does not name each field", err)
+	}
+	if err := cat.CheckArgs("nope", nil); !errors.Is(err, ErrUnknownTool) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+func FuzzParseDescriptor(f *testing.F) {
+	f.Add([]byte(goodDescriptor))
+	f.Add([]byte(`{"protocol":3}`))
+	f.Add([]byte(`{"protocol":3,"kind":"k","title":"t","revision":"r","tools":[{"name":"a","input_schema":{"$ref":"#/$defs/x","$defs":{"x":{"type":"object"}}},"mutates":false}],"state":{"series":[{"path":"/a","newest":"last"}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cat, err := ParseDescriptor(data)
+		if err != nil {
+			if !IsDescriptorError(err) {
+				t.Fatalf("error of another type: %v", err)
+			}
+			return
+		}
+		d := cat.Descriptor
+		if strings.TrimSpace(d.Kind) == "" || strings.TrimSpace(d.Title) == "" || d.Revision == "" {
+			t.Fatalf("accepted a blank kind, title or revision: %+v", d)
+		}
+		seen := map[string]bool{}
+		for _, tl := range d.Tools {
+			if strings.TrimSpace(tl.Name) == "" || seen[tl.Name] {
+				t.Fatalf("accepted a blank or repeated tool name %q", tl.Name)
+			}
+			seen[tl.Name] = true
+		}
+		if d.RecoverWith != "" && (d.Tool(d.RecoverWith) == nil || d.Tool(d.RecoverWith).Mutates) {
+			t.Fatal("accepted a bad recover_with")
+		}
+	})
+}

@@ -1,0 +1,456 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"tickmux/tick"
+)
+
+// spec: H-I1
+// spec: H-I2
+func TestInitializationFailures(t *testing.T) {
+	cases := []struct {
+		mode, rule, says string
+	}{
+		{"noreply", "H-I1", "initialization failed at tick/describe"},
+		{"slowdescribe", "H-I1", "no answer to tick/describe within"},
+		{"slowread", "H-I1", "initialization failed at tick/read"},
+		{"readbadat", "H-I1", "not an RFC 3339 time"},
+		{"badversion", "H-I2", "unsupported Tick protocol version 2; this host speaks Tick protocol 3"},
+		{"baddescribe", "H-D1", `repeats the name "echo"`},
+		{"badschema", "H-D1", "not a valid JSON Schema"},
+		{"bigdescribe", "H-D1", "over the limit of 524288"},
+		{"noisy", "H-V2", "not valid JSON"},
+	}
+	// Initialization is bounded by InitTimeout (10 s by the spec); a short one keeps this test
+	// quick without changing what is checked.
+	h := newTestHost(t, Config{InitTimeout: 700 * time.Millisecond})
+	sub := h.Subscribe()
+	defer sub.Close()
+	for _, c := range cases {
+		t.Run(c.mode, func(t *testing.T) {
+			in := openFake(t, h, c.mode)
+			end := waitEnded(t, in)
+			if !end.DuringInit && c.mode != "noisy" {
+				t.Errorf("DuringInit false")
+			}
+			if end.Rule != c.rule || !strings.Contains(end.Reason, c.says) {
+				t.Fatalf("end %q (rule %s), want %s saying %q", end.Reason, end.Rule, c.rule, c.says)
+			}
+			// The report carries the start of the Tick's screen.
+			if !strings.Contains(end.Screen, "fake tick "+c.mode+" ready") {
+				t.Errorf("screen excerpt %q", end.Screen)
+			}
+			if in.Visible() {
+				t.Error("a Tick that failed initialization is visible to clients")
+			}
+			if processExists(in.Process().Pid()) {
+				t.Error("the process still runs")
+			}
+		})
+	}
+}
+
+// spec: H-I1
+func TestScreenExcerptIsFirst256Characters(t *testing.T) {
+	text := strings.Repeat("é", 300)
+	if got := screenExcerpt(text, 256); len([]rune(got)) != 256 {
+		t.Fatalf("%d characters", len([]rune(got)))
+	}
+	if got := screenExcerpt("short\n\n  ", 256); got != "short" {
+		t.Fatalf("%q", got)
+	}
+}
+
+// spec: H-D3
+func TestInstanceIDs(t *testing.T) {
+	h := newTestHost(t, Config{})
+	a := openReady(t, h, "good")
+	b := openReady(t, h, "good")
+	s, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "sleep 30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID() != "hosted:1" || b.ID() != "hosted:2" || s.ID() != "shell:1" {
+		t.Fatalf("ids %s %s %s", a.ID(), b.ID(), s.ID())
+	}
+	// Same kind, two instances.
+	if a.Catalog().Descriptor.Kind != b.Catalog().Descriptor.Kind {
+		t.Fatal("kinds differ")
+	}
+	if got := len(h.Instances()); got != 3 {
+		t.Fatalf("%d instances", got)
+	}
+	if err := h.Remove(a.ID()); err != nil || h.Get(a.ID()) != nil {
+		t.Fatalf("remove: %v", err)
+	}
+}
+
+// spec: H-K1
+func TestArgsValidatedBeforeSending(t *testing.T) {
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good")
+	for _, args := range []string{`{"amount":"two"}`, `{}`, `{"amount":1,"x":2}`, `[1]`, `not json`} {
+		_, err := callJSON(t, in, "increment", args)
+		if !errors.Is(err, ErrInvalidArgs) || EffectOf(err) != tick.EffectNone {
+			t.Fatalf("args %s: %v, want invalid args with effect none", args, err)
+		}
+	}
+	_, err := callJSON(t, in, "increment", `{"amount":"two"}`)
+	if !strings.Contains(err.Error(), "at /amount") {
+		t.Errorf("message %q does not name the field", err)
+	}
+	var calls map[string]int
+	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
+	if calls["increment"] != 0 {
+		t.Fatalf("the Tick received %d increment calls with invalid args", calls["increment"])
+	}
+	if _, err := callJSON(t, in, "nope", ""); !errors.Is(err, ErrUnknownTool) || EffectOf(err) != tick.EffectNone {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+// spec: H-K2
+// spec: H-SEC1
+func TestMutatingCallsNeedApproval(t *testing.T) {
+	q := NewApprovalQueue(nil)
+	h := newTestHost(t, Config{Approver: q})
+	in := openReady(t, h, "good")
+
+	// A query goes out without a card.
+	mustCall(t, in, "echo", `{"text":"hi"}`)
+	if len(q.Pending()) != 0 {
+		t.Fatal("a non-mutating call asked for approval")
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := in.Call(context.Background(), CallRequest{Client: "claude-code", Tool: "increment", Args: json.RawMessage(`{"amount":5}`)})
+		done <- err
+	}()
+	card := waitCard(t, q)
+	r := card.Req
+	if r.Action != ActionCall || r.Client != "claude-code" || r.Instance != in.ID() || r.Tool != "increment" ||
+		r.ToolDescription != "Add amount to the value." || string(r.Args) != `{"amount":5}` || r.Revision != "r1" || r.Title != "Fake good" {
+		t.Fatalf("card %+v lacks what the person needs", r)
+	}
+	// Not sent before the answer.
+	var calls map[string]int
+	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
+	if calls["increment"] != 0 {
+		t.Fatal("the call went out before approval")
+	}
+	if err := q.Answer(card.ID, AllowOnce); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("approved call: %v", err)
+	}
+	if rec := lastCall(in, "increment"); rec.Approval != "approved" || !rec.OK || rec.Client != "claude-code" {
+		t.Fatalf("recent call %+v", rec)
+	}
+
+	// Denied: never sent, effect none.
+	go func() {
+		_, err := callJSON(t, in, "increment", `{"amount":1}`)
+		done <- err
+	}()
+	card = waitCard(t, q)
+	q.Answer(card.ID, Deny)
+	if err := <-done; !errors.Is(err, ErrDenied) || EffectOf(err) != tick.EffectNone {
+		t.Fatalf("denied call: %v", err)
+	}
+	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
+	if calls["increment"] != 1 {
+		t.Fatalf("the Tick received %d increments, want 1", calls["increment"])
+	}
+
+	// Without an approver nothing mutating goes out.
+	h2 := newTestHost(t, Config{})
+	in2 := openReady(t, h2, "good")
+	if _, err := callJSON(t, in2, "increment", `{"amount":1}`); !errors.Is(err, ErrNoApprover) || EffectOf(err) != tick.EffectNone {
+		t.Fatalf("no approver: %v", err)
+	}
+}
+
+// spec: H-K2
+func TestAllowForRevision(t *testing.T) {
+	q := NewApprovalQueue(nil)
+	h := newTestHost(t, Config{Approver: q})
+	in := openReady(t, h, "good")
+	done := make(chan error, 1)
+	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
+	q.Answer(waitCard(t, q).ID, AllowRevision)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The same tool at the same revision goes without a card; another tool still asks.
+	mustCall(t, in, "increment", `{"amount":1}`)
+	if rec := lastCall(in, "increment"); rec.Approval != "granted" {
+		t.Fatalf("approval %q", rec.Approval)
+	}
+	go func() { _, err := callJSON(t, in, "bump", ``); done <- err }()
+	q.Answer(waitCard(t, q).ID, AllowOnce)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The catalog moved to r2: the grant for r1 no longer applies.
+	if _, err := in.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
+	card := waitCard(t, q)
+	if card.Req.Revision != "r2" {
+		t.Fatalf("card revision %q", card.Req.Revision)
+	}
+	q.Answer(card.ID, Deny)
+	<-done
+}
+
+func lastCall(in *Instance, tool string) CallRecord {
+	calls := in.Calls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Tool == tool {
+			return calls[i]
+		}
+	}
+	return CallRecord{}
+}
+
+func waitCard(t *testing.T, q *ApprovalQueue) Card {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for {
+		if p := q.Pending(); len(p) > 0 {
+			return p[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no approval card appeared")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// spec: H-K3
+func TestCatalogChangeVoidsApproval(t *testing.T) {
+	q := NewApprovalQueue(nil)
+	h := newTestHost(t, Config{Approver: q})
+	in := openReady(t, h, "good")
+	done := make(chan error, 1)
+	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
+	pending := waitCard(t, q)
+
+	// The Tick changes its catalog (another card, approved), and the host describes it again.
+	go func() { _, err := callJSON(t, in, "bump", ``); done <- err }()
+	var bump Card
+	for deadline := time.Now().Add(hangGuard); ; {
+		if p := q.Pending(); len(p) == 2 {
+			bump = p[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no second card")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	q.Answer(bump.ID, AllowOnce)
+	if err := <-done; err != nil {
+		t.Fatalf("bump: %v", err)
+	}
+	if _, err := in.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The card for r1 is voided: gone from the queue, the caller told, nothing sent.
+	err := <-done
+	if !errors.Is(err, ErrVoided) || EffectOf(err) != tick.EffectNone {
+		t.Fatalf("pending call after the catalog changed: %v", err)
+	}
+	for _, c := range q.Pending() {
+		if c.ID == pending.ID {
+			t.Fatal("the voided card is still pending")
+		}
+	}
+	var calls map[string]int
+	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
+	if calls["increment"] != 0 {
+		t.Fatal("a voided call was sent")
+	}
+	// A call prepared against the old revision is refused at once, unsent.
+	_, err = in.Call(context.Background(), CallRequest{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Revision: "r1"})
+	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != tick.EffectNone {
+		t.Fatalf("stale revision: %v", err)
+	}
+}
+
+// spec: H-K3
+func TestCatalogChangedAnswerTriggersDescribe(t *testing.T) {
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good")
+	mustCall(t, in, "bump", "") // the Tick is at r2; the host still believes r1
+	_, err := callJSON(t, in, "echo", `{"text":"x"}`)
+	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != tick.EffectNone || EffectOf(err) == "" {
+		t.Fatalf("call against the stale catalog: %v", err)
+	}
+	var ce *CallError
+	errors.As(err, &ce)
+	if ce.Code != tick.CodeCatalogChanged {
+		t.Fatalf("code %d", ce.Code)
+	}
+	deadline := time.Now().Add(hangGuard)
+	for in.Catalog().Revision() != "r2" {
+		if time.Now().After(deadline) {
+			t.Fatal("the host did not describe the Tick again after -32004")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mustCall(t, in, "echo", `{"text":"prepared again"}`)
+}
+
+// spec: H-K4
+// spec: H-M4
+// spec: H-K5
+func TestCallTimeoutIsUnknownAndNeverResent(t *testing.T) {
+	log := fakeLogPath(t.TempDir())
+	// The spec's call timeout is 60 s; a short one keeps the test quick, the rule is the same.
+	h := newTestHost(t, Config{Approver: &autoApprover{}, CallTimeout: 300 * time.Millisecond})
+	in := openReady(t, h, "good", envFakeLog+"="+log)
+	_, err := callJSON(t, in, "late", `{"ms":800}`)
+	if !errors.Is(err, ErrTimeout) || EffectOf(err) != tick.EffectUnknown {
+		t.Fatalf("timed-out call: %v, want unknown", err)
+	}
+	// The late answer arrives and is dropped; the reported outcome stays what it was.
+	deadline := time.Now().Add(hangGuard)
+	for in.SessionStats().DroppedResponses != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the late answer was not dropped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if last := lastCall(in, "late"); last.OK || last.Effect != tick.EffectUnknown {
+		t.Fatalf("recent call %+v changed after the late answer", last)
+	}
+	// Sent exactly once.
+	n := 0
+	for _, l := range receivedLines(t, log) {
+		if strings.Contains(l, `"tool":"late"`) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the mutating call was sent %d times", n)
+	}
+	// The slot was freed: the session still takes eight requests.
+	mustCall(t, in, "echo", `{"text":"ok"}`)
+}
+
+// spec: H-K5
+func TestSessionEndNeverResends(t *testing.T) {
+	log := fakeLogPath(t.TempDir())
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good", envFakeLog+"="+log)
+	done := make(chan error, 1)
+	go func() { _, err := callJSON(t, in, "noanswer", ""); done <- err }()
+	waitInFlight(t, in, 1)
+	callJSON(t, in, "misbehave", `{"what":"notjson"}`)
+	if err := <-done; EffectOf(err) != tick.EffectUnknown {
+		t.Fatalf("%v", err)
+	}
+	waitEnded(t, in)
+	n := 0
+	for _, l := range receivedLines(t, log) {
+		if strings.Contains(l, `"tool":"noanswer"`) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("sent %d times", n)
+	}
+}
+
+// spec: H-K6
+func TestCallResultDoesNotChangeSeq(t *testing.T) {
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good")
+	before := in.State()
+	res := mustCall(t, in, "echo", `{"text":"x"}`)
+	if string(res) != `{"text":"x"}` {
+		t.Fatalf("result %s", res)
+	}
+	if after := in.State(); after.Seq != before.Seq || after.Updates != before.Updates {
+		t.Fatalf("a call's result changed the state: %+v -> %+v", before, after)
+	}
+}
+
+// spec: H-RC1
+func TestHostNeverCallsRecoverWith(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	mustCall(t, in, "flood", `{"n":100}`)
+	in.Read(context.Background())
+	var calls map[string]int
+	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
+	if calls["history"] != 0 {
+		t.Fatalf("the host called recover_with (history) %d times", calls["history"])
+	}
+	if in.Catalog().Descriptor.RecoverWith != "history" {
+		t.Fatal("recover_with lost")
+	}
+}
+
+// spec: H-E1
+func TestEffectOfFailedCalls(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	for code, want := range map[int]tick.Effect{
+		-32700: tick.EffectNone, -32600: tick.EffectNone, -32601: tick.EffectNone, -32602: tick.EffectNone,
+		-32004: tick.EffectNone, -32000: tick.EffectPossible, -32001: tick.EffectPossible, 1: tick.EffectPossible,
+	} {
+		_, err := callJSON(t, in, "fail", `{"code":`+itoa(code)+`}`)
+		var ce *CallError
+		if !errors.As(err, &ce) || ce.Code != int64(code) || ce.Effect != want {
+			t.Errorf("code %d: %v, want effect %s", code, err, want)
+		}
+	}
+}
+
+// spec: H-V1
+func TestMisbehavingTickNeverHarmsAnother(t *testing.T) {
+	h := newTestHost(t, Config{})
+	good := openReady(t, h, "good")
+	bad := openReady(t, h, "good")
+	callJSON(t, bad, "misbehave", `{"what":"longline"}`)
+	waitEnded(t, bad)
+	mustCall(t, good, "flood", `{"n":10}`)
+	if good.Status() != StatusReady {
+		t.Fatal("the good Tick was harmed")
+	}
+	// A new Tick opens as usual.
+	openReady(t, h, "good")
+}
+
+func TestEventsCoalesce(t *testing.T) {
+	h := newTestHost(t, Config{})
+	sub := h.Subscribe()
+	defer sub.Close()
+	in := openReady(t, h, "good")
+	mustCall(t, in, "flood", `{"n":200}`)
+	<-sub.C()
+	evs := sub.Drain()
+	count := map[Event]int{}
+	for _, e := range evs {
+		count[e]++
+	}
+	for e, n := range count {
+		if n != 1 {
+			t.Fatalf("event %v queued %d times", e, n)
+		}
+	}
+	if count[Event{EventState, in.ID()}] != 1 || count[Event{EventAdded, in.ID()}] != 1 {
+		t.Fatalf("events %v", evs)
+	}
+}

@@ -1,0 +1,268 @@
+package host
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+type fakeEnvReport struct {
+	Argv0      string `json:"argv0"`
+	Cwd        string `json:"cwd"`
+	InstanceID string `json:"instance_id"`
+	Term       string `json:"term"`
+	Colorterm  string `json:"colorterm"`
+	Leak       string `json:"leak"`
+	Lines      string `json:"lines"`
+	Pid        int    `json:"pid"`
+	Pgid       int    `json:"pgid"`
+	Sid        int    `json:"sid"`
+	StdinTTY   bool   `json:"stdin_tty"`
+	StdoutTTY  bool   `json:"stdout_tty"`
+	DevTTY     bool   `json:"dev_tty"`
+	Cols       int    `json:"cols"`
+	Rows       int    `json:"rows"`
+	TTYFgPgrp  int    `json:"tty_fg_pgrp"`
+}
+
+func envOf(t *testing.T, in *Instance) fakeEnvReport {
+	t.Helper()
+	var r fakeEnvReport
+	if err := json.Unmarshal(mustCall(t, in, "env", ""), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// spec: H-T1
+func TestTickChannels(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	r := envOf(t, in)
+	if r.StdinTTY || r.StdoutTTY {
+		t.Errorf("stdin tty %v, stdout tty %v: both must be pipes", r.StdinTTY, r.StdoutTTY)
+	}
+	if !r.DevTTY {
+		t.Error("the Tick cannot open /dev/tty")
+	}
+	if r.Sid != r.Pid || r.Pgid != r.Pid {
+		t.Errorf("sid %d pgid %d pid %d: the Tick must lead a new session", r.Sid, r.Pgid, r.Pid)
+	}
+	if r.TTYFgPgrp != r.Pgid {
+		t.Errorf("foreground group of the terminal %d, the Tick's group %d", r.TTYFgPgrp, r.Pgid)
+	}
+	// What it draws on /dev/tty reaches the view, not the protocol.
+	if !strings.Contains(in.Terminal().Text(), "fake tick good ready") {
+		t.Errorf("screen %q lacks the Tick's drawing", in.Terminal().Text())
+	}
+}
+
+// spec: H-S1
+func TestLaunchEnvironment(t *testing.T) {
+	t.Setenv("TICKLOOP_LEAK", "from outside")
+	t.Setenv("LINES", "99")
+	h := newTestHost(t, Config{})
+	dir := t.TempDir()
+	// argv[0] given relative to the working directory is resolved to an absolute path.
+	rel, err := filepath.Rel(dir, testExecutable(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := h.Open(OpenSpec{Argv: []string{rel}, Dir: dir, Env: []string{envFakeMode + "=good"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, in)
+	r := envOf(t, in)
+	if r.Argv0 != testExecutable(t) {
+		t.Errorf("argv[0] %q, want the absolute %q", r.Argv0, testExecutable(t))
+	}
+	realDir, _ := filepath.EvalSymlinks(dir)
+	if r.Cwd != dir && r.Cwd != realDir {
+		t.Errorf("cwd %q, want %q", r.Cwd, dir)
+	}
+	if r.InstanceID != in.ID() || !strings.HasPrefix(r.InstanceID, "hosted:") {
+		t.Errorf("TICKLOOP_INSTANCE_ID %q, instance %q", r.InstanceID, in.ID())
+	}
+	if r.Term != "xterm-256color" || r.Colorterm != "truecolor" {
+		t.Errorf("TERM %q COLORTERM %q", r.Term, r.Colorterm)
+	}
+	if r.Leak != "" || r.Lines != "" {
+		t.Errorf("inherited TICKLOOP_LEAK %q / LINES %q reached the Tick", r.Leak, r.Lines)
+	}
+	// The instance id never appears in a protocol message.
+	if strings.Contains(string(in.Catalog().Raw), in.ID()) {
+		t.Error("instance id found in a protocol message")
+	}
+}
+
+// spec: H-S1
+func TestLaunchErrorsSayWhatToDo(t *testing.T) {
+	h := newTestHost(t, Config{})
+	_, err := h.Open(OpenSpec{Argv: []string{"no-such-tick-anywhere"}})
+	if err == nil || !strings.Contains(err.Error(), `cannot start "no-such-tick-anywhere": executable not found in PATH`) {
+		t.Fatalf("err %v", err)
+	}
+	_, err = h.Open(OpenSpec{Argv: []string{"true"}, Dir: "/no/such/dir"})
+	if err == nil || !strings.Contains(err.Error(), "/no/such/dir") {
+		t.Fatalf("err %v", err)
+	}
+	_, err = h.Open(OpenSpec{})
+	if err == nil {
+		t.Fatal("opened an empty command")
+	}
+}
+
+// spec: H-S2
+func TestTerminalSizeAndResize(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	if r := envOf(t, in); r.Cols != 120 || r.Rows != 30 {
+		t.Fatalf("initial size %dx%d, want 120x30", r.Cols, r.Rows)
+	}
+	if err := in.Process().Resize(100, 40); err != nil {
+		t.Fatal(err)
+	}
+	if r := envOf(t, in); r.Cols != 100 || r.Rows != 40 {
+		t.Fatalf("size after resize %dx%d, want 100x40", r.Cols, r.Rows)
+	}
+	if c, r := in.Terminal().Size(); c != 100 || r != 40 {
+		t.Fatalf("emulator size %dx%d", c, r)
+	}
+}
+
+// processExists reports whether pid is alive and not a zombie.
+func processExists(pid int) bool {
+	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for processExists(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) is still running", what, pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Not even a zombie: the host reaped it.
+	if _, err := os.Stat("/proc/" + itoa(pid)); err == nil {
+		b, _ := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+		deadline := time.Now().Add(hangGuard)
+		for err == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			_, err = os.Stat("/proc/" + itoa(pid))
+		}
+		if err == nil {
+			t.Fatalf("%s (pid %d) left a zombie: %s", what, pid, b)
+		}
+	}
+}
+
+// spec: H-X1
+func TestTerminateReachesTheWholeGroup(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "ignoreterm")
+	var child struct{ Pid int }
+	json.Unmarshal(mustCall(t, in, "spawn", `{}`), &child)
+	var daemon struct{ Pid int }
+	json.Unmarshal(mustCall(t, in, "spawn", `{"setsid":true}`), &daemon)
+	if !processExists(child.Pid) || !processExists(daemon.Pid) {
+		t.Fatal("children did not start")
+	}
+	tick := in.Process().Pid()
+	start := time.Now()
+	in.Close()
+	// The Tick ignores SIGTERM, so only SIGKILL after the grace ended it.
+	if took := time.Since(start); took < TerminateGrace {
+		t.Errorf("a Tick ignoring SIGTERM ended after %v, before the %v grace", took, TerminateGrace)
+	}
+	waitGone(t, tick, "the Tick")
+	waitGone(t, child.Pid, "a child in the Tick's group that ignores SIGTERM")
+	// Reached through the reaper: it left the group with setsid but still carries the instance
+	// id in its environment. A child that also cleared its environment would not be found.
+	waitGone(t, daemon.Pid, "a grandchild that left the group with setsid")
+	if st := in.EndInfo(); st == nil || st.ExitStatus != "signal: killed" {
+		t.Errorf("end %+v, want the Tick killed", st)
+	}
+}
+
+// spec: H-X1
+func TestTerminateIsPromptForAWellBehavedTick(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	pid := in.Process().Pid()
+	in.Close()
+	waitGone(t, pid, "the Tick")
+	if st := in.EndInfo(); st.ExitStatus != "signal: terminated" {
+		t.Errorf("exit %q, want SIGTERM to have ended it", st.ExitStatus)
+	}
+}
+
+// spec: H-X2
+func TestTickExitingOnItsOwnEndsTheSession(t *testing.T) {
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good")
+	var child struct{ Pid int }
+	json.Unmarshal(mustCall(t, in, "spawn", `{}`), &child)
+	// A call in flight when the Tick exits becomes unknown.
+	held := make(chan error, 1)
+	go func() {
+		_, err := callJSON(t, in, "noanswer", "")
+		held <- err
+	}()
+	waitInFlight(t, in, 1)
+	_, err := callJSON(t, in, "exit", `{"code":3}`)
+	if EffectOf(err) != "unknown" {
+		t.Fatalf("the exit call: %v, want effect unknown", err)
+	}
+	if err := <-held; EffectOf(err) != "unknown" {
+		t.Fatalf("the held call: %v, want effect unknown", err)
+	}
+	end := waitEnded(t, in)
+	if end.ExitCode != 3 || !strings.Contains(end.Reason, "exited") || !strings.Contains(end.Reason, "exit status 3") {
+		t.Fatalf("end %+v, want the exit status shown", end)
+	}
+	waitGone(t, child.Pid, "the exited Tick's stubborn child")
+}
+
+func waitInFlight(t *testing.T, in *Instance, n int) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for in.SessionStats().InFlight < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw %d requests in flight", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// spec: H-X1
+func TestShellPaneGetsHangup(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "trap '' TERM; echo up; exec sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(in.ID(), "shell:") || in.Status() != StatusReady {
+		t.Fatalf("id %s status %s", in.ID(), in.Status())
+	}
+	pid := in.Process().Pid()
+	in.Close()
+	waitGone(t, pid, "the shell")
+	if st := in.EndInfo(); st.ExitStatus != "signal: hangup" {
+		t.Errorf("a shell pane ended by %q, want SIGHUP like a closing terminal", st.ExitStatus)
+	}
+}

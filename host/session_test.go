@@ -1,0 +1,375 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tickmux/tick"
+)
+
+// receivedLines returns every line the fake read from its stdin.
+func receivedLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+// spec: H-M1
+// spec: H-M2
+// spec: H-T2
+func TestRequestsOnTheWire(t *testing.T) {
+	log := fakeLogPath(t.TempDir())
+	h := newTestHost(t, Config{Approver: &autoApprover{}})
+	in := openReady(t, h, "good", envFakeLog+"="+log)
+	mustCall(t, in, "echo", `{"text":"two\nlines and a \u2028 separator"}`)
+	mustCall(t, in, "increment", `{"amount":1}`)
+	if _, err := in.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	lines := receivedLines(t, log)
+	if len(lines) != 6 {
+		t.Fatalf("the Tick received %d lines, want 6: %q", len(lines), lines)
+	}
+	for _, l := range lines {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("a request is not one JSON line: %q", l)
+		}
+		if string(m["jsonrpc"]) != `"2.0"` {
+			t.Errorf("jsonrpc %s", m["jsonrpc"])
+		}
+		var id uint64
+		if err := json.Unmarshal(m["id"], &id); err != nil {
+			t.Errorf("the host sent a line without an unsigned integer id (a notification?): %s", l)
+		}
+		if seen[id] {
+			t.Errorf("id %d reused", id)
+		}
+		seen[id] = true
+		var method string
+		json.Unmarshal(m["method"], &method)
+		if !strings.HasPrefix(method, "tick/") {
+			t.Errorf("method %q", method)
+		}
+		if p := string(m["params"]); !strings.HasPrefix(p, "{") {
+			t.Errorf("params %s is not an object", p)
+		}
+		if (method == tick.MethodDescribe || method == tick.MethodRead) && string(m["params"]) != "{}" {
+			t.Errorf("%s params %s, want {}", method, m["params"])
+		}
+	}
+}
+
+// spec: H-C1
+func TestAtMostEightRequestsInFlight(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	const n = 12
+	var wg sync.WaitGroup
+	results := make(chan int, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r struct{ Max int }
+			json.Unmarshal(mustCall(t, in, "hold", ""), &r)
+			results <- r.Max
+		}()
+	}
+	wg.Wait()
+	close(results)
+	max := 0
+	for m := range results {
+		if m > max {
+			max = m
+		}
+	}
+	if max != MaxInFlight {
+		t.Fatalf("the Tick saw at most %d requests at once, want exactly %d (the rest queued)", max, MaxInFlight)
+	}
+}
+
+// spec: H-C2
+func TestResponsesMatchedByIDInAnyOrder(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	var wg sync.WaitGroup
+	for _, ms := range []int{300, 150, 0} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r struct{ Slept int }
+			json.Unmarshal(mustCall(t, in, "slow", `{"ms":`+itoa(ms)+`}`), &r)
+			if r.Slept != ms {
+				t.Errorf("the call for %d ms got the answer for %d ms", ms, r.Slept)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// spec: H-C3
+func TestUpdateBeforeInitialization(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "updatefirst")
+	st := in.State()
+	if st.Updates != 1 || in.SessionStats().LastUpdateSeq != 1 {
+		t.Fatalf("state %+v: the early update was not received", st)
+	}
+}
+
+// spec: H-M3
+// spec: H-M4
+// spec: H-M7
+func TestIgnoredLinesKeepTheSession(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	for _, what := range []string{"othernotif", "tickrequest", "unknownid"} {
+		if _, err := callJSON(t, in, "misbehave", `{"what":"`+what+`"}`); err != nil {
+			t.Fatalf("%s ended the call: %v", what, err)
+		}
+	}
+	st := in.SessionStats()
+	if st.IgnoredNotifications != 1 || st.TickRequests != 1 || st.DroppedResponses != 1 {
+		t.Fatalf("counters %+v", st)
+	}
+	if in.Status() != StatusReady {
+		t.Fatal("the session ended")
+	}
+	mustCall(t, in, "echo", `{"text":"still here"}`)
+}
+
+// spec: H-M6
+// spec: H-V3
+func TestMalformedResponseFailsOnlyItsRequest(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	for _, what := range []string{"both", "neither", "errnocode"} {
+		_, err := callJSON(t, in, "badreply", `{"what":"`+what+`"}`)
+		if !errors.Is(err, ErrMalformedResponse) || EffectOf(err) != tick.EffectUnknown {
+			t.Fatalf("%s: %v, want a malformed response with effect unknown", what, err)
+		}
+	}
+	mustCall(t, in, "echo", `{"text":"the session goes on"}`)
+}
+
+// spec: H-V1
+// spec: H-V2
+// spec: H-T3
+// spec: H-U1
+func TestViolationsEndTheSession(t *testing.T) {
+	cases := []struct{ what, rule, says string }{
+		{"notjson", "H-V2", "not valid JSON"},
+		{"noise", "H-V2", "not valid JSON"}, // H-T3: non-protocol output on stdout
+		{"jsonrpc1", "H-V2", `"jsonrpc": "1.0"`},
+		{"nojsonrpc", "H-V2", `lacks "jsonrpc"`},
+		{"nullid", "H-M5", "neither an integer id nor a method"},
+		{"stringid", "H-M5", "neither an integer id nor a method"},
+		{"bare", "H-M5", "not a message"},
+		{"batch", "H-V2", "batch"},
+		{"invalidutf8", "H-V2", "UTF-8"},
+		{"longline", "H-V2", "longer than 8388608 bytes"},
+		{"nonewline", "H-V2", "without a final newline"},
+		{"updatenull", "H-U1", "data null"},
+		{"updateregress", "H-U1", "not greater than the previous update"},
+		{"updatebadat", "H-U1", "not an RFC 3339 time"},
+		{"updatebig", "H-U1", "over the limit of 524288"},
+		{"updatenoseq", "H-U1", "has no seq"},
+		{"updatenegseq", "H-U1", "not an unsigned integer"},
+	}
+	h := newTestHost(t, Config{})
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			in := openReady(t, h, "good")
+			bystander := openReady(t, h, "good")
+			mustCall(t, in, "flood", `{"n":2}`)
+			// A call waiting when the violation comes becomes unknown (H-V1).
+			held := make(chan error, 1)
+			go func() {
+				_, err := callJSON(t, in, "slow", `{"ms":5000}`)
+				held <- err
+			}()
+			waitInFlight(t, in, 1)
+			_, err := callJSON(t, in, "misbehave", `{"what":"`+c.what+`"}`)
+			if EffectOf(err) != tick.EffectUnknown {
+				t.Errorf("the misbehaving call: %v, want effect unknown", err)
+			}
+			if err := <-held; EffectOf(err) != tick.EffectUnknown || !errors.Is(err, ErrSessionEnded) {
+				t.Errorf("the call in flight: %v, want unknown (session ended)", err)
+			}
+			end := waitEnded(t, in)
+			if end.Rule != c.rule || !strings.Contains(end.Reason, c.says) {
+				t.Fatalf("end %q (rule %s), want %s saying %q", end.Reason, end.Rule, c.rule, c.says)
+			}
+			if !strings.Contains(end.Reason, "protocol violation") {
+				t.Errorf("reason %q does not say it was a violation", end.Reason)
+			}
+			if processExists(in.Process().Pid()) {
+				t.Error("the violating Tick still runs")
+			}
+			// Another Tick is untouched, and so is the host.
+			mustCall(t, bystander, "echo", `{"text":"unharmed"}`)
+			bystander.Close()
+		})
+	}
+}
+
+// spec: H-RD1
+func TestReadBelowFloorFailsThatRead(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	mustCall(t, in, "flood", `{"n":10}`) // updates up to seq 10
+	mustCall(t, in, "setread", `{"seq":4}`)
+	_, err := in.Read(context.Background())
+	if !errors.Is(err, ErrInvalidResult) || !strings.Contains(err.Error(), "below the read floor 10") {
+		t.Fatalf("read: %v", err)
+	}
+	mustCall(t, in, "setread", `{"seq":10}`)
+	st, err := in.Read(context.Background())
+	if err != nil || st.Seq != 10 {
+		t.Fatalf("a read at the floor: %+v %v", st, err)
+	}
+	// The floor is now 10 from the read too; an older read fails again, the session goes on.
+	mustCall(t, in, "setread", `{"seq":9}`)
+	if _, err := in.Read(context.Background()); err == nil {
+		t.Fatal("a read below the last read's seq was accepted")
+	}
+	if in.Status() != StatusReady {
+		t.Fatal("a bad read ended the session")
+	}
+}
+
+// spec: H-RD2
+func TestReadNotComparedWithLaterUpdates(t *testing.T) {
+	// Session level: the read is sent with floor 0; an update with seq 7 overtakes the answer,
+	// which carries seq 5. The read stands, and the latest state stays the update's.
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	mustCall(t, in, "setread", `{"seq":5}`)
+	st, err := in.Read(context.Background())
+	if err != nil || st.Seq != 5 {
+		t.Fatalf("read %+v %v", st, err)
+	}
+	mustCall(t, in, "flood", `{"n":7}`)
+	if got := in.State().Seq; got != 7 {
+		t.Fatalf("latest seq %d, want 7", got)
+	}
+	// A read answering with an older state than the update held does not replace it.
+	in.sess.mu.Lock()
+	in.sess.lastReadSeq, in.sess.lastUpdateSeq = 0, 0 // pretend the read was sent before the updates
+	in.sess.mu.Unlock()
+	if _, err := in.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := in.State().Seq; got != 7 {
+		t.Fatalf("an older read replaced the latest state: seq %d", got)
+	}
+}
+
+// spec: H-RD3
+func TestReadAtAndNullData(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "readnull")
+	st := in.State()
+	if string(st.Data) != "null" {
+		t.Fatalf("data %s, want null (no content yet)", st.Data)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, st.At); err != nil || st.At == "" {
+		t.Fatalf("at %q: the host must use its receipt time", st.At)
+	}
+	mustCall(t, in, "setread", `{"at":"2026-01-02T03:04:05Z"}`)
+	got, err := in.Read(context.Background())
+	if err != nil || got.At != "2026-01-02T03:04:05Z" {
+		t.Fatalf("read %+v %v", got, err)
+	}
+	mustCall(t, in, "setread", `{"at":"last tuesday"}`)
+	if _, err := in.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		t.Fatalf("a read with a bad at: %v", err)
+	}
+	if in.Status() != StatusReady {
+		t.Fatal("a bad read ended the session")
+	}
+}
+
+// spec: H-V3
+func TestOversizedReadFailsThatRead(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	mustCall(t, in, "setread", `{"pad":600000}`)
+	_, err := in.Read(context.Background())
+	if !errors.Is(err, ErrResultTooLarge) {
+		t.Fatalf("read: %v", err)
+	}
+	mustCall(t, in, "setread", `{"pad":0}`)
+	if _, err := in.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A result over 8 MiB cannot arrive: the line holding it would be over 8 MiB first, a
+	// violation (TestViolationsEndTheSession/longline); the host re-encodes compactly, so a
+	// result is never longer than its line.
+}
+
+// spec: H-U1
+// spec: H-U2
+func TestLatestStateOnlyWithCounts(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	before := in.State().Seq
+	mustCall(t, in, "flood", `{"n":50}`)
+	st := in.State()
+	if st.Seq != before+50 || st.Updates != 50 {
+		t.Fatalf("state seq %d updates %d", st.Seq, st.Updates)
+	}
+	if string(st.Data) != `{"i":49}` {
+		t.Fatalf("data %s, want the last update's", st.Data)
+	}
+	if got := in.MergedSince(before + 20); got != 30 {
+		t.Fatalf("merged since seq %d: %d, want 30", before+20, got)
+	}
+	if got := in.MergedSince(st.Seq); got != 0 {
+		t.Fatalf("merged since the latest: %d", got)
+	}
+	rate := in.UpdateRate(60)
+	sum := 0
+	for _, r := range rate {
+		sum += r
+	}
+	if sum != 50 {
+		t.Fatalf("update rate counts %d updates in the last minute, want 50", sum)
+	}
+}
+
+// spec: H-R1
+func TestDescribeAndReadAnyTime(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "good")
+	for i := 0; i < 20; i++ {
+		if _, err := in.Describe(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
