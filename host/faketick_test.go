@@ -171,8 +171,8 @@ func (ft *fakeTick) descriptor() map[string]any {
 			tool("noanswer", "Never answer.", obj(``), true),
 			tool("late", "Answer after ms milliseconds.", obj(`"ms":{"type":"integer"}`, "ms"), true),
 		},
-		"recover_with": "history",
-		"state":        map[string]any{"series": []any{map[string]any{"path": "/recent", "newest": "last"}}},
+		"recover_with":         "history",
+		"state":                map[string]any{"series": []any{map[string]any{"path": "/recent", "newest": "last"}}},
 		"unknown_future_field": map[string]any{"ignored": true}, // H-I3
 	}
 	switch ft.mode {
@@ -376,7 +376,9 @@ func (ft *fakeTick) misbehave(what string) {
 	ft.mu.Lock()
 	seq := ft.seq
 	ft.mu.Unlock()
-	upd := func(params string) string { return `{"jsonrpc":"2.0","method":"tick/update","params":` + params + "}\n" }
+	upd := func(params string) string {
+		return `{"jsonrpc":"2.0","method":"tick/update","params":` + params + "}\n"
+	}
 	switch what {
 	case "notjson":
 		ft.raw("this is not json\n")

@@ -3,16 +3,16 @@
 // agents and changes, and ends whatever misbehaves without harm to anything else. It is headless:
 // views and agent servers subscribe to its events and never reach into its state.
 //
-//	            Open                     Subscribe
-//	 (views, agents) ──────▶ Host ◀────────────── (views, agents)
-//	                          │ owns
-//	                          ▼
-//	                      Instance ── Process (PTY reader → vt.Terminal, waiter, input writer)
-//	                          │
-//	                          └────── Session (stdin writer, stdout reader: updates, replies)
-//	                                     │ mutating calls wait on
-//	                                     ▼
-//	                                  Approver (the TUI's ApprovalQueue)
+//	           Open                     Subscribe
+//	(views, agents) ──────▶ Host ◀────────────── (views, agents)
+//	                         │ owns
+//	                         ▼
+//	                     Instance ── Process (PTY reader → vt.Terminal, waiter, input writer)
+//	                         │
+//	                         └────── Session (stdin writer, stdout reader: updates, replies)
+//	                                    │ mutating calls wait on
+//	                                    ▼
+//	                                 Approver (the TUI's ApprovalQueue)
 package host
 
 import (

@@ -90,17 +90,17 @@ type sessionCounters struct {
 
 // SessionStats are the session's counters.
 type SessionStats struct {
-	Lines                 uint64 // protocol lines read
-	Updates               uint64 // valid tick/update notifications
-	IgnoredNotifications  uint64 // notifications other than tick/update (H-M3)
-	TickRequests          uint64 // requests from the Tick, ignored (H-M7)
-	DroppedResponses      uint64 // responses matching no request in flight (H-M4)
-	InFlight              int
-	LastUpdateSeq         uint64
-	HaveUpdate            bool
-	LastReadSeq           uint64
-	HaveRead              bool
-	EndReason             error
+	Lines                uint64 // protocol lines read
+	Updates              uint64 // valid tick/update notifications
+	IgnoredNotifications uint64 // notifications other than tick/update (H-M3)
+	TickRequests         uint64 // requests from the Tick, ignored (H-M7)
+	DroppedResponses     uint64 // responses matching no request in flight (H-M4)
+	InFlight             int
+	LastUpdateSeq        uint64
+	HaveUpdate           bool
+	LastReadSeq          uint64
+	HaveRead             bool
+	EndReason            error
 }
 
 // NewSession starts a session on a Tick's stdin (w) and stdout (r). The session owns both: it
