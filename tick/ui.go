@@ -13,8 +13,9 @@ import (
 // handlers needs a lock. Other goroutines ask for a new frame with Server.Redraw (Update does it
 // for them); requests made while a frame is due collapse into one.
 type UI struct {
-	// Draw paints the whole screen on a cleared buffer; the SDK shows it afterwards. It runs at
-	// start, after each key and resize, and after Update or Redraw.
+	// Draw paints the whole screen on a cleared buffer, the cursor hidden (Draw may show it);
+	// the SDK shows the frame afterwards. It runs at start, after each key and resize, and after
+	// Update or Redraw.
 	Draw func(screen tcell.Screen)
 	// Key handles one key press; the screen is drawn again afterwards. Optional. Ctrl-C never
 	// reaches it: it stops the Tick, as it would stop any terminal program.
@@ -89,6 +90,7 @@ func (l *uiLoop) run(ctx context.Context) {
 
 func (l *uiLoop) draw() {
 	l.screen.Clear()
+	l.screen.HideCursor()
 	if l.ui.Draw != nil {
 		l.ui.Draw(l.screen)
 	}
