@@ -216,70 +216,88 @@ func (t trimmer) fitArray(n *node, b int, protect bool) (*result, int) {
 			}
 		}
 	}
-	run := t.item(n.ptrLen, WhatElements, count, count)
-	room := b - cost - gaps(keep)*run // keeping more never makes more gaps
-
-	taken := 0
+	// Whole elements are taken in the rule's order while they fit, first against a bound on
+	// what reporting the gaps costs (keeping more never makes more gaps), then once more against
+	// the exact cost, giving back the last ones taken if the exact report grew.
+	used := 0
+	var taken []int
+	room := b - cost - gaps(keep)*t.item(n.ptrLen, WhatElements, count, count)
 	take := func(i int) bool {
 		if n.kids[i].size+1 > room {
 			return false
 		}
 		room -= n.kids[i].size + 1
+		used += n.kids[i].size + 1
 		keep[i], costs[i] = true, n.kids[i].size
-		taken++
+		taken = append(taken, i)
 		return true
 	}
-	switch n.newest {
-	case tick.NewestLast:
-		for i := count - 1; i >= 0; i-- {
-			if !keep[i] && !take(i) {
-				break
-			}
-		}
-	case tick.NewestFirst:
-		for i := 0; i < count; i++ {
-			if !keep[i] && !take(i) {
-				break
-			}
-		}
-	default:
-		lo, hi := 0, count-1
-		for loOpen, hiOpen := true, true; loOpen || hiOpen; {
-			for lo <= hi && keep[lo] {
-				lo++
-			}
-			if lo > hi {
-				break
-			}
-			if loOpen {
-				if take(lo) {
-					lo++
-				} else {
-					loOpen = false
+	selectWhole := func() {
+		switch n.newest {
+		case tick.NewestLast:
+			for i := count - 1; i >= 0; i-- {
+				if !keep[i] && !take(i) {
+					break
 				}
 			}
-			for hi >= lo && keep[hi] {
-				hi--
+		case tick.NewestFirst:
+			for i := 0; i < count; i++ {
+				if !keep[i] && !take(i) {
+					break
+				}
 			}
-			if hi < lo {
-				break
-			}
-			if hiOpen {
-				if take(hi) {
+		default:
+			lo, hi := 0, count-1
+			for loOpen, hiOpen := true, true; loOpen || hiOpen; {
+				for lo <= hi && keep[lo] {
+					lo++
+				}
+				if lo > hi {
+					break
+				}
+				if loOpen {
+					if take(lo) {
+						lo++
+					} else {
+						loOpen = false
+					}
+				}
+				for hi >= lo && keep[hi] {
 					hi--
-				} else {
-					hiOpen = false
+				}
+				if hi < lo {
+					break
+				}
+				if hiOpen {
+					if take(hi) {
+						hi--
+					} else {
+						hiOpen = false
+					}
 				}
 			}
 		}
 	}
+	selectWhole()
+	room = b - cost - used - t.runs(n, keep)
+	if room > 0 {
+		before := len(taken)
+		selectWhole()
+		for len(taken) > before && cost+used+t.runs(n, keep) > b {
+			i := taken[len(taken)-1]
+			taken = taken[:len(taken)-1]
+			keep[i] = false
+			used -= n.kids[i].size + 1
+		}
+		room = b - cost - used - t.runs(n, keep)
+	}
 
-	if taken == 0 && !guard {
+	if len(taken) == 0 && !guard {
 		// Not one element fits whole: keep the one the rule values most, cut.
 		e := max(newest, 0)
 		eb := b - 2
 		if count > 1 {
-			eb -= run
+			eb -= t.item(n.ptrLen, WhatElements, count-1, min(1, count-1-e))
 		}
 		if k := n.kids[e]; eb >= t.floor(k, false) {
 			keep[e] = true
@@ -332,6 +350,24 @@ func (t trimmer) fitArray(n *node, b int, protect bool) (*result, int) {
 		i = j
 	}
 	return r, data
+}
+
+// runs is what reporting the runs of elements not kept costs.
+func (t trimmer) runs(n *node, keep []bool) int {
+	cost := 0
+	for i := 0; i < len(keep); {
+		if keep[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(keep) && !keep[j] {
+			j++
+		}
+		cost += t.item(n.ptrLen, WhatElements, j-i, i)
+		i = j
+	}
+	return cost
 }
 
 // gaps counts the runs of elements not kept.
