@@ -42,12 +42,14 @@ func Fit(entries []Entry) []Entry {
 	case 0:
 		return out
 	case 1:
-		out[0], _ = fitEntry(entries[0], TotalBudget)
+		size, valid := sizeOf(entries[0])
+		out[0], _ = fitEntry(entries[0], TotalBudget, size, valid)
 		return out
 	}
 	sizes := make([]int, len(entries))
+	valid := make([]bool, len(entries))
 	for i, e := range entries {
-		sizes[i] = encodedSize(e)
+		sizes[i], valid[i] = sizeOf(e)
 	}
 	c := search(0, EntryBudget, func(c int) bool {
 		sum := 0
@@ -65,40 +67,39 @@ func Fit(entries []Entry) []Entry {
 	for _, i := range order {
 		share := min(sizes[i], c) + carry
 		var used int
-		out[i], used = fitEntry(entries[i], min(share, EntryBudget))
+		out[i], used = fitEntry(entries[i], min(share, EntryBudget), sizes[i], valid[i])
 		carry = share - used
 	}
 	return out
 }
 
-// fitEntry trims e to at most budget bytes encoded and returns it with its encoded size.
-func fitEntry(e Entry, budget int) (Entry, int) {
-	size := encodedSize(e)
+// fitEntry trims e, of the given encoded size, to at most budget bytes encoded and returns it
+// with its encoded size. valid says whether e.Data is JSON.
+func fitEntry(e Entry, budget, size int, valid bool) (Entry, int) {
 	if size <= budget {
 		return e, size
 	}
 	// What the entry costs without its data, with room for the list of cuts.
-	bare := e
-	bare.Data = json.RawMessage("0")
-	base := encodedSize(bare) - 1
+	base := bareSize(e)
 	if len(e.Trimmed) == 0 {
 		base += len(`,"trimmed":[`)
 	}
-	d, err := parse(e.Data)
-	if err == nil {
+	var d *doc
+	if valid {
+		d = parseValid(e.Data)
 		d.declare(e.Series)
 	}
 	t := trimmer{charge: true}
 	for room := budget - base; ; {
 		out := e
 		var cut []Dropped
-		if err != nil {
+		if !valid {
 			out.Data, cut = json.RawMessage("null"), []Dropped{{Pointer: "", Dropped: 1, What: WhatValue}}
 		} else {
 			out.Data, cut = d.trim(t, room)
 		}
 		out.Trimmed = append(slices.Clip(e.Trimmed), cut...)
-		size := encodedSize(out)
+		size, _ := sizeOf(out)
 		// The trim pays for its report, so the first pass fits; the loop is a safety net.
 		if size <= budget || string(out.Data) == "null" {
 			return out, size
@@ -107,14 +108,55 @@ func fitEntry(e Entry, budget int) (Entry, int) {
 	}
 }
 
-// encodedSize is the size of v encoded compactly without HTML escaping; an entry that cannot be
-// encoded (its Data is not JSON) counts as too big for any budget.
-func encodedSize(e Entry) int {
+// sizeOf is the size of e encoded compactly without HTML escaping, as a delivery carries it, and
+// whether its data is JSON. An entry whose data is not cannot be encoded: it counts as too big
+// for any budget.
+func sizeOf(e Entry) (int, bool) {
+	n, ok := compactLen(e.Data)
+	if !ok {
+		return TotalBudget + 1, false
+	}
+	return bareSize(e) + n, true
+}
+
+// bareSize is the size of e encoded without its data.
+func bareSize(e Entry) int {
+	e.Data = json.RawMessage("0")
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(e); err != nil {
-		return TotalBudget + 1
+		panic("trim: an entry without data does not encode: " + err.Error())
 	}
-	return buf.Len() - 1 // Encode ends with a newline
+	return buf.Len() - 2 // the 0, and the newline Encode ends with
+}
+
+// compactLen is the size of data as encoding/json writes a json.RawMessage without HTML escaping:
+// whitespace between tokens goes, nothing else changes; nil data is null.
+func compactLen(data []byte) (int, bool) {
+	if len(data) == 0 {
+		return len("null"), true
+	}
+	if !json.Valid(data) {
+		return 0, false
+	}
+	n, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				n++
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '"':
+			inString = true
+		}
+		n++
+	}
+	return n, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -61,14 +62,37 @@ func parse(data []byte) (*doc, error) {
 	if !json.Valid(data) {
 		return nil, errInvalid
 	}
+	return parseValid(data), nil
+}
+
+// parseValid parses data that is known to be valid JSON (or empty).
+func parseValid(data []byte) *doc {
+	if len(data) == 0 {
+		data = []byte("null")
+	}
 	p := parser{b: data}
-	return &doc{root: p.value(2)}, nil
+	return &doc{root: p.value(2)}
 }
 
 // parser reads JSON that json.Valid accepted, so it checks nothing.
 type parser struct {
 	b []byte
 	i int
+	// Nodes come from slabs, and children gather on shared stacks before they get a slice of
+	// their exact size: a big state has tens of thousands of values.
+	slab []node
+	kids []*node
+	keys [][]byte
+}
+
+func (p *parser) node(k kind, ptrLen int) *node {
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 256)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind, n.ptrLen = k, ptrLen
+	return n
 }
 
 func (p *parser) space() {
@@ -90,8 +114,10 @@ func (p *parser) value(ptrLen int) *node {
 	case '[':
 		return p.array(ptrLen)
 	case '"':
-		enc := p.str()
-		return &node{kind: kindString, enc: enc, size: len(enc), ptrLen: ptrLen}
+		n := p.node(kindString, ptrLen)
+		n.enc = p.str()
+		n.size = len(n.enc)
+		return n
 	}
 	start := p.i
 	for p.i < len(p.b) {
@@ -101,14 +127,16 @@ func (p *parser) value(ptrLen int) *node {
 		}
 		p.i++
 	}
-	enc := p.b[start:p.i]
-	return &node{kind: kindLiteral, enc: enc, size: len(enc), ptrLen: ptrLen}
+	n := p.node(kindLiteral, ptrLen)
+	n.enc = p.b[start:p.i]
+	n.size = len(n.enc)
+	return n
 }
 
 func (p *parser) array(ptrLen int) *node {
-	n := &node{kind: kindArray, ptrLen: ptrLen}
+	n := p.node(kindArray, ptrLen)
 	p.i++ // [
-	size := 1
+	size, mark := 1, len(p.kids)
 	for {
 		p.space()
 		if p.b[p.i] == ']' {
@@ -118,18 +146,20 @@ func (p *parser) array(ptrLen int) *node {
 		if p.b[p.i] == ',' {
 			p.i++
 		}
-		k := p.value(ptrLen + 1 + digits(len(n.kids)))
-		n.kids = append(n.kids, k)
+		k := p.value(ptrLen + 1 + digits(len(p.kids)-mark))
+		p.kids = append(p.kids, k)
 		size += k.size + 1
 	}
+	n.kids = slices.Clone(p.kids[mark:])
+	p.kids = p.kids[:mark]
 	n.size = max(size, 2)
 	return n
 }
 
 func (p *parser) object(ptrLen int) *node {
-	n := &node{kind: kindObject, ptrLen: ptrLen}
+	n := p.node(kindObject, ptrLen)
 	p.i++ // {
-	size := 1
+	size, mark, keyMark := 1, len(p.kids), len(p.keys)
 	for {
 		p.space()
 		if p.b[p.i] == '}' {
@@ -144,10 +174,13 @@ func (p *parser) object(ptrLen int) *node {
 		p.space()
 		p.i++ // :
 		k := p.value(ptrLen + 1 + segmentLen(key))
-		n.keys = append(n.keys, key)
-		n.kids = append(n.kids, k)
+		p.keys = append(p.keys, key)
+		p.kids = append(p.kids, k)
 		size += len(key) + 1 + k.size + 1
 	}
+	n.keys = slices.Clone(p.keys[keyMark:])
+	n.kids = slices.Clone(p.kids[mark:])
+	p.keys, p.kids = p.keys[:keyMark], p.kids[:mark]
 	n.size = max(size, 2)
 	return n
 }
@@ -157,7 +190,7 @@ func (p *parser) object(ptrLen int) *node {
 func (p *parser) str() []byte {
 	start := p.i
 	p.i++ // "
-	plain := true
+	plain, ascii := true, true
 	for {
 		c := p.b[p.i]
 		if c == '"' {
@@ -168,11 +201,14 @@ func (p *parser) str() []byte {
 			p.i += 2
 			continue
 		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
 		p.i++
 	}
 	p.i++ // "
 	tok := p.b[start:p.i]
-	if plain && utf8.Valid(tok) && !bytes.Contains(tok, lineSep) && !bytes.Contains(tok, paraSep) {
+	if plain && (ascii || utf8.Valid(tok) && !bytes.Contains(tok, lineSep) && !bytes.Contains(tok, paraSep)) {
 		return tok
 	}
 	var s string
@@ -204,7 +240,13 @@ func decoded(enc []byte) string {
 // by its canonical encoding: RFC 6901 writes ~ as ~0 and / as ~1, one byte more each, and
 // neither needs a JSON escape.
 func segmentLen(key []byte) int {
-	return len(key) - 2 + bytes.Count(key, []byte("~")) + bytes.Count(key, []byte("/"))
+	n := len(key) - 2
+	for _, c := range key {
+		if c == '~' || c == '/' {
+			n++
+		}
+	}
+	return n
 }
 
 // digits is the length of n in decimal (n >= 0).

@@ -277,3 +277,22 @@ func TestFitProperties(t *testing.T) {
 		}
 	})
 }
+
+// Fit's own measure of an entry is what encoding/json writes, whatever the data's whitespace.
+func TestSizeOfMatchesEncoder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := genValue(3).Draw(t, "data")
+		var data bytes.Buffer
+		if err := json.Indent(&data, v.json(), rapid.SampledFrom([]string{"", " "}).Draw(t, "prefix"), "\t"); err != nil {
+			t.Fatal(err)
+		}
+		e := Entry{ID: genString.Draw(t, "id"), At: genString.Draw(t, "at"), Data: data.Bytes(),
+			RecoverWith: genString.Draw(t, "recover"), Trimmed: []Dropped{{Pointer: genString.Draw(t, "ptr"), Dropped: 1, What: WhatBytes}}}
+		if rapid.Bool().Draw(t, "nil") {
+			e.Data = nil
+		}
+		if got, want := sizeOf(e); got != entrySize(t, e) || !want {
+			t.Fatalf("sizeOf = %d (valid %v), encoding/json writes %d", got, want, entrySize(t, e))
+		}
+	})
+}
