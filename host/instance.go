@@ -236,6 +236,10 @@ func (in *Instance) Calls() []CallRecord {
 	return append([]CallRecord(nil), in.calls...)
 }
 
+// Session is the protocol session (nil for shells). Clients use Call, Describe and Read;
+// the session is for probes that must bend the rules on purpose (tickmux check).
+func (in *Instance) Session() *Session { return in.sess }
+
 // SessionStats returns the protocol session's counters (zero for shells).
 func (in *Instance) SessionStats() SessionStats {
 	if in.sess == nil {
@@ -386,6 +390,14 @@ func (in *Instance) onSessionEnd(reason error) {
 func (in *Instance) finish(info *EndInfo) {
 	in.mu.Lock()
 	first := in.end == nil
+	if first && in.isTick && !in.everReady && !info.DuringInit && in.closeReason == nil {
+		// Whatever ended a Tick before it was ready failed its initialization (H-I1).
+		info.DuringInit = true
+		info.Reason = "initialization failed: " + info.Reason
+		if info.Rule == "" {
+			info.Rule = "H-I1"
+		}
+	}
 	if first {
 		info.At = time.Now()
 		info.ExitCode = -1

@@ -454,7 +454,15 @@ func (s *Session) Call(ctx context.Context, params tick.CallParams, timeout time
 	return s.request(ctx, tick.MethodCall, params, timeout)
 }
 
-// SendRaw writes one raw line to the Tick, for check's probes. It is not a request.
-func (s *Session) SendRaw(line []byte) error {
-	return s.writeLine(append(bytes.TrimRight(line, "\n"), '\n'), time.Now().Add(InitTimeout))
+// Request sends any method with params and waits for the raw result, for check's probes.
+func (s *Session) Request(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
+	return s.request(ctx, method, params, timeout)
+}
+
+// CloseStdin closes the Tick's stdin: it reads EOF (spec 4.5). The session goes on until the
+// Tick closes its stdout.
+func (s *Session) CloseStdin() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.w.Close()
 }

@@ -291,8 +291,8 @@ func TestSizeOfMatchesEncoder(t *testing.T) {
 		if rapid.Bool().Draw(t, "nil") {
 			e.Data = nil
 		}
-		if got, want := sizeOf(e); got != entrySize(t, e) || !want {
-			t.Fatalf("sizeOf = %d (valid %v), encoding/json writes %d", got, want, entrySize(t, e))
+		if got, valid := sizeOf(e); got != entrySize(t, e) || !valid {
+			t.Fatalf("sizeOf = %d (valid %v), encoding/json writes %d", got, valid, entrySize(t, e))
 		}
 	})
 }

@@ -1,0 +1,56 @@
+package check
+
+import (
+	"regexp"
+	"strings"
+
+	"tickmux/host"
+)
+
+// Rules lists the C-… ids: what the spec asks of Ticks that HOST.md, written for the host, does
+// not name. The README lists them too.
+var Rules = []struct{ ID, Severity, Rule string }{
+	{"C-M1", SevFailure, "every request is answered exactly once, with its own id (spec 3.2)"},
+	{"C-M2", SevWarning, "an unknown method is answered with -32601 (JSON-RPC 2.0)"},
+	{"C-D1", SevWarning, "the descriptor has a description of one or two sentences (spec 5.2)"},
+	{"C-D2", SevWarning, "every tool has a description, written for a model deciding whether to call it (spec 5.2)"},
+	{"C-D3", SevFailure, "the catalog's revision changes whenever any tool changes (spec 5.5)"},
+	{"C-D4", SevWarning, "kind is lowercase names separated by dots, the first naming the publisher (spec 5.4)"},
+	{"C-K1", SevFailure, "a call with a revision that is not current is refused with -32004 and not run (spec 7.2)"},
+	{"C-K2", SevFailure, "a call of an unknown tool is refused with -32602 (spec 7.2)"},
+	{"C-K3", SevWarning, "a call whose args do not fit input_schema is refused with -32602; the Tick checks for itself (spec 7.2)"},
+	{"C-R2", SevWarning, "tick/describe and tick/read answer within milliseconds (spec 4.4)"},
+	{"C-S1", SevWarning, "a state is a summary of about 4 KiB or less; bulk goes behind query tools (spec 6.4)"},
+	{"C-U2", SevWarning, "updates come no faster than the UI needs (spec 8.3)"},
+	{"C-X1", SevWarning, "the Tick exits soon after EOF on stdin (spec 4.5)"},
+	{"C-X2", SevWarning, "the Tick exits soon after SIGTERM (spec 4.5)"},
+	{"C-X3", SevWarning, "the Tick can be started again (spec 4.5: nothing depends on cleanup)"},
+}
+
+var kindPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$`)
+
+// lintDescriptor records the SHOULDs of spec 5 a valid descriptor may still miss.
+func lintDescriptor(r *Report, cat *host.Catalog) {
+	d := cat.Descriptor
+	if strings.TrimSpace(d.Description) == "" {
+		r.find("C-D1", SevWarning, "the descriptor has no description; say in a sentence or two what the Tick shows and does")
+	}
+	if !kindPattern.MatchString(d.Kind) {
+		r.find("C-D4", SevWarning, "kind %q is not dotted lowercase names such as \"acme.orderbook\"", host.Printable(d.Kind, false))
+	}
+	for _, t := range d.Tools {
+		if strings.TrimSpace(t.Description) == "" {
+			r.find("C-D2", SevWarning, "tool %q has no description; a model cannot judge when to call it", host.Printable(t.Name, false))
+		}
+	}
+}
+
+// typicalStateBytes is the size spec 6.4 calls typical for a state.
+const typicalStateBytes = 4 << 10
+
+// lintState records a state that outgrows a summary.
+func lintState(r *Report, st host.StateInfo) {
+	if st.Valid && len(st.Data) > typicalStateBytes*4 {
+		r.find("C-S1", SevWarning, "the state is %d bytes; states should be summaries of about 4 KiB, with bulk behind query tools (deliveries are trimmed to 4-16 KiB)", len(st.Data))
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"tickmux/check"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		usage:   "check [--json] [--watch D] [--cwd DIR] -- CMD [ARG...]",
+		summary: "judge a Tick against Tick protocol 3",
+		run:     runCheck,
+	})
+}
+
+// runCheck exits 0 when the Tick broke no MUST, 1 when it did, 2 when it could not be started
+// or the usage is wrong.
+func runCheck(args []string, std stdio) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	asJSON := fs.Bool("json", false, "print exactly one JSON object")
+	watch := fs.Duration("watch", 2*time.Second, "how long to watch updates")
+	cwd := fs.String("cwd", "", "working directory of the Tick")
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "usage: tickmux check [--json] [--watch DURATION] [--cwd DIR] -- CMD [ARG...]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		fs.Usage()
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	report, err := check.Run(ctx, check.Options{Argv: argv, Dir: *cwd, Watch: *watch})
+	if err != nil {
+		if *asJSON {
+			json.NewEncoder(std.out).Encode(map[string]any{"ok": false, "error": err.Error()})
+		}
+		fmt.Fprintf(std.err, "tickmux check: %v\n", err)
+		return 2
+	}
+	if *asJSON {
+		enc := json.NewEncoder(std.out)
+		enc.SetEscapeHTML(false)
+		enc.Encode(report)
+	} else {
+		check.WriteText(std.out, argv, report)
+	}
+	if !report.OK {
+		return 1
+	}
+	return 0
+}
