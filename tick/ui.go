@@ -15,7 +15,8 @@ import (
 type UI struct {
 	// Draw paints the whole screen on a cleared buffer, the cursor hidden (Draw may show it);
 	// the SDK shows the frame afterwards. It runs at start, after each key and resize, and after
-	// Update or Redraw.
+	// Update or Redraw. Text put on the screen it gets has control characters replaced by
+	// U+FFFD, so text from agents or files cannot send escape sequences to the terminal.
 	Draw func(screen tcell.Screen)
 	// Key handles one key press; the screen is drawn again afterwards. Optional. Ctrl-C never
 	// reaches it: it stops the Tick, as it would stop any terminal program.
@@ -92,7 +93,7 @@ func (l *uiLoop) draw() {
 	l.screen.Clear()
 	l.screen.HideCursor()
 	if l.ui.Draw != nil {
-		l.ui.Draw(l.screen)
+		l.ui.Draw(safeScreen{l.screen})
 	}
 	l.screen.Show()
 }

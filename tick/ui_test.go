@@ -80,6 +80,10 @@ func TestUIKeysUpdateAndRedraw(t *testing.T) {
 
 	var value atomic.Int64
 	drawn := make(chan int64, 100)
+	// The simulated screen is read on the UI goroutine only, at the start of a Draw: by then
+	// the previous frame has been shown, and nothing is showing another.
+	var wantShown atomic.Bool
+	shown := make(chan string, 1)
 	var srv *Server
 	srv, err := New(Tick{Kind: "test.ui", Title: "UI"})
 	if err != nil {
@@ -87,6 +91,9 @@ func TestUIKeysUpdateAndRedraw(t *testing.T) {
 	}
 	ui := &UI{
 		Draw: func(s tcell.Screen) {
+			if wantShown.CompareAndSwap(true, false) {
+				shown <- screenText(screen)
+			}
 			v := value.Load()
 			s.PutStr(0, 0, fmt.Sprintf("value=%d", v))
 			drawn <- v
@@ -117,9 +124,9 @@ func TestUIKeysUpdateAndRedraw(t *testing.T) {
 		t.Fatalf("update after '+': %+v %v", upd, err)
 	}
 	waitDraw(1)
-	srv.Redraw() // one more frame: the one showing value=1 has been shown
-	waitDraw(1)
-	if got, want := screenText(screen), "value=1\n\n"; got != want {
+	wantShown.Store(true)
+	srv.Redraw() // the next Draw reports the frame showing value=1
+	if got, want := <-shown, "value=1\n\n"; got != want {
 		t.Fatalf("screen:\n%s\nwant:\n%s", got, want)
 	}
 
@@ -165,5 +172,25 @@ func TestServeHeadlessEOF(t *testing.T) {
 	}
 	if err := srv.serve(context.Background(), p.inR, p.outW, nil, nil); err != errRunTwice {
 		t.Fatalf("second serve: %v", err)
+	}
+}
+
+// TestDrawnTextCannotEscape: what Draw puts on its screen reaches the terminal without control
+// characters, whatever an agent or a file put in the text (STYLE 10).
+func TestDrawnTextCannotEscape(t *testing.T) {
+	sim := tcell.NewSimulationScreen("UTF-8")
+	if err := sim.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Fini()
+	sim.SetSize(12, 4)
+	s := safeScreen{sim}
+	s.PutStr(0, 0, "a\x1b[2Jb")
+	s.PutStrStyled(0, 1, "c\x07\u009bd", tcell.StyleDefault)
+	s.Put(0, 2, "\x1bx", tcell.StyleDefault)
+	s.SetContent(0, 3, '\x1b', []rune{'\x07'}, tcell.StyleDefault)
+	sim.Show()
+	if got, want := screenText(sim), "a\uFFFD[2Jb\nc\uFFFD\uFFFDd\n\uFFFD\n\uFFFD\n"; got != want {
+		t.Fatalf("screen:\n%q\nwant:\n%q", got, want)
 	}
 }
