@@ -1,91 +1,257 @@
 // Package vt emulates the terminal a program draws on. It is the only package that knows the
-// emulator (hinshun/vt10x); everyone else sees Terminal.
+// emulator behind it (hinshun/vt10x); everyone else sees Terminal and the Screen it copies out.
 //
-// This is the first cut: the host core needs a screen it can feed and read as text. The terminal
-// pane issue replaces the internals (guard, wide characters, scrollback) behind the same API.
+// Program output goes through a guard (guard*.go) before vt10x: it parses every byte itself,
+// keeps what vt10x lacks (wide characters, marks, full styles, modes, tab stops, scrollback,
+// replies) and hands vt10x only what vt10x handles correctly. No byte sequence can make it panic
+// or loop; if the guard or vt10x still fails, the terminal resets itself, says so on its screen
+// and in Fault, and goes on.
+//
+//	PTY reader ──Write──▶ parser ──▶ guard ──sanitised bytes──▶ vt10x (the grid)
+//	                                  │  └──lines scrolled off──▶ scrollback
+//	                                  └──answers──▶ replier goroutine ──▶ PTY
+//	views ◀──Changed() (capacity 1)    views ──Snapshot──▶ cells copied under the lock
 package vt
 
 import (
+	"fmt"
 	"io"
-	"strings"
+	"runtime/debug"
 	"sync"
-	"unicode/utf8"
-
-	"github.com/hinshun/vt10x"
 )
 
-// Terminal is one emulated screen. Write may be called from one goroutine (the PTY reader) while
-// others read the screen; all methods are safe for concurrent use.
+// Options configure a Terminal beyond its size.
+type Options struct {
+	// Scrollback is how many lines that scroll off the top are kept: 0 means
+	// DefaultScrollback, a negative number none.
+	Scrollback int
+	// Reply receives the terminal's answers to the program's queries (cursor position, device
+	// attributes), normally the PTY master; nil discards them. Writes happen on a goroutine of
+	// the terminal's own, never on the caller of Write.
+	Reply io.Writer
+	// Foreground and Background answer OSC 10 and 11 queries when they are RGB colours; with
+	// the default, queries get no answer (as tmux does when it does not know).
+	Foreground, Background Color
+}
+
+// Terminal is one emulated screen with its scrollback.
+//
+// Write is called by one goroutine (the PTY reader); every other method may be called from any
+// goroutine at any time, including while Write runs.
 type Terminal struct {
-	mu   sync.Mutex // serialises Write; the emulator has its own lock for readers
-	emu  vt10x.Terminal
-	tail []byte // an incomplete UTF-8 sequence held back until the next Write
+	mu      sync.Mutex
+	g       *guard
+	rep     *replier
+	changed chan struct{}
+	fault   error
 }
 
-// New returns a terminal of cols x rows. Replies the program asks for (cursor position reports,
-// device attributes) are written to reply, normally the PTY master; nil discards them.
+// New returns a terminal of cols x rows with the default scrollback. Answers to the program's
+// queries go to reply, normally the PTY master; nil discards them.
 func New(cols, rows int, reply io.Writer) *Terminal {
-	if reply == nil {
-		reply = io.Discard
-	}
-	return &Terminal{emu: vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(reply))}
+	return NewWithOptions(cols, rows, Options{Reply: reply})
 }
 
-// Write feeds program output to the emulator. It never fails.
+// NewWithOptions returns a terminal of cols x rows configured by opts.
+func NewWithOptions(cols, rows int, opts Options) *Terminal {
+	cols, rows = max(cols, 1), max(rows, 1)
+	switch {
+	case opts.Scrollback == 0:
+		opts.Scrollback = DefaultScrollback
+	case opts.Scrollback < 0:
+		opts.Scrollback = 0
+	}
+	return &Terminal{
+		g:       newGuard(cols, rows, opts),
+		rep:     newReplier(opts.Reply),
+		changed: make(chan struct{}, 1),
+	}
+}
+
+// Write feeds program output to the terminal. It never fails, never blocks on the program and
+// never panics: output that breaks the emulator resets the terminal (see Fault).
 func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	buf := p
-	if len(t.tail) > 0 {
-		buf = append(t.tail, p...)
-		t.tail = nil
-	}
-	// Hold back a UTF-8 sequence cut by the end of this chunk.
-	cut := len(buf)
-	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(buf[i]) {
-			if !utf8.FullRune(buf[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
-	t.tail = append([]byte(nil), buf[cut:]...)
-	_, _ = t.emu.Write(buf[:cut])
+	t.feed(p)
+	replies := t.g.replies
+	t.g.replies = nil
+	t.mu.Unlock()
+	t.rep.send(replies)
+	t.notify()
 	return len(p), nil
 }
 
-// Resize changes the screen size.
+func (t *Terminal) feed(p []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.recovered(r)
+		}
+	}()
+	t.g.write(p)
+}
+
+// recovered resets the emulator after a panic and writes a notice on the fresh screen.
+func (t *Terminal) recovered(r any) {
+	t.fault = fmt.Errorf("the terminal emulator failed on this program's output and was reset: %v\n%s", r, debug.Stack())
+	g := t.g
+	g.e.out = nil
+	g.init(g.cols, g.rows)
+	defer func() {
+		if recover() != nil {
+			g.init(g.cols, g.rows)
+		}
+	}()
+	g.write([]byte("\x1b[7m[tickmux: this terminal was reset after an internal error]\x1b[m\r\n"))
+}
+
+// notify wakes a view waiting on Changed, without ever blocking.
+func (t *Terminal) notify() {
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Changed has a value after the screen may have changed since it was last received. Its
+// capacity is 1: any number of changes between two draws make one wake-up.
+func (t *Terminal) Changed() <-chan struct{} { return t.changed }
+
+// Fault is the last internal error the terminal recovered from, nil if none.
+func (t *Terminal) Fault() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fault
+}
+
+// Resize changes the screen size; rows that no longer fit above the cursor go to the scrollback.
 func (t *Terminal) Resize(cols, rows int) {
-	t.emu.Resize(cols, rows)
+	t.mu.Lock()
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.recovered(r)
+			}
+		}()
+		t.g.resize(cols, rows)
+	}()
+	t.mu.Unlock()
+	t.notify()
 }
 
 // Size returns the screen size.
 func (t *Terminal) Size() (cols, rows int) {
-	return t.emu.Size()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.g.cols, t.g.rows
+}
+
+// Reset puts the terminal in its power-on state (RIS), keeping the scrollback.
+func (t *Terminal) Reset() {
+	t.Write([]byte("\x1bc"))
+}
+
+// Snapshot copies the live screen into s, reusing its storage.
+func (t *Terminal) Snapshot(s *Screen) { t.SnapshotScrolled(s, 0) }
+
+// SnapshotScrolled copies into s the screen as seen scrolled back by scroll lines (clamped to
+// the scrollback): the newest scroll lines of the scrollback on top, then the top of the screen.
+func (t *Terminal) SnapshotScrolled(s *Screen, scroll int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.g
+	g.e.flush()
+	s.setSize(g.cols, g.rows)
+	hlen := g.hist.len()
+	scroll = clamp(scroll, 0, hlen)
+	for y := 0; y < g.rows; y++ {
+		row := s.Row(y)
+		if y < scroll {
+			l := g.hist.line(hlen - scroll + y)
+			l.cells(row)
+			s.Wrapped[y] = l.wrapped
+			continue
+		}
+		s.Wrapped[y] = g.readRow(y-scroll, row)
+	}
+	g.sync()
+	s.Cursor = Cursor{X: g.cx, Y: g.cy + scroll, Visible: g.cursorVisible && g.cy+scroll < g.rows, Shape: g.shape}
+	s.Modes = g.modes
+	s.Title = g.title
+	s.Scroll = scroll
+	s.ScrollbackLen = hlen
 }
 
 // Text returns the visible screen as plain text: one line per row, trailing spaces trimmed,
-// trailing empty rows dropped.
+// trailing empty rows dropped, each wide character once.
 func (t *Terminal) Text() string {
-	t.emu.Lock()
-	cols, rows := t.emu.Size()
-	lines := make([]string, rows)
-	var b strings.Builder
-	for y := 0; y < rows; y++ {
-		b.Reset()
-		for x := 0; x < cols; x++ {
-			c := t.emu.Cell(x, y).Char
-			if c == 0 {
-				c = ' '
-			}
-			b.WriteRune(c)
-		}
-		lines[y] = strings.TrimRight(b.String(), " ")
-	}
-	t.emu.Unlock()
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return strings.Join(lines, "\n")
+	var s Screen
+	t.Snapshot(&s)
+	return s.Text()
 }
+
+// Modes returns the modes the program has set.
+func (t *Terminal) Modes() Modes {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.g.modes
+}
+
+// Cursor returns the cursor of the live screen.
+func (t *Terminal) Cursor() Cursor {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.g.sync()
+	return Cursor{X: t.g.cx, Y: t.g.cy, Visible: t.g.cursorVisible, Shape: t.g.shape}
+}
+
+// Title returns the window title the program set (OSC 0 or 2), stripped of control characters.
+func (t *Terminal) Title() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.g.title
+}
+
+// TakeClipboard returns what the program last asked to put on the clipboard (OSC 52), once.
+func (t *Terminal) TakeClipboard() ([]byte, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b, ok := t.g.clip, t.g.clipSet
+	t.g.clip, t.g.clipSet = nil, false
+	return b, ok
+}
+
+// ScrollbackLen is how many lines the scrollback holds.
+func (t *Terminal) ScrollbackLen() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.g.hist.len()
+}
+
+// Lines returns lines from..to-1 of the whole buffer as text, the scrollback (oldest first)
+// followed by the screen; out-of-range indexes are clamped. A line's wrapped flag tells that it
+// continues on the next.
+func (t *Terminal) Lines(from, to int) (text []string, wrapped []bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.g
+	g.e.flush()
+	hlen := g.hist.len()
+	from, to = clamp(from, 0, hlen+g.rows), clamp(to, 0, hlen+g.rows)
+	row := make([]Cell, g.cols)
+	for i := from; i < to; i++ {
+		var w bool
+		if i < hlen {
+			l := g.hist.line(i)
+			l.cells(row)
+			w = l.wrapped
+		} else {
+			w = g.readRow(i-hlen, row)
+		}
+		text = append(text, rowText(row))
+		wrapped = append(wrapped, w)
+	}
+	return text, wrapped
+}
+
+// waitReplies returns once every queued answer has been written; for tests.
+func (t *Terminal) waitReplies() { t.rep.wait() }

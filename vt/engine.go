@@ -1,0 +1,85 @@
+package vt
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+
+	"github.com/hinshun/vt10x"
+)
+
+// engine is the grid emulator behind the guard: hinshun/vt10x, fed through its Parse path. It is
+// the only code that knows vt10x. The guard hands it a sanitised stream in which
+//
+//   - every code point is a printable cell: a rune that stands for itself, continuationRune
+//     after a wide one, or a cluster id (see clusters.go);
+//   - the only SGR is 38;2;R;G;B or 39: the foreground carries a style id (see styles.go), so
+//     vt10x's own colour, bold and reverse handling never applies;
+//   - every sequence is one vt10x handles correctly, with parameters already clamped.
+//
+// Only the goroutine holding the Terminal's lock calls it.
+type engine struct {
+	emu        vt10x.Terminal
+	cols, rows int
+	out        []byte // sanitised bytes not yet parsed
+	rd         bytes.Reader
+	br         *bufio.Reader
+}
+
+// Bits of vt10x's Cursor.State and Glyph.Mode (unexported there; stable in the pinned version).
+const (
+	vtCursorWrapNext = 1 << 1
+	vtCursorOrigin   = 1 << 2
+	vtAttrWrap       = 1 << 6
+)
+
+func newEngine(cols, rows int) *engine {
+	e := &engine{
+		emu:  vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(io.Discard)),
+		cols: cols,
+		rows: rows,
+	}
+	e.br = bufio.NewReaderSize(&e.rd, 16<<10)
+	return e
+}
+
+// emit queues sanitised bytes.
+func (e *engine) emit(b ...byte) { e.out = append(e.out, b...) }
+
+func (e *engine) emitString(s string) { e.out = append(e.out, s...) }
+
+// flush makes vt10x parse everything queued.
+func (e *engine) flush() {
+	if len(e.out) == 0 {
+		return
+	}
+	e.rd.Reset(e.out)
+	e.br.Reset(&e.rd)
+	for e.emu.Parse(e.br) == nil {
+	}
+	e.out = e.out[:0]
+}
+
+// cursor is vt10x's cursor after a flush.
+func (e *engine) cursor() (x, y int, wrapNext bool) {
+	e.flush()
+	c := e.emu.Cursor()
+	return c.X, c.Y, c.State&vtCursorWrapNext != 0
+}
+
+// glyph reads a cell; the caller has flushed.
+func (e *engine) glyph(x, y int) (ch rune, style uint32, wrapped bool) {
+	g := e.emu.Cell(x, y)
+	if g.FG != vt10x.DefaultFG {
+		style = uint32(g.FG)
+	}
+	return g.Char, style, g.Mode&vtAttrWrap != 0
+}
+
+// resize changes the grid; the caller has flushed and set the pen to the default style, since
+// vt10x fills new cells from it.
+func (e *engine) resize(cols, rows int) {
+	e.flush()
+	e.emu.Resize(cols, rows)
+	e.cols, e.rows = cols, rows
+}

@@ -1,0 +1,300 @@
+package vt
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// guard stands between program output and vt10x. It parses everything itself (parser.go), keeps
+// the state vt10x lacks or gets wrong (styles, wide characters, marks, charsets, modes, tab
+// stops, scrollback, replies) and hands vt10x only sequences it handles correctly, with
+// parameters clamped to the screen (engine.go lists the rules).
+//
+// The cursor follows tmux's model: after a character lands in the last column the cursor is
+// "pending" (tmux's cx == sx), and the next character wraps. vt10x keeps its own flag for that
+// (vtWrap); the guard reconciles the two where they differ.
+type guard struct {
+	e          *engine
+	cols, rows int
+	p          parser
+
+	// The cursor as learned from vt10x and advanced by the guard since; valid while known.
+	cx, cy  int
+	pending bool // tmux's cursor is one past the last column
+	vtWrap  bool // vt10x's wrap-next flag
+	known   bool
+
+	pen     Style
+	penID   uint32
+	eraseID uint32 // the style erased cells get: the pen's background only
+	engPen  uint32 // the style id vt10x's pen carries
+
+	g  [4]bool // G0-G3 designate DEC special graphics
+	gl int     // 0 or 1: G0 or G1 is invoked (SI, SO)
+
+	modes         Modes
+	insert        bool
+	origin        bool
+	autowrap      bool
+	cursorVisible bool
+	shape         CursorShape
+	top, bottom   int
+	tabs          []bool
+	title         string
+
+	saved savedCursor
+	last  lastPrint
+	// anyWide is set once a wide character may be on screen; printing then checks for halves
+	// it would orphan.
+	anyWide bool
+
+	styles         styleTable
+	clusters       clusterTable
+	hiddenStyles   map[uint32]bool // ids used by the screen not shown (primary while in alt)
+	hiddenClusters map[rune]bool
+
+	hist    scrollback
+	replies []byte // answers for the program, sent after the write
+	clip    []byte // the last OSC 52 the program sent, nil when none is waiting
+	clipSet bool
+
+	opts Options
+	row  []Cell // scratch
+}
+
+// savedCursor is what DECSC saves beyond vt10x's own cursor.
+type savedCursor struct {
+	valid  bool
+	pen    Style
+	penID  uint32
+	g      [4]bool
+	gl     int
+	origin bool
+}
+
+// lastPrint is the last character printed, for marks that follow it and for REP.
+type lastPrint struct {
+	valid   bool
+	x, y    int
+	w       int
+	r       rune   // the character when no mark has joined it
+	cluster string // the character and its marks, "" when none joined
+	styleID uint32
+}
+
+func newGuard(cols, rows int, opts Options) *guard {
+	g := &guard{opts: opts}
+	g.hist.max = opts.Scrollback
+	g.p.a = g
+	g.init(cols, rows)
+	return g
+}
+
+// init puts the guard and a fresh vt10x in the power-on state; scrollback and title stay.
+func (g *guard) init(cols, rows int) {
+	g.e = newEngine(cols, rows)
+	g.cols, g.rows = cols, rows
+	g.p.reset()
+	g.cx, g.cy, g.pending, g.vtWrap, g.known = 0, 0, false, false, true
+	g.pen, g.penID, g.eraseID, g.engPen = Style{}, 0, 0, 0
+	g.g, g.gl = [4]bool{}, 0
+	g.modes = Modes{}
+	g.insert, g.origin, g.autowrap, g.cursorVisible, g.shape = false, false, true, true, CursorDefault
+	g.top, g.bottom = 0, rows-1
+	g.tabs = defaultTabs(nil, cols)
+	g.saved = savedCursor{}
+	g.last = lastPrint{}
+	g.anyWide = false
+	g.styles = newStyleTable()
+	g.clusters = newClusterTable()
+	g.hiddenStyles, g.hiddenClusters = nil, nil
+	g.row = make([]Cell, cols)
+}
+
+func defaultTabs(old []bool, cols int) []bool {
+	tabs := make([]bool, cols)
+	n := copy(tabs, old)
+	for x := n; x < cols; x++ {
+		tabs[x] = x%8 == 0 && x > 0
+	}
+	return tabs
+}
+
+// write feeds program output.
+func (g *guard) write(b []byte) {
+	g.p.write(b)
+	g.e.flush()
+}
+
+// sync learns the cursor from vt10x unless the guard already knows it.
+func (g *guard) sync() {
+	if g.known {
+		return
+	}
+	x, y, wrap := g.e.cursor()
+	g.cx, g.cy, g.vtWrap = x, y, wrap
+	// vt10x raises its flag after any write to the last column; tmux only with autowrap.
+	g.pending = wrap && g.autowrap
+	g.known = true
+}
+
+// forget marks the cursor unknown after a sequence whose effect the guard does not compute.
+func (g *guard) forget() {
+	g.known = false
+	g.last.valid = false
+}
+
+// --- pens ---
+
+func (g *guard) intern(s Style) uint32 {
+	if id, ok := g.styles.lookup(s); ok {
+		return id
+	}
+	if g.styles.full() {
+		g.collect()
+	}
+	return g.styles.add(s)
+}
+
+func (g *guard) setPen(s Style) {
+	g.pen = s
+	g.penID = g.intern(s)
+	g.eraseID = g.intern(Style{BG: s.BG})
+}
+
+// usePen makes vt10x's pen carry style id.
+func (g *guard) usePen(id uint32) {
+	if g.engPen == id {
+		return
+	}
+	g.engPen = id
+	if id == 0 {
+		g.e.emitString("\x1b[39m")
+		return
+	}
+	o := append(g.e.out, "\x1b[38;2;"...)
+	o = strconv.AppendUint(o, uint64(id>>16), 10)
+	o = append(o, ';')
+	o = strconv.AppendUint(o, uint64(id>>8&0xff), 10)
+	o = append(o, ';')
+	o = strconv.AppendUint(o, uint64(id&0xff), 10)
+	g.e.out = append(o, 'm')
+}
+
+// emitCSI queues CSI n final with n clamped to a safe range.
+func (g *guard) emitCSI(n int, final byte) {
+	o := append(g.e.out, 0x1b, '[')
+	o = strconv.AppendInt(o, int64(clamp(n, 0, 9999)), 10)
+	g.e.out = append(o, final)
+}
+
+// moveTo puts the cursor at (x, y) in screen coordinates. In origin mode the cursor stays in
+// the scrolling region, as CUP keeps it there.
+func (g *guard) moveTo(x, y int) {
+	x, y = clamp(x, 0, g.cols-1), clamp(y, 0, g.rows-1)
+	if g.origin {
+		y = clamp(y, g.top, g.bottom)
+		g.emitCUP(x, y-g.top)
+	} else {
+		g.emitCUP(x, y)
+	}
+	g.cx, g.cy, g.pending, g.vtWrap, g.known = x, y, false, false, true
+}
+
+func (g *guard) emitCUP(x, y int) {
+	o := append(g.e.out, 0x1b, '[')
+	o = strconv.AppendInt(o, int64(y+1), 10)
+	o = append(o, ';')
+	o = strconv.AppendInt(o, int64(x+1), 10)
+	g.e.out = append(o, 'H')
+}
+
+// setVTWrap makes vt10x's wrap flag agree with want, at the cursor.
+func (g *guard) setVTWrap(want bool) {
+	if g.vtWrap == want {
+		return
+	}
+	if want {
+		// Rewrite the last cell of the row as it is: vt10x then waits to wrap.
+		g.e.flush()
+		ch, st, _ := g.e.glyph(g.cols-1, g.cy)
+		if ch == 0 {
+			ch, st = ' ', 0
+		}
+		g.usePen(st)
+		g.emitCSI(g.cols, 'G')
+		g.e.out = utf8.AppendRune(g.e.out, ch)
+	} else {
+		g.emitCSI(g.cx+1, 'G')
+	}
+	g.vtWrap = want
+}
+
+// --- scrolling and scrollback ---
+
+// scrollsIntoHistory reports whether a scroll of the region now pushes lines into the
+// scrollback: on the main screen, when the region starts at the top (as tmux does).
+func (g *guard) scrollsIntoHistory() bool {
+	return !g.modes.AltScreen && g.top == 0 && g.hist.max > 0
+}
+
+// capture copies the top n rows of the screen into the scrollback; vt10x is about to scroll them
+// away.
+func (g *guard) capture(n int) {
+	if !g.scrollsIntoHistory() {
+		return
+	}
+	g.e.flush()
+	n = min(n, g.bottom+1)
+	for y := 0; y < n; y++ {
+		wrapped := g.readRow(y, g.row)
+		if l := g.hist.next(); l != nil {
+			l.set(g.row, wrapped)
+		}
+	}
+}
+
+// lineFeed moves the cursor down, scrolling the region at its bottom (LF, VT, FF, IND).
+func (g *guard) lineFeed() {
+	g.sync()
+	g.last.valid = false
+	if g.cy == g.bottom {
+		g.capture(1)
+		if g.eraseID != 0 {
+			// vt10x's LF blanks the new line with default colours; IND uses the pen.
+			g.usePen(g.eraseID)
+			g.e.emitString("\x1bD")
+		} else {
+			g.e.emit('\n')
+			g.vtWrap = false
+		}
+	} else if g.cy < g.rows-1 {
+		g.e.emit('\n')
+		g.cy++
+		g.vtWrap = false
+	}
+}
+
+// reverseIndex moves the cursor up, scrolling the region down at its top (RI).
+func (g *guard) reverseIndex() {
+	g.sync()
+	g.last.valid = false
+	if g.cy == g.top {
+		g.usePen(g.eraseID)
+		g.e.emitString("\x1bM")
+	} else if g.cy > 0 {
+		g.e.emitString("\x1bM")
+		g.cy--
+		g.vtWrap = false
+	}
+}
+
+func clamp(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
