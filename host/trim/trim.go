@@ -14,6 +14,8 @@
 //     cut small enough is dropped, the largest first.
 //   - Strings are shortened to a prefix, cut between runes so they stay valid UTF-8.
 //   - Numbers, true, false and null are never changed: they are kept whole or dropped.
+//   - When not one element of an array fits whole, its newest element (a series) or its first
+//     (an undeclared array) is kept, cut.
 //   - The newest element of a declared series is never cut nor dropped when the series' skeleton
 //     (the series holding only its newest element, inside objects and arrays holding only the way
 //     to it) fits the budget. With several series the skeletons are taken in declaration order,
@@ -74,7 +76,9 @@ type Dropped struct {
 }
 
 // Data returns data re-encoded compactly and trimmed to at most budget bytes, with the report of
-// what was cut. Data that already fits comes back re-encoded and whole, with no report.
+// what was cut. Data that already fits comes back re-encoded and whole, with no report. The
+// budget is the data's alone; Fit, whose entries carry the report, makes each cut pay for its
+// report too.
 //
 // Number literals are kept exactly as written and object members keep their order; strings are
 // re-encoded (escapes only where needed, invalid UTF-8 becomes U+FFFD). Series whose Path does not
