@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -37,16 +38,6 @@ type message struct {
 	update tick.State
 }
 
-// envelope is the JSON-RPC frame with every member kept raw.
-type envelope struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-}
-
 // Sizes measured on the host's re-encoding: the compact form of what arrived (limits table).
 const (
 	MaxResultBytes   = 8 << 20   // a response's result
@@ -58,42 +49,40 @@ const (
 // classify parses one line. A *Violation means the session must end (H-V2, H-M5, H-U1).
 func classify(line []byte) (message, error) {
 	var m message
-	if !utf8.Valid(line) {
-		return m, violation("H-V2", "a line is not valid UTF-8")
-	}
-	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		if len(trimmed) > 0 && !json.Valid(trimmed) {
-			return m, violation("H-V2", "a line is not valid JSON: %s", excerpt(line))
-		}
-		if len(trimmed) > 0 && trimmed[0] == '[' {
+	sc, err := scanLine(line)
+	switch {
+	case errors.Is(err, errNotObject):
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
 			return m, violation("H-V2", "a line is a batch (JSON array); the protocol has no batches: %s", excerpt(line))
 		}
 		return m, violation("H-M5", "a line is not a message (neither an integer id nor a method): %s", excerpt(line))
-	}
-	var env envelope
-	if err := json.Unmarshal(trimmed, &env); err != nil {
+	case err != nil && len(bytes.TrimSpace(line)) == 0:
+		return m, violation("H-M5", "a line is empty: it is not a message")
+	case err != nil && !utf8.Valid(line):
+		return m, violation("H-V2", "a line is not valid UTF-8")
+	case err != nil:
 		return m, violation("H-V2", "a line is not valid JSON (%v): %s", err, excerpt(line))
 	}
-	if string(env.JSONRPC) != `"2.0"` {
-		if env.JSONRPC == nil {
-			return m, violation("H-V2", `a message lacks "jsonrpc": "2.0": %s`, excerpt(line))
-		}
-		var s string
-		if json.Unmarshal(env.JSONRPC, &s) != nil || s != tick.JSONRPCVersion {
-			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, shortJSON(env.JSONRPC))
+	if !sc.jsonrpc.set {
+		return m, violation("H-V2", `a message lacks "jsonrpc": "2.0": %s`, excerpt(line))
+	}
+	if rpc := sc.jsonrpc.bytes(line); string(rpc) != `"2.0"` {
+		var v string
+		if json.Unmarshal(rpc, &v) != nil || v != tick.JSONRPCVersion {
+			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, shortJSON(rpc))
 		}
 	}
 	hasID := false
-	if env.ID != nil {
-		if n, isInt, nonNeg := parseInteger(env.ID); isInt {
+	if sc.id.set {
+		if n, isInt, nonNeg := parseInteger(sc.id.bytes(line)); isInt {
 			hasID = true
 			m.id, m.idOK = n, nonNeg
 		}
 	}
 	hasMethod := false
-	if env.Method != nil && json.Unmarshal(env.Method, &m.method) == nil {
+	if sc.method.set && line[sc.method.start] == '"' {
 		hasMethod = true
+		m.method = memberName(sc.method.bytes(line), bytes.IndexByte(sc.method.bytes(line), '\\') >= 0)
 	}
 	switch {
 	case hasID && hasMethod:
@@ -101,7 +90,7 @@ func classify(line []byte) (message, error) {
 		return m, nil
 	case hasID:
 		m.kind = msgResponse
-		classifyResponse(&m, &env)
+		classifyResponse(&m, line, &sc)
 		return m, nil
 	case hasMethod:
 		if m.method != tick.MethodUpdate {
@@ -109,9 +98,18 @@ func classify(line []byte) (message, error) {
 			return m, nil
 		}
 		m.kind = msgUpdate
-		st, err := parseUpdate(env.Params)
-		if err != nil {
-			return m, err
+		if !sc.params.set {
+			return m, violation("H-U1", "a tick/update has no params")
+		}
+		if n := sc.params.compactLen(); n > MaxUpdateBytes {
+			return m, violation("H-U1", "a tick/update is %d bytes re-encoded, over the limit of %d", n, MaxUpdateBytes)
+		}
+		st, why := stateFromSpans(line, sc.state)
+		if why != "" {
+			return m, violation("H-U1", "a tick/update %s", why)
+		}
+		if string(st.Data) == "null" {
+			return m, violation("H-U1", "a tick/update has data null")
 		}
 		m.update = st
 		return m, nil
@@ -119,22 +117,34 @@ func classify(line []byte) (message, error) {
 	return m, violation("H-M5", "a line has neither an integer id nor a method: %s", excerpt(line))
 }
 
-func classifyResponse(m *message, env *envelope) {
+func classifyResponse(m *message, line []byte, sc *scanned) {
 	switch {
-	case env.Result != nil && env.Error != nil:
+	case sc.result.set && sc.errv.set:
 		m.malformed = "the response has both result and error"
-	case env.Result == nil && env.Error == nil:
+	case !sc.result.set && !sc.errv.set:
 		m.malformed = "the response has neither result nor error"
-	case env.Result != nil:
-		m.result = env.Result
+	case sc.result.set:
+		m.result = compactCopy(line, sc.result)
 	default:
-		m.errObj = env.Error
-		re, why := parseResponseError(env.Error)
+		m.errObj = compactCopy(line, sc.errv)
+		re, why := parseResponseError(m.errObj)
 		if why != "" {
 			m.malformed = why
 		}
 		m.respErr = re
 	}
+}
+
+// compactCopy copies a value out of the line in compact form (the host's re-encoding).
+func compactCopy(line []byte, sp span) json.RawMessage {
+	raw := sp.bytes(line)
+	if sp.ws == 0 {
+		return append(json.RawMessage(nil), raw...)
+	}
+	var buf bytes.Buffer
+	buf.Grow(sp.compactLen())
+	_ = json.Compact(&buf, raw) // scanned valid already
+	return buf.Bytes()
 }
 
 func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
@@ -143,7 +153,7 @@ func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
 		Message *string         `json:"message"`
 		Data    json.RawMessage `json:"data"`
 	}
-	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &e) != nil {
+	if raw[0] != '{' || json.Unmarshal(raw, &e) != nil {
 		return nil, "the response's error is not an object"
 	}
 	code, isInt, _ := parseInteger(e.Code)
@@ -154,65 +164,67 @@ func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
 		return nil, "the response's error has no message"
 	}
 	c := int64(code)
-	if neg := bytes.HasPrefix(bytes.TrimSpace(e.Code), []byte("-")); neg {
+	if bytes.HasPrefix(bytes.TrimSpace(e.Code), []byte("-")) {
 		c = -int64(code)
 	}
 	return &tick.ResponseError{Code: c, Message: *e.Message, Data: e.Data}, ""
 }
 
-// parseUpdate checks a tick/update's params (H-U1). Any breach is a violation.
-func parseUpdate(params json.RawMessage) (tick.State, error) {
-	st, why := parseState(params, MaxUpdateBytes)
-	if why != "" {
-		return st, violation("H-U1", "a tick/update %s", why)
+// parseState checks a TickState (spec 6.2, a tick/read result) and returns it with data in
+// compact form. why says what is wrong, "" if nothing.
+func parseState(raw json.RawMessage, limit int) (tick.State, string) {
+	if raw == nil {
+		return tick.State{}, "is missing"
 	}
-	if string(st.Data) == "null" {
-		return st, violation("H-U1", "a tick/update has data null")
+	st, err := scanState(raw)
+	if err != nil {
+		return tick.State{}, "is not valid JSON"
 	}
-	return st, nil
+	if n := len(raw) - countWS(raw); n > limit {
+		return tick.State{}, "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)
+	}
+	return stateFromSpans(raw, st)
 }
 
-// parseState checks a TickState (spec 6.2) and returns it with data in compact form. why says
-// what is wrong, "" if nothing.
-func parseState(raw json.RawMessage, limit int) (tick.State, string) {
+// countWS counts insignificant whitespace in valid JSON.
+func countWS(b []byte) int {
+	n, inStr := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			n++
+		}
+	}
+	return n
+}
+
+// stateFromSpans checks the members of a TickState found by the scanner.
+func stateFromSpans(b []byte, sp stateSpans) (tick.State, string) {
 	var st tick.State
-	var buf bytes.Buffer
-	if raw == nil {
-		return st, "has no params"
-	}
-	if err := json.Compact(&buf, raw); err != nil {
-		return st, "is not valid JSON"
-	}
-	if buf.Len() > limit {
-		return st, "is " + strconv.Itoa(buf.Len()) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)
-	}
-	compact := buf.Bytes()
-	if compact[0] != '{' {
+	if !sp.object {
 		return st, "is not an object"
 	}
-	var fields struct {
-		Seq  json.RawMessage `json:"seq"`
-		Data json.RawMessage `json:"data"`
-		At   json.RawMessage `json:"at"`
-	}
-	if err := json.Unmarshal(compact, &fields); err != nil {
-		return st, "is not a valid state: " + err.Error()
-	}
-	if fields.Seq == nil {
+	if !sp.seq.set {
 		return st, "has no seq"
 	}
-	seq, isInt, nonNeg := parseInteger(fields.Seq)
+	rawSeq := sp.seq.bytes(b)
+	seq, isInt, nonNeg := parseInteger(rawSeq)
 	if !isInt || !nonNeg || seq > tick.MaxSafeInteger {
-		return st, "has seq " + string(fields.Seq) + ", not an unsigned integer"
+		return st, "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"
 	}
-	if fields.Data == nil {
+	if !sp.data.set {
 		return st, "has no data"
 	}
-	st.Seq, st.Data = seq, fields.Data
-	if fields.At != nil && string(fields.At) != "null" {
+	st.Seq, st.Data = seq, compactCopy(b, sp.data)
+	if sp.at.set && string(sp.at.bytes(b)) != "null" {
+		rawAt := sp.at.bytes(b)
 		var at string
-		if json.Unmarshal(fields.At, &at) != nil {
-			return st, "has at " + excerpt(fields.At) + ", not an RFC 3339 string"
+		if rawAt[0] != '"' || json.Unmarshal(rawAt, &at) != nil {
+			return st, "has at " + shortJSON(rawAt) + ", not an RFC 3339 string"
 		}
 		if _, err := parseRFC3339(at); err != nil {
 			return st, "has at " + strconv.Quote(at) + ", not an RFC 3339 time"

@@ -206,8 +206,9 @@ func TestTerminateIsPromptForAWellBehavedTick(t *testing.T) {
 	pid := in.Process().Pid()
 	in.Close()
 	waitGone(t, pid, "the Tick")
-	if st := in.EndInfo(); st.ExitStatus != "signal: terminated" {
-		t.Errorf("exit %q, want SIGTERM to have ended it", st.ExitStatus)
+	// Closing the session closes its stdin, and SIGTERM follows: either may end it first.
+	if st := in.EndInfo(); st.ExitStatus != "signal: terminated" && st.ExitStatus != "exit status 0" {
+		t.Errorf("exit %q, want SIGTERM or EOF to have ended it", st.ExitStatus)
 	}
 }
 

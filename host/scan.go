@@ -1,0 +1,393 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// The classifier reads every line a Tick writes, and a Tick may flood. Instead of decoding a
+// line several times with encoding/json (validate, decode the envelope, compact the params,
+// decode them again), scanLine validates it once, as strictly as encoding/json plus UTF-8, and
+// notes where the members the host reads begin and end. Member names are matched exactly
+// (case-sensitive, as JSON-RPC means them); a repeated member counts by its last occurrence.
+
+// span is where a value lies in the line; ws counts the insignificant whitespace inside it,
+// so its compact size is end-start-ws without compacting it.
+type span struct {
+	start, end, ws int
+	set            bool
+}
+
+func (s span) bytes(b []byte) []byte { return b[s.start:s.end] }
+func (s span) compactLen() int       { return s.end - s.start - s.ws }
+
+// scanned holds the members of a message, and of its params when they are an object.
+type scanned struct {
+	jsonrpc, id, method, params, result, errv span
+	state                                     stateSpans // params' members (tick/update)
+}
+
+// stateSpans are the members of a TickState object.
+type stateSpans struct {
+	object        bool // the value was an object
+	seq, data, at span
+}
+
+// maxDepth bounds nesting, as encoding/json does.
+const maxDepth = 10000
+
+type scanner struct {
+	b     []byte
+	i     int
+	ws    int // insignificant whitespace seen so far
+	depth int
+}
+
+var errScanDepth = errors.New("nested too deeply")
+
+func (s *scanner) fail(what string) error {
+	if s.i >= len(s.b) {
+		return fmt.Errorf("unexpected end of JSON input (%s)", what)
+	}
+	return fmt.Errorf("invalid character %q at offset %d (%s)", s.b[s.i], s.i, what)
+}
+
+func (s *scanner) skipWS() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+			s.ws++
+		default:
+			return
+		}
+	}
+}
+
+// scanLine validates a whole line and finds the message's members.
+func scanLine(b []byte) (scanned, error) {
+	var m scanned
+	s := &scanner{b: b}
+	s.skipWS()
+	if s.i >= len(b) || b[s.i] != '{' {
+		// Not an object: validate it all the same, for the right message.
+		if _, err := s.value(); err != nil {
+			return m, err
+		}
+		s.skipWS()
+		if s.i != len(b) {
+			return m, s.fail("after the top-level value")
+		}
+		return m, errNotObject
+	}
+	err := s.object(func(key []byte, escaped bool) error {
+		name := memberName(key, escaped)
+		var sp *span
+		switch name {
+		case "jsonrpc":
+			sp = &m.jsonrpc
+		case "id":
+			sp = &m.id
+		case "method":
+			sp = &m.method
+		case "params":
+			// Scan params' own members in the same pass.
+			start, ws0 := s.i, s.ws
+			st, err := s.stateObject()
+			if err != nil {
+				return err
+			}
+			m.params = span{start: start, end: s.i, ws: s.ws - ws0, set: true}
+			m.state = st
+			return nil
+		case "result":
+			sp = &m.result
+		case "error":
+			sp = &m.errv
+		default:
+			_, err := s.value()
+			return err
+		}
+		v, err := s.value()
+		*sp = v
+		return err
+	})
+	if err != nil {
+		return m, err
+	}
+	s.skipWS()
+	if s.i != len(b) {
+		return m, s.fail("after the top-level value")
+	}
+	return m, nil
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// scanState validates a standalone TickState (a tick/read result) and finds its members.
+func scanState(b []byte) (stateSpans, error) {
+	s := &scanner{b: b}
+	s.skipWS()
+	st, err := s.stateObject()
+	if err != nil {
+		return st, err
+	}
+	s.skipWS()
+	if s.i != len(b) {
+		return st, s.fail("after the value")
+	}
+	return st, nil
+}
+
+// stateObject scans a value at s.i; when it is an object it notes seq, data and at.
+func (s *scanner) stateObject() (stateSpans, error) {
+	var st stateSpans
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		_, err := s.value()
+		return st, err
+	}
+	st.object = true
+	err := s.object(func(key []byte, escaped bool) error {
+		var sp *span
+		switch memberName(key, escaped) {
+		case "seq":
+			sp = &st.seq
+		case "data":
+			sp = &st.data
+		case "at":
+			sp = &st.at
+		default:
+			_, err := s.value()
+			return err
+		}
+		v, err := s.value()
+		*sp = v
+		return err
+	})
+	return st, err
+}
+
+// memberName returns a key as a string; escaped keys are decoded the slow way.
+func memberName(raw []byte, escaped bool) string {
+	if !escaped {
+		return string(raw[1 : len(raw)-1])
+	}
+	var name string
+	_ = json.Unmarshal(raw, &name)
+	return name
+}
+
+// object scans an object at s.i, calling member with s.i at each value.
+func (s *scanner) object(member func(key []byte, escaped bool) error) error {
+	s.depth++
+	if s.depth > maxDepth {
+		return errScanDepth
+	}
+	defer func() { s.depth-- }()
+	s.i++ // '{'
+	s.skipWS()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return s.fail("looking for a member name")
+		}
+		kstart := s.i
+		escaped, err := s.str()
+		if err != nil {
+			return err
+		}
+		key := s.b[kstart:s.i]
+		s.skipWS()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return s.fail("after a member name")
+		}
+		s.i++
+		s.skipWS()
+		if err := member(key, escaped); err != nil {
+			return err
+		}
+		s.skipWS()
+		if s.i >= len(s.b) {
+			return s.fail("in an object")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.skipWS()
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail("after an object member")
+		}
+	}
+}
+
+// value scans any JSON value at s.i and returns its span.
+func (s *scanner) value() (span, error) {
+	start, ws0 := s.i, s.ws
+	if s.i >= len(s.b) {
+		return span{}, s.fail("looking for a value")
+	}
+	var err error
+	switch c := s.b[s.i]; {
+	case c == '{':
+		err = s.object(func([]byte, bool) error { _, err := s.value(); return err })
+	case c == '[':
+		err = s.array()
+	case c == '"':
+		_, err = s.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		err = s.number()
+	case c == 't':
+		err = s.literal("true")
+	case c == 'f':
+		err = s.literal("false")
+	case c == 'n':
+		err = s.literal("null")
+	default:
+		err = s.fail("looking for a value")
+	}
+	return span{start: start, end: s.i, ws: s.ws - ws0, set: true}, err
+}
+
+func (s *scanner) array() error {
+	s.depth++
+	if s.depth > maxDepth {
+		return errScanDepth
+	}
+	defer func() { s.depth-- }()
+	s.i++ // '['
+	s.skipWS()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if _, err := s.value(); err != nil {
+			return err
+		}
+		s.skipWS()
+		if s.i >= len(s.b) {
+			return s.fail("in an array")
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.skipWS()
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail("after an array element")
+		}
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return s.fail("in a literal")
+	}
+	s.i += len(word)
+	return nil
+}
+
+// str scans a string at s.i (on its opening quote); it reports whether it had escapes.
+func (s *scanner) str() (escaped bool, err error) {
+	b := s.b
+	i := s.i + 1
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			return escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				s.i = i + 1
+				return escaped, s.fail("in an escape")
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					s.i = i + 1
+					return escaped, s.fail("in a \\u escape")
+				}
+				i += 6
+			default:
+				s.i = i + 1
+				return escaped, s.fail("in an escape")
+			}
+		case c < 0x20:
+			s.i = i
+			return escaped, s.fail("control character in a string")
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				s.i = i
+				return escaped, errors.New("invalid UTF-8 in a string")
+			}
+			i += size
+		}
+	}
+	s.i = i
+	return escaped, s.fail("in a string")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func (s *scanner) number() error {
+	b := s.b
+	i := s.i
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		s.i = i
+		return s.fail("in a number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
+			return s.fail("after a decimal point")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			s.i = i
+			return s.fail("in an exponent")
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+	return nil
+}

@@ -1,0 +1,88 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The scanner must agree with encoding/json (plus UTF-8 validity) on what is valid, and find the
+// same member values a case-sensitive decode finds.
+func checkScanAgainstStdlib(t *testing.T, line []byte) {
+	t.Helper()
+	sc, err := scanLine(line)
+	valid := json.Valid(line) && utf8.Valid(line)
+	if bytes.Count(line, []byte("[")) + bytes.Count(line, []byte("{")) > maxDepth {
+		return // beyond the depth limit the two may differ; both refuse by then
+	}
+	if (err == nil || err == errNotObject) != valid {
+		t.Fatalf("scanLine(%q) error %v, stdlib valid %v", line, err, valid)
+	}
+	if err != nil {
+		return
+	}
+	var m map[string]json.RawMessage
+	if e := json.Unmarshal(line, &m); e != nil {
+		t.Fatalf("stdlib cannot decode %q as an object: %v", line, e)
+	}
+	for name, sp := range map[string]span{"jsonrpc": sc.jsonrpc, "id": sc.id, "method": sc.method, "params": sc.params, "result": sc.result, "error": sc.errv} {
+		want, ok := m[name]
+		if ok != sp.set {
+			t.Fatalf("%q: member %s present %v, scanner %v", line, name, ok, sp.set)
+		}
+		if !ok {
+			continue
+		}
+		var a, b bytes.Buffer
+		json.Compact(&a, want)
+		json.Compact(&b, sp.bytes(line))
+		if a.String() != b.String() {
+			t.Fatalf("%q: member %s is %s, scanner found %s", line, name, a.String(), b.String())
+		}
+		if sp.compactLen() != a.Len() {
+			t.Fatalf("%q: member %s compacts to %d bytes, scanner says %d", line, name, a.Len(), sp.compactLen())
+		}
+	}
+}
+
+func TestScanLineAgreesWithStdlib(t *testing.T) {
+	for _, c := range classifyCases {
+		checkScanAgainstStdlib(t, []byte(c.line))
+	}
+	for _, line := range []string{
+		` { "jsonrpc" : "2.0" , "id" : 1 , "result" : { "a" : [ 1 , 2 ] } } `,
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":null}`,
+		`{"\u006a\u0073onrpc":"2.0","method":"m"}`,
+		`{"JSONRPC":"2.0","Method":"m"}`,
+		`{"a":"\ud83d\ude00","b":-0.0e+10,"c":[true,false,null,{}],"d":"\\\"\/\b\f\n\r\t"}`,
+		`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":"\x"}`, `{"a":"\u12"}`,
+		`{"a":tru}`, `{"a":[1,]}`, `{"a":1,}`, `{,}`, `{"a"}`, `{"a":1}x`, "{\"a\":\"\t\"}",
+		`[1,2]`, `"x"`, `12`, ``, `   `, `{"a":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}`,
+	} {
+		checkScanAgainstStdlib(t, []byte(line))
+	}
+}
+
+func FuzzScanLine(f *testing.F) {
+	for _, c := range classifyCases {
+		if len(c.line) < 4096 {
+			f.Add([]byte(c.line))
+		}
+	}
+	f.Add([]byte(` {"jsonrpc" :"2.0", "params":{ "seq" : 1 , "data" : [ 1 ] } }`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkScanAgainstStdlib(t, line)
+	})
+}
+
+func TestScanStateCompactsData(t *testing.T) {
+	m, err := classify([]byte(`{"jsonrpc":"2.0","method":"tick/update","params":{ "seq" : 4 , "data" : { "a" : [ 1, "x y" ] } , "at":"2026-11-30T00:00:00Z"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.update.Data) != `{"a":[1,"x y"]}` || m.update.Seq != 4 || m.update.At != "2026-11-30T00:00:00Z" {
+		t.Fatalf("update %+v data %s", m.update, m.update.Data)
+	}
+}
