@@ -14,7 +14,7 @@ func checkScanAgainstStdlib(t *testing.T, line []byte) {
 	t.Helper()
 	sc, err := scanLine(line)
 	valid := json.Valid(line) && utf8.Valid(line)
-	if bytes.Count(line, []byte("[")) + bytes.Count(line, []byte("{")) > maxDepth {
+	if bytes.Count(line, []byte("["))+bytes.Count(line, []byte("{")) > maxDepth {
 		return // beyond the depth limit the two may differ; both refuse by then
 	}
 	if (err == nil || err == errNotObject) != valid {
