@@ -338,6 +338,9 @@ func (n *notes) draw(screen tcell.Screen) {
 
 	w, h := screen.Size()
 	right := fmt.Sprintf("%d notes", len(list))
+	if len(list) == 1 {
+		right = "1 note"
+	}
 	if n.file != "" {
 		right += " in " + clean(filepath.Base(n.file), 40)
 	}
