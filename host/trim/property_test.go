@@ -108,7 +108,13 @@ func TestDataProperties(t *testing.T) {
 		// Declarations that name nothing, or something else, are ignored.
 		bogus := rapid.SliceOfN(rapid.SampledFrom([]tick.Series{{Path: "/nope", Newest: "last"},
 			{Path: "x", Newest: "first"}, {Path: "", Newest: "middle"}, {Path: "/0/~2", Newest: "last"}}), 0, 2).Draw(t, "bogus")
-		budget := rapid.IntRange(0, len(in)+8).Draw(t, "budget")
+		// Half the time the budget leaves room for the series' skeletons, so that the protection
+		// of their newest elements is put to the test.
+		lo := 0
+		if len(series) > 0 && rapid.Bool().Draw(t, "aim") {
+			lo = min(skeleton(orig, series), len(in))
+		}
+		budget := rapid.IntRange(lo, len(in)+8).Draw(t, "budget")
 
 		out, report := Data(in, append(decls(series), bogus...), budget)
 
