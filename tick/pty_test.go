@@ -146,3 +146,94 @@ func TestUIOnControllingTerminal(t *testing.T) {
 	}
 	<-drained
 }
+
+// TestRunByHandInATerminal: started from a shell, stdin and stdout are the terminal the UI draws
+// on. Keys reach the UI (the protocol reader does not take them) and no protocol message is
+// written over the screen; SIGHUP, as when the terminal closes, ends the Tick.
+func TestRunByHandInATerminal(t *testing.T) {
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("no PTY here: %v", err)
+	}
+	defer master.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), envChild+"=ui", "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }() // ends when the process is reaped
+	defer func() {
+		_ = cmd.Process.Kill()
+		<-waited
+	}()
+
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	more := make(chan struct{}, 1)
+	drained := make(chan struct{})
+	go func() { // ends when the master reads EIO after the child is gone
+		defer close(drained)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	waitScreen := func(want string) {
+		t.Helper()
+		deadline := time.After(hangGuard)
+		for {
+			mu.Lock()
+			ok := strings.Contains(screen.String(), want)
+			mu.Unlock()
+			if ok {
+				return
+			}
+			select {
+			case <-more:
+			case <-deadline:
+				t.Fatalf("the terminal never showed %q", want)
+			}
+		}
+	}
+	waitScreen("value=0")
+	for range 3 {
+		if _, err := master.Write([]byte("+")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitScreen("value=3") // every key reached the UI
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waited:
+		waited <- err
+		if err != nil {
+			t.Fatalf("exit after SIGHUP: %v", err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("SIGHUP did not end the Tick")
+	}
+	<-drained
+	if strings.Contains(screen.String(), "jsonrpc") {
+		t.Fatal("protocol messages were written on the terminal")
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"golang.org/x/term"
 )
 
 // ErrStopped is returned by Update and SetTools once the Server has stopped serving.
@@ -165,7 +166,8 @@ func (s *Server) Stop() {
 // process) can reach the host or break a line.
 //
 // Without a controlling terminal (tests, pipes, `tickmux check` without a PTY) Run serves
-// headless: the protocol works the same, the UI is not shown.
+// headless: the protocol works the same, the UI is not shown. Run by hand in a shell, with stdin
+// and stdout on the terminal, it is the other way round: the UI only, no protocol on the terminal.
 //
 // When stdin ends, Run waits for the calls in flight, writes the last update and returns nil
 // (spec 4.5). On a signal or Stop it restores the terminal and returns nil at once; calls still
@@ -186,11 +188,22 @@ func (s *Server) Run(ctx context.Context, ui *UI) error {
 			screen = sc
 		}
 	}
-	return s.serve(ctx, in, out, ui, screen)
+	// Run by hand in a shell, stdin and stdout are the terminal the UI draws on: reading requests
+	// there would steal the UI's keys, and writing messages there would scribble on its screen.
+	var input io.Reader = in
+	var output io.Writer = out
+	if screen != nil && term.IsTerminal(int(in.Fd())) {
+		input = nil
+	}
+	if screen != nil && term.IsTerminal(int(out.Fd())) {
+		output = io.Discard
+	}
+	return s.serve(ctx, input, output, ui, screen)
 }
 
 // serve is Run after the process-wide setup; tests call it with pipes and a simulated screen.
-// in and out are used until serve returns; a nil screen means headless.
+// in and out are used until serve returns; a nil in reads no requests (the session then ends by
+// a stop only); a nil screen means headless.
 func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer, ui *UI, screen tcell.Screen) error {
 	if !s.started.CompareAndSwap(false, true) {
 		if screen != nil {
@@ -221,12 +234,15 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer, ui *UI,
 		}()
 	}
 
-	readDone := make(chan error, 1)
-	// Owned by serve: ends at EOF or a read error; serve unblocks it with a read deadline when
-	// it stops first (in is a pipe made pollable by takeStdio, or os.Pipe in tests).
-	go func() {
-		readDone <- readLines(in, maxLineBytes, func(line []byte) { s.handle(ctx, line) })
-	}()
+	var readDone chan error // stays nil, never ready, without input
+	if in != nil {
+		readDone = make(chan error, 1)
+		// Owned by serve: ends at EOF or a read error; serve unblocks it with a read deadline
+		// when it stops first (in is a pipe made pollable by takeStdio, or os.Pipe in tests).
+		go func() {
+			readDone <- readLines(in, maxLineBytes, func(line []byte) { s.handle(ctx, line) })
+		}()
+	}
 
 	graceful := false
 	select {
