@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
+
 	"tickmux/tick"
 )
 
@@ -107,5 +109,41 @@ func TestJobsEndWithTheTick(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the job's process %d outlived the Tick", pid)
 		}
+	}
+}
+
+// TestJobsScreen: the person starts a command from the prompt and sees the job and its output.
+func TestJobsScreen(t *testing.T) {
+	r, err := newJobRunner(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	r.key(key('n'))
+	for _, ch := range "echo hi; echo there; exit 2" {
+		r.key(key(ch))
+	}
+	r.key(special(tcell.KeyEnter))
+	r.mu.Lock()
+	j := r.find(1)
+	r.mu.Unlock()
+	if j == nil {
+		t.Fatalf("no job after Enter (status %q)", r.status)
+	}
+	<-j.done
+	want := picture(`
+ Jobs                             0 running, 1 finished
+ #1   exit 2            person echo hi; echo there; exit
+
+
+── #1  echo hi; echo there; exit 2  (2 lines) ──────────
+ hi
+ there
+
+
+ n new   k stop   r again   ↑↓ select   PgUp PgDn scrol
+`)
+	if got := render(t, 56, 10, r.draw); got != want {
+		t.Fatalf("screen:\n%s\nwant:\n%s", got, want)
 	}
 }
