@@ -1,0 +1,179 @@
+// Package config reads tickmux's config file, $XDG_CONFIG_HOME/tickmux/config.toml:
+//
+//	theme = "dark"          # dark, light or high-contrast; NO_COLOR overrides it
+//	prefix = "C-b"
+//	scrollback = 10000      # lines kept per pane
+//	side_panel = "auto"     # auto (shown at 100 columns or more), on, off
+//
+//	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
+//	border_focused = "#ff8700"
+//
+//	[keys.prefix]           # modes: prefix, root, card, scroll, locked; "none" unbinds
+//	"v" = "split-right"
+//	"%" = "none"
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"tickmux/keymap"
+	"tickmux/themes"
+)
+
+// Side panel settings.
+const (
+	PanelAuto = "auto"
+	PanelOn   = "on"
+	PanelOff  = "off"
+)
+
+// DefaultScrollback is how many lines a pane keeps when the config says nothing.
+const DefaultScrollback = 10000
+
+// File is the config file as written.
+type File struct {
+	Theme      string                       `toml:"theme"`
+	Prefix     string                       `toml:"prefix"`
+	Scrollback *int                         `toml:"scrollback"`
+	SidePanel  string                       `toml:"side_panel"`
+	Colors     map[string]string            `toml:"colors"`
+	Keys       map[string]map[string]string `toml:"keys"`
+}
+
+// Config is what tickmux runs with.
+type Config struct {
+	Path       string // the file read, "" when there was none
+	Theme      *themes.Theme
+	Keymap     *keymap.Keymap
+	Scrollback int
+	SidePanel  string
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/tickmux/config.toml, or ~/.config/tickmux/config.toml.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "tickmux", "config.toml")
+}
+
+// Default is the configuration without a file.
+func Default() *Config {
+	th := themes.Dark()
+	if themes.NoColor() {
+		th = themes.Monochrome()
+	}
+	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto}
+}
+
+// Load reads path; a missing file gives the defaults. Every problem is reported with the file's
+// name, so the person can fix it.
+func Load(path string) (*Config, error) {
+	cfg := Default()
+	if path == "" {
+		return cfg, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the config file: %w", err)
+	}
+	cfg.Path = path
+	if err := cfg.apply(string(data)); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse applies config text to the defaults.
+func Parse(text string) (*Config, error) {
+	cfg := Default()
+	return cfg, cfg.apply(text)
+}
+
+func (cfg *Config) apply(text string) error {
+	var f File
+	md, err := toml.Decode(text, &f)
+	if err != nil {
+		return err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var keys []string
+		for _, k := range und {
+			keys = append(keys, k.String())
+		}
+		return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, [colors], [keys.MODE])", strings.Join(keys, ", "))
+	}
+	if f.Theme != "" && !themes.NoColor() {
+		th, err := themes.ByName(f.Theme)
+		if err != nil {
+			return err
+		}
+		cfg.Theme = th
+	}
+	if !themes.NoColor() {
+		roles := make([]string, 0, len(f.Colors))
+		for r := range f.Colors {
+			roles = append(roles, r)
+		}
+		sort.Strings(roles)
+		for _, r := range roles {
+			if err := cfg.Theme.Set(r, f.Colors[r]); err != nil {
+				return err
+			}
+		}
+	}
+	if f.Prefix != "" {
+		k, err := keymap.Parse(f.Prefix)
+		if err != nil {
+			return fmt.Errorf("prefix: %w", err)
+		}
+		cfg.Keymap.Prefix = k
+	}
+	modes := make([]string, 0, len(f.Keys))
+	for m := range f.Keys {
+		modes = append(modes, m)
+	}
+	sort.Strings(modes)
+	for _, m := range modes {
+		keys := make([]string, 0, len(f.Keys[m]))
+		for k := range f.Keys[m] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := cfg.Keymap.BindString(keymap.Mode(m), k, f.Keys[m][k]); err != nil {
+				return fmt.Errorf("[keys.%s]: %w", m, err)
+			}
+		}
+	}
+	if f.Scrollback != nil {
+		if *f.Scrollback < 0 || *f.Scrollback > 1_000_000 {
+			return fmt.Errorf("scrollback = %d: use 0 to 1000000 lines", *f.Scrollback)
+		}
+		cfg.Scrollback = *f.Scrollback
+	}
+	switch f.SidePanel {
+	case "":
+	case PanelAuto, PanelOn, PanelOff:
+		cfg.SidePanel = f.SidePanel
+	default:
+		return fmt.Errorf("side_panel = %q: use auto, on or off", f.SidePanel)
+	}
+	return nil
+}

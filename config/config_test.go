@@ -1,0 +1,106 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/keymap"
+)
+
+func TestParse(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	cfg, err := Parse(`
+theme = "light"
+prefix = "C-a"
+scrollback = 500
+side_panel = "off"
+
+[colors]
+badge = "black on #ffd700 bold"
+
+[keys.prefix]
+"v" = "split-right"
+"%" = "none"
+
+[keys.locked]
+"C-q" = "unlock"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Theme.Name != "light" || cfg.Scrollback != 500 || cfg.SidePanel != PanelOff {
+		t.Fatalf("cfg %+v", cfg)
+	}
+	if cfg.Keymap.Prefix != keymap.MustParse("C-a") {
+		t.Fatal("prefix not applied")
+	}
+	if a, _ := cfg.Keymap.Lookup(keymap.ModePrefix, keymap.MustParse("v")); a != keymap.SplitRight {
+		t.Fatal("binding not applied")
+	}
+	if _, ok := cfg.Keymap.Lookup(keymap.ModePrefix, keymap.MustParse("%")); ok {
+		t.Fatal("unbinding not applied")
+	}
+	if a, _ := cfg.Keymap.Lookup(keymap.ModeLocked, keymap.MustParse("C-q")); a != keymap.Unlock {
+		t.Fatal("locked binding not applied")
+	}
+	if _, bg, _ := cfg.Theme.Badge.Decompose(); bg != tcell.NewHexColor(0xffd700) {
+		t.Fatal("colour not applied")
+	}
+}
+
+func TestParseErrorsSayWhat(t *testing.T) {
+	cases := map[string]string{
+		`theme = "neon"`:                    "unknown theme",
+		`prefix = "X-q"`:                    "prefix",
+		`colour = "x"`:                      "unknown setting colour",
+		"[colors]\nnope = \"red\"":          "unknown colour role",
+		"[keys.prefix]\n\"v\" = \"fly\"":    "unknown action",
+		"[keys.sideways]\n\"v\" = \"zoom\"": "unknown key mode",
+		`scrollback = -1`:                   "scrollback",
+		`side_panel = "left"`:               "side_panel",
+		`theme = `:                          "",
+	}
+	for text, want := range cases {
+		_, err := Parse(text)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one mentioning %q", text, err, want)
+		}
+	}
+}
+
+func TestNoColorWins(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	cfg, err := Parse("theme = \"light\"\n[colors]\nbadge = \"red\"")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Theme.Name != "no-color" {
+		t.Fatalf("theme %s under NO_COLOR", cfg.Theme.Name)
+	}
+}
+
+func TestLoadFromXDG(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	if got := DefaultPath(); got != filepath.Join(dir, "tickmux", "config.toml") {
+		t.Fatalf("path %s", got)
+	}
+	cfg, err := Load(DefaultPath())
+	if err != nil || cfg.Path != "" {
+		t.Fatalf("missing file: %v %+v", err, cfg)
+	}
+	os.MkdirAll(filepath.Join(dir, "tickmux"), 0o700)
+	os.WriteFile(DefaultPath(), []byte("scrollback = 42\n"), 0o600)
+	cfg, err = Load(DefaultPath())
+	if err != nil || cfg.Scrollback != 42 || cfg.Path == "" {
+		t.Fatalf("load: %v %+v", err, cfg)
+	}
+	os.WriteFile(DefaultPath(), []byte("scrollback = \"many\"\n"), 0o600)
+	if _, err := Load(DefaultPath()); err == nil || !strings.Contains(err.Error(), DefaultPath()) {
+		t.Fatalf("a bad file's error does not name it: %v", err)
+	}
+}

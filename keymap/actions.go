@@ -1,0 +1,143 @@
+package keymap
+
+// Action names something tickmux can do. Actions are what the config file binds keys to.
+type Action string
+
+// ActionNone unbinds a key.
+const ActionNone Action = "none"
+
+const (
+	SplitRight  Action = "split-right"
+	SplitDown   Action = "split-down"
+	FocusLeft   Action = "focus-left"
+	FocusRight  Action = "focus-right"
+	FocusUp     Action = "focus-up"
+	FocusDown   Action = "focus-down"
+	FocusNext   Action = "focus-next"
+	ResizeLeft  Action = "resize-left"
+	ResizeRight Action = "resize-right"
+	ResizeUp    Action = "resize-up"
+	ResizeDown  Action = "resize-down"
+	Zoom        Action = "zoom"
+	ClosePane   Action = "close-pane"
+	SwapNext    Action = "swap-next"
+	SwapPrev    Action = "swap-prev"
+	ToggleFloat Action = "toggle-float"
+	Prompt      Action = "prompt"
+	NewShell    Action = "new-shell"
+	TogglePanel Action = "toggle-panel"
+	FocusPanel  Action = "focus-panel"
+	Approvals   Action = "approvals"
+	Help        Action = "help"
+	ScrollMode  Action = "scroll-mode"
+	Lock        Action = "lock"
+	Unlock      Action = "unlock"
+	Quit        Action = "quit"
+	SendPrefix  Action = "send-prefix"
+
+	AllowOnce     Action = "allow-once"
+	AllowRevision Action = "allow-revision"
+	Deny          Action = "deny"
+	LeaveCard     Action = "leave-card"
+	NextCard      Action = "next-card"
+	PrevCard      Action = "prev-card"
+
+	ScrollUp       Action = "scroll-up"
+	ScrollDown     Action = "scroll-down"
+	PageUp         Action = "page-up"
+	PageDown       Action = "page-down"
+	ScrollTop      Action = "scroll-top"
+	ScrollBottom   Action = "scroll-bottom"
+	SearchBackward Action = "search-backward"
+	SearchForward  Action = "search-forward"
+	SearchNext     Action = "search-next"
+	SearchPrev     Action = "search-prev"
+	StartSelection Action = "start-selection"
+	CursorLeft     Action = "cursor-left"
+	CursorRight    Action = "cursor-right"
+	Copy           Action = "copy"
+	ExitMode       Action = "exit-mode"
+)
+
+var allActions = []struct {
+	action Action
+	help   string
+}{
+	{SplitRight, "split the pane: new shell to the right"},
+	{SplitDown, "split the pane: new shell below"},
+	{FocusLeft, "focus the pane to the left"},
+	{FocusRight, "focus the pane to the right"},
+	{FocusUp, "focus the pane above"},
+	{FocusDown, "focus the pane below"},
+	{FocusNext, "focus the next pane"},
+	{ResizeLeft, "move the border left"},
+	{ResizeRight, "move the border right"},
+	{ResizeUp, "move the border up"},
+	{ResizeDown, "move the border down"},
+	{Zoom, "zoom the pane (again to unzoom)"},
+	{ClosePane, "close the pane and end its program"},
+	{SwapNext, "swap the pane with the next one"},
+	{SwapPrev, "swap the pane with the previous one"},
+	{ToggleFloat, "float the pane over the others, or put it back"},
+	{Prompt, "open a Tick or a shell from a command line"},
+	{NewShell, "open a shell in a new pane"},
+	{TogglePanel, "show or hide the agent side panel"},
+	{FocusPanel, "move the focus to the side panel (scroll it; Tab again to return)"},
+	{Approvals, "jump to the oldest pending approval"},
+	{Help, "show every key binding"},
+	{ScrollMode, "scroll back, search and copy"},
+	{Lock, "locked mode: every key goes to the pane"},
+	{Unlock, "leave locked mode"},
+	{Quit, "quit tickmux (ends every program)"},
+	{SendPrefix, "send the prefix key to the pane"},
+	{AllowOnce, "allow this request once"},
+	{AllowRevision, "allow this tool while the catalog revision stays the same"},
+	{Deny, "deny this request"},
+	{LeaveCard, "leave the card pending"},
+	{NextCard, "next pending card"},
+	{PrevCard, "previous pending card"},
+	{ScrollUp, "scroll up a line"},
+	{ScrollDown, "scroll down a line"},
+	{PageUp, "scroll up a page"},
+	{PageDown, "scroll down a page"},
+	{ScrollTop, "go to the oldest line"},
+	{ScrollBottom, "go to the newest line"},
+	{SearchBackward, "search towards older lines"},
+	{SearchForward, "search towards newer lines"},
+	{SearchNext, "repeat the search"},
+	{SearchPrev, "repeat the search the other way"},
+	{StartSelection, "start selecting"},
+	{CursorLeft, "move the cursor left"},
+	{CursorRight, "move the cursor right"},
+	{Copy, "copy the selection (OSC 52 and the system clipboard)"},
+	{ExitMode, "leave scroll mode"},
+}
+
+// Valid reports whether a names an action.
+func (a Action) Valid() bool {
+	for _, x := range allActions {
+		if x.action == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Help is a one-line description of the action.
+func (a Action) Help() string {
+	for _, x := range allActions {
+		if x.action == a {
+			return x.help
+		}
+	}
+	return ""
+}
+
+// Actions lists every action, in help order.
+func Actions() []Action {
+	out := make([]Action, len(allActions))
+	for i, x := range allActions {
+		out[i] = x.action
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package keymap
+
+import (
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func TestParseMatchesTypedKeys(t *testing.T) {
+	cases := []struct {
+		text string
+		ev   *tcell.EventKey
+	}{
+		{"C-b", tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl)},
+		{"%", tcell.NewEventKey(tcell.KeyRune, '%', tcell.ModShift)},
+		{"\"", tcell.NewEventKey(tcell.KeyRune, '"', tcell.ModNone)},
+		{"H", tcell.NewEventKey(tcell.KeyRune, 'H', tcell.ModShift)},
+		{"Left", tcell.NewEventKey(tcell.KeyLeft, 0, tcell.ModNone)},
+		{"C-Left", tcell.NewEventKey(tcell.KeyLeft, 0, tcell.ModCtrl)},
+		{"M-x", tcell.NewEventKey(tcell.KeyRune, 'x', tcell.ModAlt)},
+		{"Space", tcell.NewEventKey(tcell.KeyRune, ' ', tcell.ModNone)},
+		{"Tab", tcell.NewEventKey(tcell.KeyTab, 0, tcell.ModNone)},
+		{"Enter", tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModNone)},
+		{"Esc", tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone)},
+		{"PgUp", tcell.NewEventKey(tcell.KeyPgUp, 0, tcell.ModNone)},
+		{"F5", tcell.NewEventKey(tcell.KeyF5, 0, tcell.ModNone)},
+		{"日", tcell.NewEventKey(tcell.KeyRune, '日', tcell.ModNone)},
+	}
+	for _, c := range cases {
+		k, err := Parse(c.text)
+		if err != nil {
+			t.Fatalf("%q: %v", c.text, err)
+		}
+		if got := FromEvent(c.ev); got != k {
+			t.Errorf("%q parses to %+v but the typed key is %+v", c.text, k, got)
+		}
+		if back, err := Parse(k.String()); err != nil || back != k {
+			t.Errorf("%q: String() %q does not parse back (%v)", c.text, k.String(), err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, s := range []string{"", "X-b", "C-", "Nope", "C-Nope"} {
+		if _, err := Parse(s); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	k := Default()
+	if k.Prefix != MustParse("C-b") {
+		t.Fatalf("prefix %v, want C-b as in tmux", k.Prefix)
+	}
+	table := []struct {
+		mode Mode
+		key  string
+		want Action
+	}{
+		{ModePrefix, "%", SplitRight},
+		{ModePrefix, "\"", SplitDown},
+		{ModePrefix, "h", FocusLeft},
+		{ModePrefix, "Right", FocusRight},
+		{ModePrefix, "z", Zoom},
+		{ModePrefix, "x", ClosePane},
+		{ModePrefix, ":", Prompt},
+		{ModePrefix, "a", Approvals},
+		{ModePrefix, "?", Help},
+		{ModePrefix, "[", ScrollMode},
+		{ModePrefix, "C-b", SendPrefix},
+		{ModeCard, "y", AllowOnce},
+		{ModeCard, "r", AllowRevision},
+		{ModeCard, "n", Deny},
+		{ModeCard, "Esc", LeaveCard},
+		{ModeLocked, "C-g", Unlock},
+	}
+	for _, c := range table {
+		if a, ok := k.Lookup(c.mode, MustParse(c.key)); !ok || a != c.want {
+			t.Errorf("%s %s: %q, want %q", c.mode, c.key, a, c.want)
+		}
+	}
+	// Approvals are answered only in card mode: y/n/r typed into a pane or after the prefix
+	// never approve anything.
+	for _, m := range []Mode{ModeRoot, ModePrefix, ModeLocked, ModeScroll} {
+		for _, key := range []string{"y", "r", "n"} {
+			if a, ok := k.Lookup(m, MustParse(key)); ok && (a == AllowOnce || a == AllowRevision || a == Deny) {
+				t.Errorf("%s %s answers a card", m, key)
+			}
+		}
+	}
+	// Every default action is documented.
+	for _, b := range k.Bindings() {
+		if b.Action.Help() == "" {
+			t.Errorf("%s has no help", b.Action)
+		}
+	}
+	// Locked mode has an exit.
+	if len(k.KeysFor(ModeLocked, Unlock)) == 0 {
+		t.Error("no way out of locked mode")
+	}
+}
+
+func TestBindString(t *testing.T) {
+	k := Default()
+	if err := k.BindString(ModePrefix, "v", "split-right"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.BindString(ModePrefix, "%", "none"); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := k.Lookup(ModePrefix, MustParse("v")); a != SplitRight {
+		t.Fatal("rebinding failed")
+	}
+	if _, ok := k.Lookup(ModePrefix, MustParse("%")); ok {
+		t.Fatal("unbinding failed")
+	}
+	if err := k.BindString(ModePrefix, "v", "explode"); err == nil {
+		t.Fatal("bound an unknown action")
+	}
+	if err := k.BindString("nowhere", "v", "zoom"); err == nil {
+		t.Fatal("bound in an unknown mode")
+	}
+}
