@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+	"golang.org/x/sys/unix"
 
 	"tickmux/tick"
 )
@@ -284,7 +285,7 @@ func (r *jobRunner) finish(j *job, ps *os.ProcessState, err error) {
 	if ps != nil {
 		j.ExitCode = ps.ExitCode()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			j.Status, j.Signal = "killed", ws.Signal().String()
+			j.Status, j.Signal = "killed", unix.SignalName(ws.Signal())
 		}
 	} else if err != nil {
 		j.output = append(j.output, "tickmux: "+err.Error())

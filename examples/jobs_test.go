@@ -78,7 +78,7 @@ func TestJobsStop(t *testing.T) {
 	c.mustCall("stop", map[string]int{"id": 1}, nil)
 	var st jobsState
 	c.waitUpdate("job 1 killed", &st, func() bool { j := findJob(st, 1); return j != nil && j.Status != "running" })
-	if j := findJob(st, 1); j.Status != "killed" || j.Signal != "terminated" || j.StopBy != "agent" || j.ExitCode != nil {
+	if j := findJob(st, 1); j.Status != "killed" || j.Signal != "SIGTERM" || j.StopBy != "agent" || j.ExitCode != nil {
 		t.Fatalf("job after stop: %+v", j)
 	}
 }

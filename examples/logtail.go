@@ -490,7 +490,7 @@ func (lt *logtail) draw(screen tcell.Screen) {
 	}
 	lt.mu.Unlock()
 
-	bar(screen, 0, "Log  "+clean(st.File, w), fmt.Sprintf("error %d  warn %d  info %d", st.Levels.Error, st.Levels.Warn, st.Levels.Info))
+	bar(screen, 0, "Log  "+clean(filepath.Base(st.File), 40), fmt.Sprintf("error %d  warn %d  info %d", st.Levels.Error, st.Levels.Warn, st.Levels.Info))
 	for i, l := range shown {
 		y := rows - i
 		x := text(screen, 0, y, w, styleDim, fmt.Sprintf("%6d ", l.N))
