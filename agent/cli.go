@@ -1,0 +1,551 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"tickmux/host"
+	"tickmux/host/trim"
+	"tickmux/tick"
+)
+
+// The CLI verbs: each is a client of the control socket (named "tickmux-cli" on approval cards),
+// human-readable by default and JSON with --json (the control protocol's result, or
+// {"error": {...}} on failure). Exit codes: 0 done, 1 the request failed (or wait saw no news
+// before its timeout), 2 usage, 3 no tickmux is running.
+
+// CLIClientName names the CLI on approval cards.
+const CLIClientName = "tickmux-cli"
+
+// Exit codes of the verbs.
+const (
+	ExitOK         = 0
+	ExitFailed     = 1
+	ExitUsage      = 2
+	ExitNotRunning = 3
+)
+
+// Verb is one tickmux subcommand that talks to the running tickmux.
+type Verb struct {
+	Name    string
+	Usage   string // after "tickmux "
+	Summary string
+	run     func(r *runner, args []string) int
+}
+
+// Run runs the verb with its arguments (the subcommand name excluded).
+func (v Verb) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return v.run(&runner{verb: v, in: stdin, out: stdout, errw: stderr}, args)
+}
+
+// The verbs.
+var (
+	Ls = Verb{Name: "ls", Usage: "ls", Summary: "list the Ticks and shells in the running tickmux", run: runLs}
+
+	Open = Verb{Name: "open", Usage: "open [--cwd DIR] [--shell] -- CMD [ARG...]",
+		Summary: "open a Tick (or a shell) in a new pane, once the person approves", run: runOpen}
+
+	Describe = Verb{Name: "describe", Usage: "describe ID", Summary: "show a Tick's tools and catalog revision", run: runDescribe}
+
+	Read = Verb{Name: "read", Usage: "read [--full] ID", Summary: "show a Tick's latest state", run: runRead}
+
+	Call = Verb{Name: "call", Usage: "call [--revision R] ID TOOL [ARGS-JSON]",
+		Summary: "call a Tick's tool (mutating tools wait for the person's approval)", run: runCall}
+
+	Wait = Verb{Name: "wait", Usage: "wait [--timeout D] [--after ID=SEQ]... [ID...]",
+		Summary: "wait until a Tick's state changes and show the news", run: runWait}
+
+	Send = Verb{Name: "send", Usage: "send [--enter] ID TEXT|-",
+		Summary: "type text into a pane, once the person approves", run: runSend}
+
+	Screen = Verb{Name: "screen", Usage: "screen ID", Summary: "print what a pane's terminal shows", run: runScreen}
+
+	Close = Verb{Name: "close", Usage: "close ID", Summary: "end a Tick or shell and close its pane, once the person approves", run: runClose}
+
+	MCPVerb = Verb{Name: "mcp", Usage: "mcp [--socket PATH]",
+		Summary: "serve MCP on stdio for agents (claude mcp add tickmux -- tickmux mcp)", run: runMCP}
+
+	ServeVerb = Verb{Name: "serve", Usage: "serve [--socket PATH] [--open 'CMD ARG...']...",
+		Summary: "run a headless tickmux (no screen: nobody can approve changes)", run: runServe}
+)
+
+// runner holds one verb's invocation.
+type runner struct {
+	verb     Verb
+	in       io.Reader
+	out      io.Writer
+	errw     io.Writer
+	fs       *flag.FlagSet
+	socket   string
+	json     bool
+	progress string // the last progress message shown
+	method   string // the request being made
+}
+
+// flags makes the verb's flag set with the flags every verb has.
+func (r *runner) flags() *flag.FlagSet {
+	fs := flag.NewFlagSet(r.verb.Name, flag.ContinueOnError)
+	fs.SetOutput(r.errw)
+	fs.StringVar(&r.socket, "socket", "", "the control socket (default $"+EnvSocket+", else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)")
+	if r.verb.Name != "mcp" && r.verb.Name != "serve" {
+		fs.BoolVar(&r.json, "json", false, "print JSON for scripts")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(r.errw, "usage: tickmux %s\n", r.verb.Usage)
+		fs.PrintDefaults()
+	}
+	r.fs = fs
+	return fs
+}
+
+// parse parses flags placed anywhere among the positional arguments; everything after "--" (or,
+// with rest, after the first positional argument) is positional. It reports false after printing
+// the usage.
+func (r *runner) parse(args []string, min, max int, rest bool) ([]string, bool) {
+	var pos []string
+	for {
+		if err := r.fs.Parse(args); err != nil {
+			return nil, false
+		}
+		left := r.fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if used := len(args) - len(left); rest || (used > 0 && args[used-1] == "--") {
+			pos = append(pos, left...)
+			break
+		}
+		pos = append(pos, left[0])
+		args = left[1:]
+	}
+	if len(pos) < min || (max >= 0 && len(pos) > max) {
+		r.fs.Usage()
+		return nil, false
+	}
+	return pos, true
+}
+
+// context is cancelled by Ctrl-C or SIGTERM: the request is withdrawn on the server.
+func (r *runner) context() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// do dials the running tickmux, makes one request and prints the answer: raw JSON with --json,
+// else what human writes. It returns the exit code.
+func (r *runner) do(method string, params any, human func(raw json.RawMessage) int) int {
+	r.method = method
+	ctx, stop := r.context()
+	defer stop()
+	c, err := Dial(ctx, SocketPath(r.socket), CLIClientName)
+	if err != nil {
+		return r.fail(err)
+	}
+	defer c.Close()
+	var raw json.RawMessage
+	if err := c.Do(ctx, method, params, &raw, r.showProgress); err != nil {
+		return r.fail(err)
+	}
+	if r.json {
+		fmt.Fprintf(r.out, "%s\n", raw)
+		return ExitOK
+	}
+	return human(raw)
+}
+
+// showProgress tells the person at the CLI what the request waits for, once per change.
+func (r *runner) showProgress(p Progress) {
+	if r.json || p.Message == r.progress {
+		return
+	}
+	r.progress = p.Message
+	fmt.Fprintf(r.errw, "tickmux %s: %s\n", r.verb.Name, host.Printable(p.Message, false))
+}
+
+// fail reports err and returns its exit code.
+func (r *runner) fail(err error) int {
+	e := errorOf(err)
+	if r.json {
+		raw, _ := encode(struct {
+			Error *Error `json:"error"`
+		}{e})
+		fmt.Fprintf(r.out, "%s\n", raw)
+	} else {
+		msg := e.Message
+		// H-E1: a failed change always says what it may have done; a failed look says so when
+		// it is not "nothing".
+		if abandonedEffect(r.method) != tick.EffectNone || e.Effect != tick.EffectNone {
+			msg = e.Error()
+		}
+		fmt.Fprintf(r.errw, "tickmux %s: %s\n", r.verb.Name, host.Printable(msg, false))
+	}
+	if e.Reason == ReasonNotRunning {
+		return ExitNotRunning
+	}
+	return ExitFailed
+}
+
+func (r *runner) usageError(format string, args ...any) int {
+	fmt.Fprintf(r.errw, "tickmux %s: %s\n", r.verb.Name, fmt.Sprintf(format, args...))
+	return ExitUsage
+}
+
+// decodeInto decodes an answer for human output.
+func (r *runner) decodeInto(raw json.RawMessage, v any) bool {
+	if err := json.Unmarshal(raw, v); err != nil {
+		fmt.Fprintf(r.errw, "tickmux %s: cannot read tickmux's answer: %v\n", r.verb.Name, err)
+		return false
+	}
+	return true
+}
+
+func runLs(r *runner, args []string) int {
+	r.flags()
+	if _, ok := r.parse(args, 0, 0, false); !ok {
+		return ExitUsage
+	}
+	return r.do(MethodList, struct{}{}, func(raw json.RawMessage) int {
+		var res ListResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		if len(res.Ticks) == 0 {
+			fmt.Fprintln(r.out, "nothing is open in tickmux")
+			return ExitOK
+		}
+		tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTYPE\tSTATUS\tTITLE\tKIND\tSEQ\tUPDATES")
+		for _, t := range res.Ticks {
+			seq, updates := "-", "-"
+			if t.Seq != nil {
+				seq = strconv.FormatUint(*t.Seq, 10)
+			}
+			if t.Updates != nil {
+				updates = strconv.FormatUint(*t.Updates, 10)
+			}
+			kind := t.Kind
+			if kind == "" {
+				kind = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates)
+		}
+		tw.Flush()
+		return ExitOK
+	})
+}
+
+func runOpen(r *runner, args []string) int {
+	fs := r.flags()
+	cwd := fs.String("cwd", "", "working directory (default: this one)")
+	shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
+	argv, ok := r.parse(args, 0, -1, true)
+	if !ok {
+		return ExitUsage
+	}
+	if len(argv) == 0 && !*shell {
+		fs.Usage()
+		return ExitUsage
+	}
+	dir, err := absDir(*cwd)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.do(MethodOpen, OpenParams{Command: argv, Cwd: dir, Shell: *shell}, func(raw json.RawMessage) int {
+		var t TickInfo
+		if !r.decodeInto(raw, &t) {
+			return ExitFailed
+		}
+		if t.Kind != "" {
+			fmt.Fprintf(r.out, "%s %s: %s (%s)\n", t.ID, t.Status, safe(t.Title), safe(t.Kind))
+		} else {
+			fmt.Fprintf(r.out, "%s %s: %s\n", t.ID, t.Status, safe(t.Title))
+		}
+		return ExitOK
+	})
+}
+
+func runDescribe(r *runner, args []string) int {
+	r.flags()
+	pos, ok := r.parse(args, 1, 1, false)
+	if !ok {
+		return ExitUsage
+	}
+	return r.do(MethodDescribe, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
+		var d Description
+		if !r.decodeInto(raw, &d) {
+			return ExitFailed
+		}
+		fmt.Fprintf(r.out, "%s  %s (%s), revision %q\n", d.ID, safe(d.Title), safe(d.Kind), safe(d.Revision))
+		if d.Description != "" {
+			fmt.Fprintln(r.out, safe(d.Description))
+		}
+		if d.RecoverWith != "" {
+			fmt.Fprintf(r.out, "recover with: %s\n", safe(d.RecoverWith))
+		}
+		if d.State != nil {
+			for _, s := range d.State.Series {
+				fmt.Fprintf(r.out, "series: %q, newest %s\n", safe(s.Path), safe(s.Newest))
+			}
+		}
+		fmt.Fprintln(r.out, "\ntools:")
+		for _, t := range d.Tools {
+			mark := ""
+			if t.Mutates {
+				mark = "  [mutates: the person approves each call]"
+			}
+			fmt.Fprintf(r.out, "  %s%s\n", safe(t.Name), mark)
+			if t.Description != "" {
+				fmt.Fprintf(r.out, "      %s\n", safe(t.Description))
+			}
+			fmt.Fprintf(r.out, "      args: %s\n", safe(string(t.InputSchema)))
+		}
+		return ExitOK
+	})
+}
+
+func runRead(r *runner, args []string) int {
+	fs := r.flags()
+	full := fs.Bool("full", false, "the whole state, not trimmed to the 16 KiB delivery budget")
+	pos, ok := r.parse(args, 1, 1, false)
+	if !ok {
+		return ExitUsage
+	}
+	return r.do(MethodRead, ReadParams{ID: pos[0], Full: *full}, func(raw json.RawMessage) int {
+		var e trim.Entry
+		if !r.decodeInto(raw, &e) {
+			return ExitFailed
+		}
+		r.printEntry(e, false)
+		return ExitOK
+	})
+}
+
+// printEntry writes a state for a person: a header, the data indented, what the trim dropped.
+func (r *runner) printEntry(e trim.Entry, merged bool) {
+	fmt.Fprintf(r.out, "%s seq %d at %s", e.ID, e.Seq, safe(e.At))
+	if merged {
+		fmt.Fprintf(r.out, ", %d merged", e.Merged)
+	}
+	if e.RecoverWith != "" {
+		fmt.Fprintf(r.out, " (recover with %s)", safe(e.RecoverWith))
+	}
+	fmt.Fprintln(r.out)
+	fmt.Fprintln(r.out, indentJSON(e.Data))
+	for _, d := range e.Trimmed {
+		fmt.Fprintf(r.out, "trimmed: %s at %q: %d dropped\n", d.What, safe(d.Pointer), d.Dropped)
+	}
+}
+
+func runCall(r *runner, args []string) int {
+	fs := r.flags()
+	revision := fs.String("revision", "", "the catalog revision the call was prepared against (default: the current one)")
+	pos, ok := r.parse(args, 2, 3, false)
+	if !ok {
+		return ExitUsage
+	}
+	p := CallParams{ID: pos[0], Tool: pos[1], Revision: *revision}
+	if len(pos) == 3 {
+		p.Args = json.RawMessage(pos[2])
+		if !json.Valid(p.Args) || !bytes.HasPrefix(bytes.TrimSpace(p.Args), []byte("{")) {
+			return r.usageError("ARGS-JSON must be a JSON object, such as '{\"amount\": 2}'")
+		}
+	}
+	return r.do(MethodCall, p, func(raw json.RawMessage) int {
+		var res CallResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		fmt.Fprintln(r.out, indentJSON(res.Result))
+		return ExitOK
+	})
+}
+
+func runWait(r *runner, args []string) int {
+	fs := r.flags()
+	timeout := fs.Duration("timeout", 0, "give up after this long (default: wait until news)")
+	after := map[string]uint64{}
+	fs.Func("after", "ID=SEQ: count news for ID after SEQ (default: after its state when the wait starts)", func(s string) error {
+		id, seq, ok := strings.Cut(s, "=")
+		n, err := strconv.ParseUint(seq, 10, 64)
+		if !ok || id == "" || err != nil {
+			return errors.New("want ID=SEQ, such as hosted:1=12")
+		}
+		after[id] = n
+		return nil
+	})
+	ids, ok := r.parse(args, 0, -1, false)
+	if !ok {
+		return ExitUsage
+	}
+	p := WaitParams{IDs: ids, AfterSeq: after, FromNow: true}
+	if *timeout > 0 {
+		p.TimeoutS = ptr(timeout.Seconds())
+	}
+	return r.do(MethodWait, p, func(raw json.RawMessage) int {
+		var res WaitResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		for i, e := range res.Entries {
+			if i > 0 {
+				fmt.Fprintln(r.out)
+			}
+			r.printEntry(e, true)
+		}
+		for _, g := range res.Gone {
+			fmt.Fprintf(r.out, "%s: %s\n", g.ID, safe(g.Reason))
+		}
+		if res.TimedOut {
+			fmt.Fprintf(r.errw, "tickmux wait: no news within %v\n", *timeout)
+			return ExitFailed
+		}
+		return ExitOK
+	})
+}
+
+func runSend(r *runner, args []string) int {
+	fs := r.flags()
+	enter := fs.Bool("enter", false, "press Enter after the text")
+	pos, ok := r.parse(args, 2, 2, false)
+	if !ok {
+		return ExitUsage
+	}
+	text := pos[1]
+	if text == "-" {
+		b, err := io.ReadAll(r.in)
+		if err != nil {
+			return r.usageError("cannot read the text from stdin: %v", err)
+		}
+		text = string(b)
+	}
+	if *enter {
+		text += "\r"
+	}
+	return r.do(MethodSend, SendParams{ID: pos[0], Text: text}, func(raw json.RawMessage) int {
+		var res SendResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		fmt.Fprintf(r.out, "typed %d bytes into %s\n", res.Bytes, res.ID)
+		return ExitOK
+	})
+}
+
+func runScreen(r *runner, args []string) int {
+	r.flags()
+	pos, ok := r.parse(args, 1, 1, false)
+	if !ok {
+		return ExitUsage
+	}
+	return r.do(MethodScreen, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
+		var res ScreenResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		fmt.Fprintln(r.out, host.Printable(res.Text, true))
+		return ExitOK
+	})
+}
+
+func runClose(r *runner, args []string) int {
+	r.flags()
+	pos, ok := r.parse(args, 1, 1, false)
+	if !ok {
+		return ExitUsage
+	}
+	return r.do(MethodClose, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
+		var res CloseResult
+		if !r.decodeInto(raw, &res) {
+			return ExitFailed
+		}
+		fmt.Fprintf(r.out, "closed %s\n", res.ID)
+		return ExitOK
+	})
+}
+
+func runMCP(r *runner, args []string) int {
+	r.flags()
+	if _, ok := r.parse(args, 0, 0, false); !ok {
+		return ExitUsage
+	}
+	ctx, stop := r.context()
+	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(r.errw, format+"\n", args...) }
+	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf})
+	defer m.Close()
+	in, ok := r.in.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(r.in)
+	}
+	err := m.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{r.out}})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(r.errw, "tickmux mcp: %v\n", err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+func runServe(r *runner, args []string) int {
+	fs := r.flags()
+	var opens [][]string
+	fs.Func("open", "open this Tick at start (a command line split at spaces; repeat for more)", func(s string) error {
+		argv := strings.Fields(s)
+		if len(argv) == 0 {
+			return errors.New("an empty command")
+		}
+		opens = append(opens, argv)
+		return nil
+	})
+	if _, ok := r.parse(args, 0, 0, false); !ok {
+		return ExitUsage
+	}
+	ctx, stop := r.context()
+	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(r.errw, "tickmux serve: "+format+"\n", args...) }
+	// No approver: nobody can answer a card without a screen, so every change an agent asks for
+	// is refused at once. Only tests answer approvals headless, in-process (agent/agenttest).
+	h := host.New(host.Config{Logf: logf})
+	defer h.Close()
+	srv, err := Serve(h, SocketPath(r.socket), Options{Logf: logf})
+	if err != nil {
+		fmt.Fprintf(r.errw, "tickmux: %v\n", err)
+		return ExitFailed
+	}
+	defer srv.Close()
+	for _, argv := range opens {
+		if _, err := h.Open(host.OpenSpec{Argv: argv}); err != nil {
+			fmt.Fprintf(r.errw, "tickmux serve: cannot open %q: %v\n", argv, err)
+		}
+	}
+	fmt.Fprintf(r.errw, "tickmux serve: listening on %s (headless: nobody can approve, so mutating calls, open, close and send are refused)\n", srv.Path())
+	<-ctx.Done()
+	return ExitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// safe escapes untrusted text for a terminal (H-SEC2).
+func safe(s string) string { return host.Printable(s, false) }
+
+// indentJSON pretty-prints untrusted JSON for a terminal.
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return safe(string(raw))
+	}
+	return host.Printable(b.String(), true)
+}

@@ -1,0 +1,390 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"tickmux/host"
+	"tickmux/host/trim"
+	"tickmux/tick"
+)
+
+// maxClientName bounds the name a client gives itself (it is drawn on approval cards).
+const maxClientName = 100
+
+// dispatch runs one request for connection c. Every method sees only the instances clients may
+// see (H-I1), and every change goes through the person's approval first (H-K2).
+func (s *Server) dispatch(ctx context.Context, c *conn, req Request) (any, error) {
+	switch req.Method {
+	case MethodHello:
+		var p HelloParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.hello(c, p)
+	case MethodList:
+		if err := decodeParams(req.Params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return s.list(), nil
+	case MethodDescribe:
+		var p IDParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.describe(ctx, p)
+	case MethodRead:
+		var p ReadParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.read(c, p)
+	case MethodCall:
+		var p CallParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.call(ctx, c, req.ID, p)
+	case MethodWait:
+		var p WaitParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.wait(ctx, c, p)
+	case MethodWatch:
+		var p WatchParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.watch(ctx, c, req.ID, p)
+	case MethodOpen:
+		var p OpenParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.open(ctx, c, req.ID, p)
+	case MethodClose:
+		var p IDParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.closeInstance(ctx, c, req.ID, p)
+	case MethodSend:
+		var p SendParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.send(ctx, c, req.ID, p)
+	case MethodScreen:
+		var p IDParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.screen(p)
+	}
+	return nil, failure(ReasonBadRequest, "unknown method %q", req.Method)
+}
+
+func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
+	if p.Protocol != 0 && p.Protocol != ProtocolVersion {
+		return HelloResult{}, failure(ReasonBadRequest, "this tickmux speaks control protocol %d, the client %d; use the same tickmux binary for both", ProtocolVersion, p.Protocol)
+	}
+	name := strings.TrimSpace(p.Client)
+	if name != "" {
+		if utf8.RuneCountInString(name) > maxClientName {
+			name = string([]rune(name)[:maxClientName]) + "…"
+		}
+		c.mu.Lock()
+		c.name = name
+		c.mu.Unlock()
+	}
+	return HelloResult{Server: "tickmux", Protocol: ProtocolVersion, PID: os.Getpid()}, nil
+}
+
+// visible returns the instance with id if clients may see it (H-I1).
+func (s *Server) visible(id string) (*host.Instance, error) {
+	if in := s.h.Get(id); in != nil && in.Visible() {
+		return in, nil
+	}
+	if id == "" {
+		return nil, failure(ReasonBadRequest, "no instance id given; list_ticks (tickmux ls) shows them")
+	}
+	return nil, failure(ReasonNotFound, "there is no instance %q; list_ticks (tickmux ls) shows the ids", id)
+}
+
+// tickOf is visible for methods that need a Tick, not a shell.
+func (s *Server) tickOf(id, what string) (*host.Instance, error) {
+	in, err := s.visible(id)
+	if err != nil {
+		return nil, err
+	}
+	if !in.IsTick() {
+		return nil, failure(ReasonNotATick, "%s is a plain terminal program, not a Tick: it has no %s; use read_screen and send_input", id, what)
+	}
+	return in, nil
+}
+
+func info(in *host.Instance) TickInfo {
+	t := TickInfo{ID: in.ID(), Type: "shell", Status: in.Status().String(), Title: in.Title(), Command: in.Argv(), Cwd: in.Dir()}
+	if t.Command == nil {
+		t.Command = []string{}
+	}
+	if in.IsTick() {
+		t.Type = "tick"
+		if cat := in.Catalog(); cat != nil {
+			d := cat.Descriptor
+			t.Kind, t.Description, t.Revision, t.RecoverWith = d.Kind, d.Description, d.Revision, d.RecoverWith
+		}
+		st := in.State()
+		if st.Valid {
+			t.Seq = &st.Seq
+		}
+		t.Updates = &st.Updates
+	}
+	if e := in.EndInfo(); e != nil {
+		t.Ended = e.Reason
+	}
+	return t
+}
+
+func (s *Server) list() ListResult {
+	out := ListResult{Ticks: []TickInfo{}}
+	for _, in := range s.h.Instances() {
+		if in.Visible() {
+			out.Ticks = append(out.Ticks, info(in))
+		}
+	}
+	return out
+}
+
+// describe asks the Tick for its catalog afresh (H-R1): a catalog can change at any time, and only
+// a describe tells the host (H-K3).
+func (s *Server) describe(ctx context.Context, p IDParams) (Description, error) {
+	in, err := s.tickOf(p.ID, "catalog")
+	if err != nil {
+		return Description{}, err
+	}
+	cat, err := in.Describe(ctx)
+	if err != nil {
+		return Description{}, err
+	}
+	d := cat.Descriptor
+	out := Description{ID: in.ID(), Kind: d.Kind, Title: d.Title, Description: d.Description, Revision: d.Revision,
+		Tools: make([]ToolInfo, 0, len(d.Tools)), RecoverWith: d.RecoverWith, State: d.State}
+	for _, t := range d.Tools {
+		out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Mutates: t.Mutates})
+	}
+	return out, nil
+}
+
+// read returns the latest state the host holds (H-U2), trimmed like a delivery of one unless
+// full is asked, and remembers its seq as given to this client.
+func (s *Server) read(c *conn, p ReadParams) (ReadResult, error) {
+	in, err := s.tickOf(p.ID, "state")
+	if err != nil {
+		return ReadResult{}, err
+	}
+	e, ok := entryOf(in)
+	if !ok {
+		return ReadResult{}, failure(ReasonNotReady, "%s has no state yet", p.ID)
+	}
+	if !p.Full {
+		e = trim.Fit([]trim.Entry{e})[0]
+	}
+	c.gave(in.ID(), e.Seq)
+	return ReadResult{ID: e.ID, Seq: e.Seq, At: e.At, Data: e.Data, RecoverWith: e.RecoverWith, Trimmed: e.Trimmed}, nil
+}
+
+// entryOf is the instance's latest state as a delivery entry, merged not yet counted.
+func entryOf(in *host.Instance) (trim.Entry, bool) {
+	st := in.State()
+	if !st.Valid {
+		return trim.Entry{}, false
+	}
+	e := trim.Entry{ID: in.ID(), Seq: st.Seq, At: st.At, Data: st.Data}
+	if cat := in.Catalog(); cat != nil {
+		e.RecoverWith = cat.Descriptor.RecoverWith // H-RC1: named, never called by the host
+		if cat.Descriptor.State != nil {
+			e.Series = cat.Descriptor.State.Series
+		}
+	}
+	return e, true
+}
+
+// call runs a tool through the host, which checks the revision and the args (H-K1), asks the
+// person for a mutating tool (H-K2), voids the approval when the catalog moves on (H-K3) and
+// never resends (H-K5). The call carries the revision resolved here, so the answer can name it.
+func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (CallResult, error) {
+	in, err := s.tickOf(p.ID, "tools")
+	if err != nil {
+		return CallResult{}, err
+	}
+	if p.Tool == "" {
+		return CallResult{}, failure(ReasonBadRequest, "no tool named; describe_tick lists the tools")
+	}
+	cat := in.Catalog()
+	if cat == nil {
+		return CallResult{}, failure(ReasonNotReady, "%s has no catalog yet", p.ID)
+	}
+	revision := p.Revision
+	if revision == "" {
+		revision = cat.Revision()
+	}
+	args := p.Args
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	client := c.client()
+	tool := cat.Tool(p.Tool)
+	stop := c.heartbeat(ctx, id, func() Progress {
+		if tool != nil && tool.Mutates {
+			if card, ok := s.pendingCard(host.ApprovalRequest{Action: host.ActionCall, Client: client, Instance: in.ID(), Tool: p.Tool, Args: args}); ok {
+				return Progress{Phase: PhaseApproval, Card: card,
+					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)", p.Tool, in.ID(), card)}
+			}
+		}
+		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
+	})
+	res, err := in.Call(ctx, host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision})
+	stop()
+	if err != nil {
+		return CallResult{}, err
+	}
+	return CallResult{ID: in.ID(), Tool: p.Tool, Revision: revision, Result: res}, nil
+}
+
+// pendingCard finds the approval card that req is waiting on, when the approver is the TUI's queue.
+func (s *Server) pendingCard(req host.ApprovalRequest) (uint64, bool) {
+	q, ok := s.h.Approver().(*host.ApprovalQueue)
+	if !ok {
+		return 0, false
+	}
+	for _, card := range q.Pending() {
+		r := card.Req
+		if r.Action == req.Action && r.Client == req.Client && r.Instance == req.Instance && r.Tool == req.Tool && bytes.Equal(r.Args, req.Args) {
+			return card.ID, true
+		}
+	}
+	return 0, false
+}
+
+// approve puts an agent's open, close or send before the person and waits for the answer, with
+// progress meanwhile. what completes "the person denied …".
+func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.ApprovalRequest, what string) error {
+	ap := s.h.Approver()
+	if ap == nil {
+		return failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
+	}
+	stop := c.heartbeat(ctx, id, func() Progress {
+		return Progress{Phase: PhaseApproval, Message: "waiting for the person to approve " + what + " in tickmux"}
+	})
+	err := ap.Approve(ctx, req)
+	stop()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, host.ErrDenied):
+		return failure(ReasonDenied, "the person denied %s", what)
+	case ctx.Err() != nil:
+		return failure(ReasonWithdrawn, "%s was withdrawn before the person answered: %v", what, context.Cause(ctx))
+	}
+	return failure(ReasonFailed, "%s was not approved: %v", what, err)
+}
+
+// open starts a program once the person allows it, and waits until a Tick has initialized (or
+// failed to, H-I1).
+func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (TickInfo, error) {
+	if len(p.Command) == 0 && !p.Shell {
+		return TickInfo{}, failure(ReasonBadRequest, "no command given: open_tick needs the Tick's argv, such as [\"tickmux\", \"example\", \"counter\"]")
+	}
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return TickInfo{}, failure(ReasonBadRequest, "cwd %q is not an absolute path", p.Cwd)
+	}
+	what := fmt.Sprintf("opening %q", p.Command)
+	if p.Shell {
+		what = "opening a shell"
+		if len(p.Command) > 0 {
+			what = fmt.Sprintf("opening the program %q", p.Command)
+		}
+	}
+	if p.Cwd != "" {
+		what += " in " + p.Cwd
+	}
+	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell}
+	if err := s.approve(ctx, c, id, req, what); err != nil {
+		return TickInfo{}, err
+	}
+	in, err := s.h.Open(host.OpenSpec{Argv: p.Command, Dir: p.Cwd, Shell: p.Shell})
+	if err != nil {
+		return TickInfo{}, failure(ReasonFailed, "cannot open %q: %v", p.Command, err)
+	}
+	select {
+	case <-in.Ready():
+	case <-ctx.Done():
+		return TickInfo{}, &Error{Message: fmt.Sprintf("%s was opened and is still starting; the client stopped waiting", in.ID()),
+			Effect: tick.EffectPossible, Reason: ReasonCancelled}
+	}
+	if in.Status() != host.StatusReady {
+		e := in.EndInfo()
+		msg := fmt.Sprintf("%s did not start: %s", in.ID(), e.Reason)
+		if e.Screen != "" {
+			msg += "; its screen showed: " + e.Screen
+		}
+		// The program ran, so it may have done something before it failed.
+		return TickInfo{}, &Error{Message: msg, Effect: tick.EffectPossible, Reason: ReasonFailed, Rule: e.Rule}
+	}
+	return info(in), nil
+}
+
+func (s *Server) closeInstance(ctx context.Context, c *conn, id uint64, p IDParams) (CloseResult, error) {
+	in, err := s.visible(p.ID)
+	if err != nil {
+		return CloseResult{}, err
+	}
+	req := host.ApprovalRequest{Action: host.ActionClose, Client: c.client(), Instance: in.ID(), Title: in.Title()}
+	if err := s.approve(ctx, c, id, req, "closing "+in.ID()); err != nil {
+		return CloseResult{}, err
+	}
+	if err := s.h.Remove(in.ID()); err != nil {
+		return CloseResult{}, failure(ReasonNotFound, "%v", err)
+	}
+	return CloseResult{ID: in.ID(), Closed: true}, nil
+}
+
+func (s *Server) send(ctx context.Context, c *conn, id uint64, p SendParams) (SendResult, error) {
+	in, err := s.visible(p.ID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	if p.Text == "" {
+		return SendResult{}, failure(ReasonBadRequest, "no text to send")
+	}
+	if st := in.Status(); st != host.StatusReady {
+		return SendResult{}, failure(ReasonNotReady, "%s has %s; there is nothing to type into", in.ID(), st)
+	}
+	req := host.ApprovalRequest{Action: host.ActionSend, Client: c.client(), Instance: in.ID(), Title: in.Title(), Text: p.Text}
+	if err := s.approve(ctx, c, id, req, "typing into "+in.ID()); err != nil {
+		return SendResult{}, err
+	}
+	if err := in.Process().Input([]byte(p.Text)); err != nil {
+		return SendResult{}, failure(ReasonFailed, "cannot type into %s: %v", in.ID(), err)
+	}
+	return SendResult{ID: in.ID(), Bytes: len(p.Text)}, nil
+}
+
+func (s *Server) screen(p IDParams) (ScreenResult, error) {
+	in, err := s.visible(p.ID)
+	if err != nil {
+		return ScreenResult{}, err
+	}
+	t := in.Terminal()
+	cols, rows := t.Size()
+	return ScreenResult{ID: in.ID(), Cols: cols, Rows: rows, Text: t.Text()}, nil
+}

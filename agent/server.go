@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"tickmux/host"
+)
+
+// Server answers control-socket clients on behalf of a *host.Host. The TUI starts one with Serve
+// and closes it before closing the host; `tickmux serve` does the same without a screen.
+//
+// Goroutines, each stopped by Close:
+//
+//	accept loop ─┬─▶ one reader per connection ─┬─▶ one goroutine per request
+//	             │   (ends at EOF or Close)     │   (ends when its method returns; cancel,
+//	             │                              │    disconnect and Close cancel its context)
+//	             │                              └─▶ one progress ticker per call, open, close
+//	             │                                  or send (stopped before the answer is sent)
+//	             └─ ends when Close closes the listener
+type Server struct {
+	h     *host.Host
+	ln    *Listener
+	logf  func(format string, args ...any)
+	every time.Duration // progress interval
+	uid   int           // the uid every peer must have (H-SEC3)
+
+	ctx    context.Context // parent of every connection; cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the accept loop and the connection readers
+
+	mu     sync.Mutex
+	conns  map[*conn]struct{}
+	closed bool
+}
+
+// Options tune a Server.
+type Options struct {
+	// Logf receives log lines (refused peers, broken connections); nil discards them. Never the
+	// terminal tickmux draws on.
+	Logf func(format string, args ...any)
+	// ProgressEvery is how often a request that waits (for the person or a Tick) sends progress;
+	// 0 means DefaultProgressEvery.
+	ProgressEvery time.Duration
+}
+
+// DefaultProgressEvery keeps clients with a 60 s request timeout that resets on progress (the
+// TypeScript MCP SDK) waiting for as long as the person takes.
+const DefaultProgressEvery = 3 * time.Second
+
+// firstProgress is the delay before a request's first progress: long enough for a call to reach
+// its approval card, short enough for a person at a CLI to see "waiting for approval" at once.
+const firstProgress = 250 * time.Millisecond
+
+// maxRequestLine bounds one request line; a longer one ends the connection.
+const maxRequestLine = 8 << 20
+
+// writeTimeout bounds one write to a client; a client that stops reading is disconnected.
+const writeTimeout = 10 * time.Second
+
+// Serve opens the control socket at path (see Listen) and answers clients with h until Close.
+// It returns ErrAlreadyRunning (wrapped, with the path) when another tickmux owns the socket.
+func Serve(h *host.Host, path string, opts Options) (*Server, error) {
+	ln, err := Listen(path)
+	if err != nil {
+		return nil, err
+	}
+	return serveOn(h, ln, opts, os.Getuid()), nil
+}
+
+func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
+	s := &Server{h: h, ln: ln, logf: opts.Logf, every: opts.ProgressEvery, uid: uid, conns: map[*conn]struct{}{}}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
+	if s.every <= 0 {
+		s.every = DefaultProgressEvery
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go s.accept() // owner: s; exits when Close closes the listener
+	return s
+}
+
+// Path is the socket's path.
+func (s *Server) Path() string { return s.ln.Path() }
+
+// Close stops accepting, cancels every request (pending approval cards are withdrawn), closes
+// every connection, waits for all of the server's goroutines and removes the socket. It does not
+// close the host.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	err := s.ln.Close()
+	s.cancel()
+	for _, c := range conns {
+		c.nc.Close()
+	}
+	s.wg.Wait()
+	return err
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.ln.AcceptUnix()
+		if err != nil {
+			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.logf("control socket: accept: %v", err)
+			select { // out of file descriptors, say: do not spin
+			case <-time.After(100 * time.Millisecond):
+			case <-s.ctx.Done():
+				return
+			}
+			continue
+		}
+		if uid, err := peerUID(nc); err != nil || uid != s.uid {
+			// H-SEC3: the socket is the user's alone; 0600 should already have kept others out.
+			s.logf("control socket: refused a peer with uid %d (want %d): %v", uid, s.uid, err)
+			nc.Close()
+			continue
+		}
+		c := newConn(s, nc)
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go c.read() // owner: s; exits when the client hangs up or Close closes the connection
+	}
+}
+
+// conn is one client connection.
+type conn struct {
+	s      *Server
+	nc     *net.UnixConn
+	ctx    context.Context // cancelled when the connection ends
+	cancel context.CancelFunc
+	reqs   sync.WaitGroup // the connection's request goroutines
+
+	wmu sync.Mutex // one whole line per write
+	enc *json.Encoder
+
+	mu       sync.Mutex
+	name     string                             // from hello; shown on approval cards
+	inflight map[uint64]context.CancelCauseFunc // requests running, by id
+	cursors  map[string]uint64                  // per instance: the seq last given to this client (wait.go)
+}
+
+func newConn(s *Server, nc *net.UnixConn) *conn {
+	c := &conn{s: s, nc: nc, name: "socket client", inflight: map[uint64]context.CancelCauseFunc{}, cursors: map[string]uint64{}}
+	c.ctx, c.cancel = context.WithCancel(s.ctx)
+	c.enc = json.NewEncoder(nc)
+	c.enc.SetEscapeHTML(false) // deliveries are budgeted as written without HTML escaping (trim)
+	return c
+}
+
+// errCancelled is the cause of a request the client cancelled.
+var errCancelled = errors.New("the client cancelled the request")
+
+// read reads requests until the client hangs up, then cancels what is still running (withdrawing
+// its approval cards), waits for it and closes the connection.
+func (c *conn) read() {
+	defer c.s.wg.Done()
+	sc := bufio.NewScanner(c.nc)
+	sc.Buffer(make([]byte, 0, 64<<10), maxRequestLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var req Request
+		if err := json.Unmarshal(line, &req); err != nil {
+			c.s.logf("control socket: a request that is not JSON: %v", err)
+			c.send(Message{Error: failure(ReasonBadRequest, "a request line that is not a JSON object: %v", err)})
+			continue
+		}
+		if req.ID == 0 {
+			c.notification(req)
+			continue
+		}
+		ctx, cancel := context.WithCancelCause(c.ctx)
+		c.mu.Lock()
+		_, dup := c.inflight[req.ID]
+		if !dup {
+			c.inflight[req.ID] = cancel
+		}
+		c.mu.Unlock()
+		if dup {
+			cancel(nil)
+			c.send(Message{ID: req.ID, Error: failure(ReasonBadRequest, "request id %d is already in flight on this connection", req.ID)})
+			continue
+		}
+		c.reqs.Add(1)
+		go c.serve(ctx, cancel, req) // owner: c; exits when the method returns (cancel, hang-up and Close cancel ctx)
+	}
+	if err := sc.Err(); err != nil && c.ctx.Err() == nil {
+		c.s.logf("control socket: client %q: %v", c.client(), err)
+	}
+	c.cancel()
+	c.reqs.Wait()
+	c.nc.Close()
+	c.s.mu.Lock()
+	delete(c.s.conns, c)
+	c.s.mu.Unlock()
+}
+
+func (c *conn) notification(req Request) {
+	switch req.Method {
+	case NotifyCancel:
+		var p CancelParams
+		if json.Unmarshal(req.Params, &p) != nil {
+			return
+		}
+		c.mu.Lock()
+		cancel := c.inflight[p.Request]
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel(errCancelled)
+		}
+	default:
+		c.s.logf("control socket: ignored notification %q", req.Method)
+	}
+}
+
+func (c *conn) serve(ctx context.Context, cancel context.CancelCauseFunc, req Request) {
+	defer c.reqs.Done()
+	res, err := c.s.dispatch(ctx, c, req)
+	cancel(nil)
+	c.mu.Lock()
+	delete(c.inflight, req.ID)
+	c.mu.Unlock()
+	msg := Message{ID: req.ID}
+	if err == nil {
+		msg.Result, err = encode(res)
+	}
+	if err != nil {
+		msg.Error = errorOf(err)
+	}
+	c.send(msg)
+}
+
+func (c *conn) client() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.name
+}
+
+// send writes one message; a client that does not read within writeTimeout is disconnected.
+func (c *conn) send(m Message) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := c.enc.Encode(m); err != nil {
+		if c.ctx.Err() == nil {
+			c.s.logf("control socket: client %q: %v", c.client(), err)
+		}
+		c.nc.Close() // the reader ends and cancels the rest
+	}
+}
+
+func (c *conn) notify(method string, params any) {
+	raw, err := encode(params)
+	if err != nil {
+		return
+	}
+	c.send(Message{Method: method, Params: raw})
+}
+
+// heartbeat sends status() as progress for request id now and then, until stop is called.
+func (c *conn) heartbeat(ctx context.Context, id uint64, status func() Progress) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() { // owner: the request; exits when it calls stop or its context ends
+		defer close(exited)
+		t := time.NewTimer(firstProgress)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			p := status()
+			p.Request = id
+			c.notify(NotifyProgress, p)
+			t.Reset(c.s.every)
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
+
+// encode writes v as compact JSON without HTML escaping, as a delivery's budget counts it.
+func encode(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// decodeParams decodes params strictly: an unknown field is a mistake worth reporting.
+func decodeParams(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return failure(ReasonBadRequest, "invalid params: %v", err)
+	}
+	return nil
+}

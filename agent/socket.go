@@ -1,0 +1,157 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// EnvSocket overrides the control socket's path, for the TUI and every client verb.
+const EnvSocket = "TICKMUX_SOCKET"
+
+// SocketPath returns the control socket's path: flag when it is not empty, else $TICKMUX_SOCKET,
+// else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock.
+func SocketPath(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if p := os.Getenv(EnvSocket); p != "" {
+		return p
+	}
+	return filepath.Join(defaultDir(), "default.sock")
+}
+
+func defaultDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "tickmux")
+	}
+	return filepath.Join(os.TempDir(), "tickmux-"+strconv.Itoa(os.Getuid()))
+}
+
+// ErrAlreadyRunning: a live tickmux answers on the socket.
+var ErrAlreadyRunning = errors.New("another tickmux is already running")
+
+// Listener is the control socket, owned for as long as it is open: a lock file beside the socket
+// keeps a second tickmux from taking it over (H-SEC3: the socket is 0600 in a 0700 directory).
+type Listener struct {
+	*net.UnixListener
+	path string
+	lock *os.File
+}
+
+// Path is the socket's path.
+func (l *Listener) Path() string { return l.path }
+
+// Close stops listening, removes the socket and releases the lock.
+func (l *Listener) Close() error {
+	err := l.UnixListener.Close() // unlinks the socket (net's default for a listener it created)
+	l.lock.Close()                // releases the flock; the lock file stays for the next tickmux
+	return err
+}
+
+// Listen opens the control socket at path. The directory is created 0700 (the default one is
+// also checked to be ours and 0700); the socket is made 0600. A live socket is refused with
+// ErrAlreadyRunning; a stale one (nobody answers, nobody holds the lock) is replaced.
+func Listen(path string) (*Listener, error) {
+	path = filepath.Clean(path)
+	dir := filepath.Dir(path)
+	if err := prepareDir(dir, path == filepath.Join(defaultDir(), "default.sock")); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock the control socket %s: %w", path, err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w on %s", ErrAlreadyRunning, path)
+		}
+		return nil, fmt.Errorf("cannot lock the control socket %s: %w", path, err)
+	}
+	fail := func(err error) (*Listener, error) {
+		lock.Close()
+		return nil, err
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != fs.ModeSocket {
+			return fail(fmt.Errorf("%s exists and is not a socket; remove it or choose another path with --socket", path))
+		}
+		// Nobody holds the lock, but a tickmux that predates it (or runs in another mount
+		// namespace) might still answer: only a socket nobody answers on is stale.
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return fail(fmt.Errorf("%w on %s", ErrAlreadyRunning, path))
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(fmt.Errorf("cannot replace the stale socket %s: %w", path, err))
+		}
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return fail(fmt.Errorf("cannot listen on %s: %w", path, err))
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return fail(fmt.Errorf("cannot make %s private: %w", path, err))
+	}
+	return &Listener{UnixListener: ln, path: path, lock: lock}, nil
+}
+
+// prepareDir creates dir 0700 when it is missing. The default directory must also be ours and a
+// real directory, and is made 0700 when it is not; a directory given with --socket is left as it
+// is (the socket's own 0600 and the peer check protect it).
+func prepareDir(dir string, isDefault bool) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("cannot create the socket directory %s: %w", dir, err)
+		}
+		return os.Chmod(dir, 0o700) // MkdirAll's mode passed through the umask
+	}
+	if err != nil {
+		return fmt.Errorf("cannot use the socket directory %s: %w", dir, err)
+	}
+	if !isDefault {
+		return nil
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("the socket directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("the socket directory %s belongs to uid %d, not to you (uid %d); remove it or choose another path with --socket", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("cannot make the socket directory %s private: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// peerUID returns the uid of the process at the other end of a Unix socket (SO_PEERCRED).
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return -1, err
+	}
+	if serr != nil {
+		return -1, serr
+	}
+	return int(cred.Uid), nil
+}

@@ -1,0 +1,293 @@
+package agent
+
+// The control protocol between socket clients (the CLI verbs, `tickmux mcp`) and the running
+// tickmux. It is tickmux's own, not Tick protocol 3: HOST.md leaves the client-to-host interface
+// open. One JSON value per line, UTF-8, "\n"-terminated, on a Unix socket:
+//
+//	client → server  {"id":1,"method":"call","params":{...}}         a request (id > 0)
+//	client → server  {"method":"cancel","params":{"request":1}}       give up request 1
+//	server → client  {"id":1,"result":{...}}                          exactly one answer per request
+//	server → client  {"id":1,"error":{"message":…,"effect":…}}
+//	server → client  {"method":"progress","params":{"request":1,"message":…}}
+//	server → client  {"method":"changed","params":{"request":7,"id":"hosted:1","seq":12}}
+//
+// The first request on a connection should be hello, which names the client for approval cards.
+// Requests on one connection run concurrently; answers come in any order.
+
+import (
+	"encoding/json"
+
+	"tickmux/host/trim"
+	"tickmux/tick"
+)
+
+// ProtocolVersion is the version of the control protocol; hello compares it.
+const ProtocolVersion = 1
+
+// Methods a client may call.
+const (
+	MethodHello    = "hello"    // HelloParams → HelloResult
+	MethodList     = "list"     // {} → ListResult
+	MethodDescribe = "describe" // IDParams → Description
+	MethodRead     = "read"     // ReadParams → ReadResult
+	MethodCall     = "call"     // CallParams → CallResult; progress while it waits
+	MethodWait     = "wait"     // WaitParams → WaitResult
+	MethodOpen     = "open"     // OpenParams → TickInfo; progress while it waits
+	MethodClose    = "close"    // IDParams → CloseResult; progress while it waits
+	MethodSend     = "send"     // SendParams → SendResult; progress while it waits
+	MethodScreen   = "screen"   // IDParams → ScreenResult
+	MethodWatch    = "watch"    // WatchParams → a "changed" notification per new state, until cancelled
+)
+
+// Notifications.
+const (
+	NotifyCancel   = "cancel"   // client → server: CancelParams
+	NotifyProgress = "progress" // server → client: Progress
+	NotifyChanged  = "changed"  // server → client: Changed
+)
+
+// Request is one line from a client: a request when ID > 0, a notification when ID is 0.
+type Request struct {
+	ID     uint64          `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Message is one line from the server: the answer to request ID (exactly one of Result and
+// Error), or a notification (Method and Params, no ID).
+type Message struct {
+	ID     uint64          `json:"id,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Why a request failed, for scripts (Error.Reason).
+const (
+	ReasonBadRequest     = "bad_request"     // malformed request, unknown method or params
+	ReasonNotRunning     = "not_running"     // no tickmux on the socket (client side)
+	ReasonDisconnected   = "disconnected"    // the connection to tickmux broke (client side)
+	ReasonCancelled      = "cancelled"       // the client gave up
+	ReasonNotFound       = "not_found"       // no instance with that id is visible
+	ReasonNotATick       = "not_a_tick"      // a shell: no tools, no state
+	ReasonNotReady       = "not_ready"       // starting or ended
+	ReasonUnknownTool    = "unknown_tool"    // no such tool in the catalog
+	ReasonInvalidArgs    = "invalid_args"    // the args do not fit input_schema (H-K1)
+	ReasonCatalogChanged = "catalog_changed" // the revision is not the current one (H-K3)
+	ReasonDenied         = "denied"          // the person said no
+	ReasonVoided         = "voided"          // the catalog changed while the approval waited (H-K3)
+	ReasonWithdrawn      = "withdrawn"       // the client gave up before the person answered
+	ReasonNoApprover     = "no_approver"     // nobody here can approve (headless)
+	ReasonTimeout        = "timeout"         // the Tick did not answer in time (H-K4)
+	ReasonSessionEnded   = "session_ended"   // the Tick ended while the request was out
+	ReasonToolFailed     = "tool_failed"     // the Tick answered with an error
+	ReasonFailed         = "failed"          // anything else
+)
+
+// Error is a failed request. Effect says what it may have done (HOST.md H-E1): only "none"
+// allows anyone to say that nothing happened.
+type Error struct {
+	Message string      `json:"message"`
+	Effect  tick.Effect `json:"effect"`
+	Reason  string      `json:"reason"`
+	// Code is the Tick's JSON-RPC error code when the Tick answered with an error.
+	Code int64 `json:"code,omitempty"`
+	// Rule is the HOST.md rule behind the failure, when there is one.
+	Rule string `json:"rule,omitempty"`
+	// Data is the Tick's error data (untrusted).
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message + " (effect: " + string(e.Effect) + ")" }
+
+// CancelParams withdraw a request: a pending approval card is withdrawn, a wait ends.
+type CancelParams struct {
+	Request uint64 `json:"request"`
+}
+
+// Progress says what a long request is waiting for. The server sends one every few seconds while
+// a call, open, close or send is under way, so that clients with request timeouts keep waiting.
+type Progress struct {
+	Request uint64 `json:"request"`
+	// Phase is "approval" while a card waits for the person, "running" otherwise.
+	Phase   string `json:"phase"`
+	Message string `json:"message"`
+	// Card is the approval card's number, when it is known.
+	Card uint64 `json:"card,omitempty"`
+}
+
+// Progress phases.
+const (
+	PhaseApproval = "approval"
+	PhaseRunning  = "running"
+)
+
+// Changed is sent on a watch for every new state of a watched instance (coalesced).
+type Changed struct {
+	Request uint64 `json:"request"`
+	ID      string `json:"id"`
+	Seq     uint64 `json:"seq"`
+}
+
+// HelloParams name the client; the name appears on approval cards (it is not authenticated).
+type HelloParams struct {
+	Client   string `json:"client"`
+	Protocol int    `json:"protocol"`
+}
+
+// HelloResult identifies the server.
+type HelloResult struct {
+	Server   string `json:"server"`
+	Protocol int    `json:"protocol"`
+	PID      int    `json:"pid"`
+}
+
+// IDParams name one instance.
+type IDParams struct {
+	ID string `json:"id"`
+}
+
+// TickInfo is one instance as clients see it (list, open).
+type TickInfo struct {
+	ID string `json:"id"`
+	// Type is "tick" or "shell".
+	Type string `json:"type"`
+	// Status is "ready" or "ended" (instances still starting are not shown, H-I1).
+	Status      string   `json:"status"`
+	Kind        string   `json:"kind,omitempty"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Revision    string   `json:"revision,omitempty"`
+	RecoverWith string   `json:"recover_with,omitempty"`
+	Seq         *uint64  `json:"seq,omitempty"`     // the latest state's seq (Ticks)
+	Updates     *uint64  `json:"updates,omitempty"` // tick/update notifications received (Ticks)
+	Command     []string `json:"command"`
+	Cwd         string   `json:"cwd,omitempty"`
+	// Ended says why an ended instance ended.
+	Ended string `json:"ended,omitempty"`
+}
+
+// ListResult is every instance a client may see, in the order they were opened.
+type ListResult struct {
+	Ticks []TickInfo `json:"ticks"`
+}
+
+// ToolInfo is one tool of a Tick's catalog (spec 5.2 TickTool).
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	Mutates     bool            `json:"mutates"`
+}
+
+// Description is a Tick's catalog, fresh from tick/describe (spec 5.2).
+type Description struct {
+	ID          string                 `json:"id"`
+	Kind        string                 `json:"kind"`
+	Title       string                 `json:"title"`
+	Description string                 `json:"description,omitempty"`
+	Revision    string                 `json:"revision"`
+	Tools       []ToolInfo             `json:"tools"`
+	RecoverWith string                 `json:"recover_with,omitempty"`
+	State       *tick.StateDeclaration `json:"state,omitempty"`
+}
+
+// ReadParams ask for an instance's latest state. Full skips the delivery budget.
+type ReadParams struct {
+	ID   string `json:"id"`
+	Full bool   `json:"full,omitempty"`
+}
+
+// ReadResult is the latest state (untrusted data), trimmed like a delivery of one (H-SUB2)
+// unless Full was asked, with the recovery tool (H-RC1).
+type ReadResult struct {
+	ID          string          `json:"id"`
+	Seq         uint64          `json:"seq"`
+	At          string          `json:"at"`
+	Data        json.RawMessage `json:"data"`
+	RecoverWith string          `json:"recover_with,omitempty"`
+	Trimmed     []trim.Dropped  `json:"trimmed,omitempty"`
+}
+
+// CallParams call one tool. Revision "" means the current one.
+type CallParams struct {
+	ID       string          `json:"id"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Revision string          `json:"revision,omitempty"`
+}
+
+// CallResult is the tool's result (untrusted data) and the revision the call carried.
+type CallResult struct {
+	ID       string          `json:"id"`
+	Tool     string          `json:"tool"`
+	Revision string          `json:"revision"`
+	Result   json.RawMessage `json:"result"`
+}
+
+// WaitParams wait for news. IDs empty means every Tick, including those opened meanwhile.
+// AfterSeq gives, per id, the seq the caller has seen; for an id not in it, the server uses the
+// seq it last gave this connection (by wait or read), and an instance this connection has not
+// been given yet counts as news, unless FromNow counts it from its state when the wait starts
+// (the CLI, whose connection has no history). TimeoutS <= 0 checks once and returns; nil waits
+// until news.
+type WaitParams struct {
+	IDs      []string          `json:"ids,omitempty"`
+	AfterSeq map[string]uint64 `json:"after_seq,omitempty"`
+	FromNow  bool              `json:"from_now,omitempty"`
+	TimeoutS *float64          `json:"timeout_s,omitempty"`
+}
+
+// WaitResult is one delivery (H-SUB1): an entry per instance with news, trimmed to the budget
+// (H-SUB2), each naming its recovery tool (H-RC1). Gone lists named ids that cannot bring news.
+type WaitResult struct {
+	Entries  []trim.Entry `json:"entries"`
+	Gone     []Gone       `json:"gone,omitempty"`
+	TimedOut bool         `json:"timed_out,omitempty"`
+}
+
+// Gone is a named id that ended or does not exist.
+type Gone struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// OpenParams open a Tick (or, with Shell, a plain program; an empty command then means $SHELL).
+// Cwd must be absolute; clients resolve it against their own working directory.
+type OpenParams struct {
+	Command []string `json:"command"`
+	Cwd     string   `json:"cwd,omitempty"`
+	Shell   bool     `json:"shell,omitempty"`
+}
+
+// CloseResult confirms that an instance was ended and removed.
+type CloseResult struct {
+	ID     string `json:"id"`
+	Closed bool   `json:"closed"`
+}
+
+// SendParams type text into an instance's terminal, as if from the keyboard.
+type SendParams struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// SendResult counts the bytes queued for the terminal.
+type SendResult struct {
+	ID    string `json:"id"`
+	Bytes int    `json:"bytes"`
+}
+
+// ScreenResult is an instance's screen as text (untrusted: may hold anything the program drew).
+type ScreenResult struct {
+	ID   string `json:"id"`
+	Cols int    `json:"cols"`
+	Rows int    `json:"rows"`
+	Text string `json:"text"`
+}
+
+// WatchParams choose the instances a watch reports; empty means all.
+type WatchParams struct {
+	IDs []string `json:"ids,omitempty"`
+}

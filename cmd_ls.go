@@ -1,0 +1,10 @@
+package main
+
+import "tickmux/agent"
+
+// tickmux ls: a client of the running tickmux's control socket; the logic is in agent/cli.go.
+func init() {
+	v := agent.Ls
+	register(&command{name: v.Name, usage: v.Usage, summary: v.Summary, hidden: false,
+		run: func(args []string, std stdio) int { return v.Run(args, std.in, std.out, std.err) }})
+}
