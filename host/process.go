@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"tickmux/tick"
 	"tickmux/vt"
@@ -480,4 +482,24 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 // until reaped).
 func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
+}
+
+// ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
+// command started from a shell, or the shell itself), falling back to the leader's, then to the
+// directory it was started in.
+func (p *Process) ForegroundCwd() string {
+	pid := p.pid
+	if rc, err := p.master.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			if fg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && fg > 0 {
+				pid = fg
+			}
+		})
+	}
+	for _, candidate := range []int{pid, p.pid} {
+		if dir, err := os.Readlink("/proc/" + strconv.Itoa(candidate) + "/cwd"); err == nil {
+			return dir
+		}
+	}
+	return p.spec.Dir
 }

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"tickmux/config"
+	"tickmux/host"
+	"tickmux/views"
+)
+
+func init() {
+	defaultCommand = runTUI
+	register(&command{
+		name:    "demo",
+		usage:   "demo [--socket PATH] [--log PATH]",
+		summary: "open the bundled example Ticks in a ready layout",
+		run:     func(args []string, std stdio) int { return tui(args, std, true) },
+	})
+}
+
+// runTUI is tickmux with no subcommand: `tickmux` opens a shell, `tickmux -- CMD...` a Tick.
+func runTUI(args []string, std stdio) int { return tui(args, std, false) }
+
+// tuiFlags are the TUI's options.
+type tuiFlags struct {
+	socket  string
+	logPath string
+	config  string
+	argv    []string
+}
+
+func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	f := &tuiFlags{}
+	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "control socket path (default $XDG_RUNTIME_DIR/tickmux/default.sock)")
+	fs.StringVar(&f.logPath, "log", "", "log file (default $XDG_STATE_HOME/tickmux/tickmux.log)")
+	fs.StringVar(&f.config, "config", config.DefaultPath(), "config file")
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
+		fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	f.argv = fs.Args()
+	return f, nil
+}
+
+// defaultLogPath is $XDG_STATE_HOME/tickmux/tickmux.log, or ~/.local/state/tickmux/tickmux.log.
+func defaultLogPath() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return filepath.Join(os.TempDir(), "tickmux.log")
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "tickmux", "tickmux.log")
+}
+
+// openLog opens the log file for appending. tickmux never logs to the terminal it draws on.
+func openLog(path string) (*log.Logger, io.Closer, error) {
+	if path == "" {
+		path = defaultLogPath()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("cannot create the log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot open the log file: %w", err)
+	}
+	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), f, nil
+}
+
+func tui(args []string, std stdio, demo bool) int {
+	name := "tickmux"
+	if demo {
+		name = "tickmux demo"
+	}
+	f, err := parseTUIFlags(args, std, name)
+	if err != nil {
+		return 2
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		fmt.Fprintf(std.err, "%s: needs a terminal (stdin and stdout must be a TTY); for scripts use the CLI verbs (tickmux help)\n", name)
+		return 2
+	}
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		return 2
+	}
+	logger, logFile, err := openLog(f.logPath)
+	if err != nil {
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		return 2
+	}
+	defer logFile.Close()
+	logf := logger.Printf
+	logf("tickmux starting (pid %d)", os.Getpid())
+
+	var app atomic.Pointer[views.App]
+	queue := host.NewApprovalQueue(func() {
+		if a := app.Load(); a != nil {
+			a.ApprovalsChanged()
+		}
+	})
+	h := host.New(host.Config{Approver: queue, Logf: logf})
+	defer func() {
+		h.Close()
+		host.KillAllStrays()
+		logf("tickmux stopped")
+	}()
+	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf})
+	app.Store(a)
+
+	stopAgents, err := startAgents(h, f.socket, logf)
+	if err != nil {
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		return 2
+	}
+	defer stopAgents()
+
+	if err := openInitial(a, f.argv, demo); err != nil {
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		return 2
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	uiDone := make(chan struct{})
+	defer close(uiDone)
+	go func() { // owner: tui; returns on a signal or when the UI has stopped
+		select {
+		case s := <-sigs:
+			logf("got %v: stopping", s)
+			a.Stop()
+		case <-uiDone:
+		}
+	}()
+	if err := a.Run(); err != nil {
+		logf("the UI failed: %v", err)
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// openInitial opens what tickmux starts with: a shell, the given Tick, or the demo.
+func openInitial(a *views.App, argv []string, demo bool) error {
+	switch {
+	case demo:
+		return openDemo(a)
+	case len(argv) > 0:
+		_, err := a.Open(host.OpenSpec{Argv: argv})
+		return err
+	}
+	_, err := a.Open(host.OpenSpec{Shell: true})
+	return err
+}
+
+// openDemo lays out the bundled example Ticks: counter and clock on the left, notes, logtail and
+// jobs on the right.
+func openDemo(a *views.App) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the tickmux binary to run the examples: %w", err)
+	}
+	ex := func(name string, args ...string) host.OpenSpec {
+		return host.OpenSpec{Argv: append([]string{self, "example", name}, args...)}
+	}
+	counter, err := a.OpenBeside(ex("counter"), "", views.SideBySide)
+	if err != nil {
+		return err
+	}
+	notes, err := a.OpenBeside(ex("notes"), counter.ID(), views.SideBySide)
+	if err != nil {
+		return err
+	}
+	if _, err := a.OpenBeside(ex("clock"), counter.ID(), views.Stacked); err != nil {
+		return err
+	}
+	logtail, err := a.OpenBeside(ex("logtail"), notes.ID(), views.Stacked)
+	if err != nil {
+		return err
+	}
+	if _, err := a.OpenBeside(ex("jobs"), logtail.ID(), views.Stacked); err != nil {
+		return err
+	}
+	a.Focus(counter.ID())
+	return nil
+}
+
+// startAgents opens the control socket for agents; it is set by the agent side when built in.
+var startAgents = func(h *host.Host, socket string, logf func(string, ...any)) (stop func(), err error) {
+	if socket != "" {
+		return nil, errors.New("--socket: this build has no agent server")
+	}
+	return func() {}, nil
+}

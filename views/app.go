@@ -1,0 +1,555 @@
+// Package views is tickmux's terminal UI: panes in split layouts, the agent side panel with its
+// approval cards, the status bar, the command prompt and the help overlay.
+//
+//	host events ──▶ eventLoop ──QueueUpdateDraw──▶ UI goroutine (tview) ◀── keys, mouse, paste
+//	approvals   ──▶    (coalescing mailbox)              │ applies changes, rebuilds the panel
+//	vt output   ──▶ TerminalView ──requestDraw──▶ drawLoop (at most one draw per frame)
+//	clock       ──▶ tickLoop (minute boundaries; each second only while a sparkline moves)
+//
+// Only the UI goroutine touches widgets and the layout. Every other goroutine is started by App,
+// selects on App.done and is waited for before the tview application stops.
+package views
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"tickmux/config"
+	"tickmux/host"
+	"tickmux/keymap"
+	"tickmux/themes"
+)
+
+// Options set up an App.
+type Options struct {
+	Host      *host.Host
+	Approvals *host.ApprovalQueue // the host's approver, answered here only
+	Config    *config.Config
+	// Screen is where to draw; nil means the real terminal. Tests pass a simulation screen.
+	Screen tcell.Screen
+	// Logf receives log lines; never the terminal.
+	Logf func(format string, args ...any)
+	// Now is the clock (tests fix it).
+	Now func() time.Time
+}
+
+// App is the running TUI.
+type App struct {
+	app    *tview.Application
+	root   *rootView
+	host   *host.Host
+	queue  *host.ApprovalQueue
+	cfg    *config.Config
+	theme  *themes.Theme
+	keys   *keymap.Keymap
+	logf   func(format string, args ...any)
+	now    func() time.Time
+	screen tcell.Screen
+
+	// UI goroutine state.
+	layout     Layout
+	panes      map[string]*Pane
+	focus      string // the focused pane's id
+	floatID    string // the floating pane, "" when none
+	floatShown bool
+	lastTiled  string // the tile focused before the float took the focus
+	panel      *SidePanel
+	panelShown bool
+	panelSet   bool // the person toggled the panel: auto no longer applies
+	status     *StatusBar
+	mode       keymap.Mode
+	cardIdx    int
+	prompt     *promptView
+	help       *helpView
+	confirm    *confirmation
+	drag       *Border
+	message    string
+	messageAt  time.Time
+	lastRates  bool // the focused instance's sparkline had updates at the last tick
+
+	// Goroutines.
+	sub      *host.Subscription
+	approved chan struct{} // the approval queue changed
+	drawReq  chan struct{}
+	tickReq  chan time.Time
+	done     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+// New builds the UI; Run shows it.
+func New(opts Options) *App {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	a := &App{
+		app:      tview.NewApplication(),
+		host:     opts.Host,
+		queue:    opts.Approvals,
+		cfg:      cfg,
+		theme:    cfg.Theme,
+		keys:     cfg.Keymap,
+		logf:     opts.Logf,
+		now:      opts.Now,
+		screen:   opts.Screen,
+		panes:    map[string]*Pane{},
+		mode:     keymap.ModeRoot,
+		approved: make(chan struct{}, 1),
+		drawReq:  make(chan struct{}, 1),
+		tickReq:  make(chan time.Time, 1),
+		done:     make(chan struct{}),
+	}
+	if a.logf == nil {
+		a.logf = func(string, ...any) {}
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.panel = NewSidePanel(a.theme, a.keys)
+	a.status = NewStatusBar(a.theme, a.keys)
+	a.root = &rootView{Box: tview.NewBox(), a: a}
+	a.prompt = newPromptView(a)
+	a.help = newHelpView(a)
+	a.app.SetRoot(a.root, true)
+	a.app.EnableMouse(true)
+	a.app.EnablePaste(true)
+	a.app.SetInputCapture(a.captureKey)
+	if a.screen != nil {
+		a.app.SetScreen(a.screen)
+	}
+	a.sub = a.host.Subscribe()
+	return a
+}
+
+// ApprovalsChanged is the approval queue's notify function: it wakes the UI. Any goroutine.
+func (a *App) ApprovalsChanged() {
+	select {
+	case a.approved <- struct{}{}:
+	default:
+	}
+}
+
+// Run shows the UI until Stop, or the person quits.
+func (a *App) Run() error {
+	a.wg.Add(3)
+	go a.eventLoop() // owner: a; exits when done closes
+	go a.drawLoop()  // owner: a; exits when done closes
+	go a.tickLoop()  // owner: a; exits when done closes
+	err := a.app.Run()
+	a.Stop()
+	a.wg.Wait()
+	for _, p := range a.panes {
+		p.term.Close()
+	}
+	a.sub.Close()
+	return err
+}
+
+// Stop ends the UI from any goroutine: the App's goroutines are told to stop and waited for
+// (they may need the UI loop to finish a queued update), then tview stops.
+func (a *App) Stop() {
+	a.stopOnce.Do(func() {
+		close(a.done)
+		go func() { // owner: Stop; returns once the application has stopped
+			a.wg.Wait()
+			for _, p := range a.snapshotPanes() {
+				p.term.Close()
+			}
+			a.app.Stop()
+		}()
+	})
+}
+
+// snapshotPanes copies the pane list on the UI goroutine, or directly once the UI has stopped.
+func (a *App) snapshotPanes() []*Pane {
+	var out []*Pane
+	done := make(chan struct{})
+	go func() { // owner: snapshotPanes; returns when the copy is taken or the UI has gone
+		defer close(done)
+		a.app.QueueUpdate(func() {
+			for _, p := range a.panes {
+				out = append(out, p)
+			}
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+	return out
+}
+
+// requestDraw asks for a redraw; requests made during a frame become one draw. Any goroutine.
+func (a *App) requestDraw() {
+	select {
+	case a.drawReq <- struct{}{}:
+	default:
+	}
+}
+
+// frame is the shortest time between two draws caused by output (60 per second).
+const frame = 16 * time.Millisecond
+
+func (a *App) drawLoop() {
+	defer a.wg.Done()
+	for {
+		select {
+		case <-a.done:
+			return
+		case <-a.drawReq:
+		}
+		a.app.QueueUpdateDraw(func() {})
+		t := time.NewTimer(frame)
+		select {
+		case <-a.done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// eventLoop carries host events and approval changes to the UI goroutine. Events wait in the
+// subscription's mailbox while the UI is busy, so a flood of updates costs one rebuild a frame.
+func (a *App) eventLoop() {
+	defer a.wg.Done()
+	for {
+		var evs []host.Event
+		cards := false
+		select {
+		case <-a.done:
+			return
+		case <-a.sub.C():
+			evs = a.sub.Drain()
+		case <-a.approved:
+			cards = true
+		}
+		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
+		t := time.NewTimer(frame)
+		select {
+		case <-a.done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// tickLoop wakes the UI for the clock (each minute) and, while the focused instance's sparkline
+// has something to show, each second. Idle, it sleeps until the next minute.
+func (a *App) tickLoop() {
+	defer a.wg.Done()
+	next := nextMinute(time.Now())
+	for {
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-a.done:
+			t.Stop()
+			return
+		case n := <-a.tickReq:
+			t.Stop()
+			if n.Before(next) {
+				next = n
+			}
+			continue
+		case <-t.C:
+		}
+		var again bool
+		a.app.QueueUpdateDraw(func() { again = a.onTick() })
+		next = nextMinute(time.Now())
+		if again {
+			next = time.Now().Truncate(time.Second).Add(time.Second)
+		}
+	}
+}
+
+func nextMinute(t time.Time) time.Time { return t.Truncate(time.Minute).Add(time.Minute) }
+
+// wakeTick asks tickLoop for a tick at t at the latest. UI goroutine.
+func (a *App) wakeTick(t time.Time) {
+	select {
+	case a.tickReq <- t:
+	default:
+	}
+}
+
+// onTick refreshes what time moves: the clock, the sparkline, a message's age. It reports
+// whether it needs another tick within a second.
+func (a *App) onTick() bool {
+	a.rebuild()
+	return a.lastRates
+}
+
+// apply runs on the UI goroutine with the events that arrived since the last apply.
+func (a *App) apply(evs []host.Event, cards bool) {
+	for _, e := range evs {
+		switch e.Kind {
+		case host.EventAdded:
+			if _, ok := a.panes[e.ID]; !ok {
+				if in := a.host.Get(e.ID); in != nil {
+					a.addPane(in, a.focus, a.autoAxis())
+				}
+			}
+		case host.EventRemoved:
+			a.dropPane(e.ID)
+		case host.EventStatus:
+			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
+				if info := in.EndInfo(); info != nil && info.Rule != "" {
+					a.say(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
+				}
+			}
+		}
+	}
+	if cards {
+		a.cardsChanged()
+	}
+	a.rebuild()
+}
+
+// rebuild recomputes what depends on the host: the panel, the status bar, the pane badges.
+func (a *App) rebuild() {
+	var cards []host.Card
+	if a.queue != nil {
+		cards = a.queue.Pending()
+	}
+	alerts := map[string]bool{}
+	for _, c := range cards {
+		alerts[c.Req.Instance] = true
+	}
+	for id, p := range a.panes {
+		p.alert = alerts[id]
+		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
+	}
+	cardFocus := -1
+	if a.mode == keymap.ModeCard && len(cards) > 0 {
+		cardFocus = min(a.cardIdx, len(cards)-1)
+	}
+	var focused *host.Instance
+	if p := a.panes[a.focus]; p != nil {
+		focused = p.inst
+	}
+	if cardFocus >= 0 {
+		if in := a.host.Get(cards[cardFocus].Req.Instance); in != nil {
+			focused = in // show the state and catalog of what the card is about
+		}
+	}
+	_, _, pw, _ := a.panel.GetInnerRect()
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, cardFocus: cardFocus, width: pw - 2, now: a.now()})
+	if cardFocus >= 0 {
+		a.panel.ShowFocusedCard()
+	}
+	a.lastRates = false
+	if focused != nil {
+		for _, r := range focused.UpdateRate(60) {
+			if r > 0 {
+				a.lastRates = true
+				a.wakeTick(time.Now().Truncate(time.Second).Add(time.Second))
+				break
+			}
+		}
+	}
+
+	a.status.mode = a.mode
+	a.status.pending = len(cards)
+	a.status.now = a.now()
+	a.status.items = a.status.items[:0]
+	for _, in := range a.host.Instances() {
+		a.status.items = append(a.status.items, statusItem{
+			id: in.ID(), title: in.Title(), updates: in.State().Updates, status: in.Status(),
+			focused: in.ID() == a.focus, alert: alerts[in.ID()],
+		})
+	}
+	a.status.message = nil
+	if a.message != "" && a.now().Sub(a.messageAt) < 10*time.Second {
+		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
+	}
+}
+
+// say shows a message on the status bar for a few seconds.
+func (a *App) say(msg string) {
+	a.message, a.messageAt = msg, a.now()
+	a.logf("%s", msg)
+	a.wakeTick(time.Now().Add(10 * time.Second))
+}
+
+// cardsChanged keeps card mode consistent when cards come and go.
+func (a *App) cardsChanged() {
+	if a.mode != keymap.ModeCard {
+		return
+	}
+	n := len(a.queue.Pending())
+	switch {
+	case n == 0:
+		a.mode = keymap.ModeRoot
+		a.say("no approvals pending")
+	case a.cardIdx >= n:
+		a.cardIdx = n - 1
+	}
+}
+
+// Open launches an instance and shows it in a new pane next to the focused one.
+func (a *App) Open(spec host.OpenSpec) (*host.Instance, error) {
+	return a.OpenBeside(spec, a.focus, a.autoAxis())
+}
+
+// OpenBeside launches an instance and splits target to show it. Call it before Run or on the UI
+// goroutine.
+func (a *App) OpenBeside(spec host.OpenSpec, target string, axis Axis) (*host.Instance, error) {
+	if spec.Cols == 0 {
+		spec.Cols, spec.Rows = a.guessSize(target, axis)
+	}
+	in, err := a.host.Open(spec)
+	if err != nil {
+		return nil, err
+	}
+	a.addPane(in, target, axis)
+	return in, nil
+}
+
+// guessSize is the size the new pane will have, so the program starts at its real size.
+func (a *App) guessSize(target string, axis Axis) (int, int) {
+	r, ok := a.paneRects()[target]
+	if !ok {
+		w, h := a.screenSize()
+		return max(20, a.workspaceRect(w, h).W-2), max(5, a.workspaceRect(w, h).H-2)
+	}
+	if axis == SideBySide {
+		return max(10, r.W/2-2), max(3, r.H-2)
+	}
+	return max(10, r.W-2), max(3, r.H/2-2)
+}
+
+func (a *App) addPane(in *host.Instance, target string, axis Axis) {
+	term := newPaneTerm(in.Process(), a.theme, a.requestDraw)
+	p := newPane(in, term, a.theme)
+	a.panes[in.ID()] = p
+	a.layout.Add(target, in.ID(), axis)
+	a.focus = in.ID()
+	a.rebuild()
+}
+
+// dropPane takes a pane out of the UI (its instance is already ended or being ended).
+func (a *App) dropPane(id string) {
+	p, ok := a.panes[id]
+	if !ok {
+		return
+	}
+	p.term.Close()
+	delete(a.panes, id)
+	if a.floatID == id {
+		a.floatID, a.floatShown = "", false
+	}
+	var next string
+	if a.focus == id {
+		rects := a.paneRects()
+		for _, d := range []Direction{Left, Up, Right, Down} {
+			if n := a.layout.Neighbor(id, d, rects); n != "" {
+				next = n
+				break
+			}
+		}
+	}
+	a.layout.Remove(id)
+	if a.focus == id {
+		if next == "" {
+			if ids := a.layout.IDs(); len(ids) > 0 {
+				next = ids[len(ids)-1]
+			}
+		}
+		a.focus = next
+	}
+}
+
+// closePane ends a pane's program (in the background: a stubborn one takes 2 s) and removes it.
+func (a *App) closePane(id string) {
+	a.dropPane(id)
+	go func() { // owner: the host; Remove returns once the process group has been ended
+		_ = a.host.Remove(id)
+	}()
+	a.rebuild()
+}
+
+// autoAxis splits the focused pane across its longer side.
+func (a *App) autoAxis() Axis {
+	if r, ok := a.paneRects()[a.focus]; ok && r.H*2 > r.W {
+		return Stacked
+	}
+	return SideBySide
+}
+
+func (a *App) screenSize() (int, int) {
+	_, _, w, h := a.root.GetRect()
+	if w == 0 {
+		return 120, 40
+	}
+	return w, h
+}
+
+// panelVisible applies the config's side-panel rule: on at 100 columns or more unless toggled.
+func (a *App) panelVisible(w int) bool {
+	if a.panelSet {
+		return a.panelShown
+	}
+	switch a.cfg.SidePanel {
+	case config.PanelOn:
+		return true
+	case config.PanelOff:
+		return false
+	}
+	return w >= 100
+}
+
+// workspaceRect is where panes go: the screen minus the status bar and the panel.
+func (a *App) workspaceRect(w, h int) Rect {
+	r := Rect{0, 0, w, max(0, h-1)}
+	if a.panelVisible(w) {
+		r.W -= panelWidth(w)
+	}
+	return r
+}
+
+func panelWidth(w int) int { return max(34, min(64, w*2/5)) }
+
+func (a *App) paneRects() map[string]Rect {
+	w, h := a.screenSize()
+	return a.layout.Arrange(a.workspaceRect(w, h))
+}
+
+func (a *App) floatRect(w, h int) Rect {
+	ws := a.workspaceRect(w, h)
+	fw, fh := max(20, ws.W*4/5), max(6, ws.H*4/5)
+	return Rect{ws.X + (ws.W-fw)/2, ws.Y + (ws.H-fh)/2, min(fw, ws.W), min(fh, ws.H)}
+}
+
+// focusedPane is the pane taking keys, nil when there is none.
+func (a *App) focusedPane() *Pane { return a.panes[a.focus] }
+
+// Focus gives pane id the focus. Call it before Run or on the UI goroutine.
+func (a *App) Focus(id string) {
+	a.setFocus(id)
+	a.rebuild()
+}
+
+// setFocus moves the focus to pane id.
+func (a *App) setFocus(id string) {
+	if _, ok := a.panes[id]; ok {
+		a.focus = id
+		a.panel.focused = false
+	}
+}
+
+// splitShell opens a shell beside the focused pane, in its working directory.
+func (a *App) splitShell(axis Axis) {
+	dir := ""
+	if p := a.focusedPane(); p != nil {
+		dir = p.inst.Process().ForegroundCwd() // a split opens where the person is, as in tmux
+	}
+	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Dir: dir}, a.focus, axis); err != nil {
+		a.say(err.Error())
+	}
+}

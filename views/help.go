@@ -1,0 +1,123 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/keymap"
+)
+
+// helpView lists every binding of the keymap (prefix + ?). Typing filters the list; Up, Down and
+// the page keys scroll; Esc closes.
+type helpView struct {
+	a      *App
+	open   bool
+	query  string
+	scroll int
+}
+
+func newHelpView(a *App) *helpView { return &helpView{a: a} }
+
+func (h *helpView) show() { h.open, h.query, h.scroll = true, "", 0 }
+
+func (h *helpView) handle(ev *tcell.EventKey) {
+	switch ev.Key() {
+	case tcell.KeyEscape:
+		h.open = false
+	case tcell.KeyUp:
+		h.scroll = max(0, h.scroll-1)
+	case tcell.KeyDown:
+		h.scroll++
+	case tcell.KeyPgUp:
+		h.scroll = max(0, h.scroll-10)
+	case tcell.KeyPgDn:
+		h.scroll += 10
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if r := []rune(h.query); len(r) > 0 {
+			h.query = string(r[:len(r)-1])
+			h.scroll = 0
+		}
+	case tcell.KeyRune:
+		h.query += string(ev.Rune())
+		h.scroll = 0
+	}
+}
+
+// rows are the lines the overlay shows for the current query.
+func (h *helpView) rows() []line {
+	th := h.a.theme
+	k := h.a.keys
+	q := strings.ToLower(h.query)
+	var out []line
+	var mode keymap.Mode
+	for _, b := range k.Bindings() {
+		keyText := b.Key.String()
+		if b.Mode == keymap.ModePrefix {
+			keyText = k.Prefix.String() + " " + keyText
+		}
+		text := strings.ToLower(string(b.Mode) + " " + keyText + " " + string(b.Action) + " " + b.Action.Help())
+		if q != "" && !strings.Contains(text, q) {
+			continue
+		}
+		if b.Mode != mode {
+			mode = b.Mode
+			if len(out) > 0 {
+				out = append(out, nil)
+			}
+			out = append(out, plain(modeTitle(mode), th.PanelHeading))
+		}
+		out = append(out, line{{"  " + padRight(keyText, 14), th.KeyHint}, {padRight(string(b.Action), 18), th.Prompt}, {b.Action.Help(), th.Prompt}})
+	}
+	if len(out) == 0 {
+		out = append(out, plain("no binding matches", th.PanelMuted))
+	}
+	return out
+}
+
+func modeTitle(m keymap.Mode) string {
+	switch m {
+	case keymap.ModePrefix:
+		return "After the prefix"
+	case keymap.ModeRoot:
+		return "Anywhere"
+	case keymap.ModeCard:
+		return "On an approval card"
+	case keymap.ModeScroll:
+		return "In scroll mode"
+	case keymap.ModeLocked:
+		return "In locked mode"
+	}
+	return string(m)
+}
+
+func padRight(s string, n int) string {
+	if w := width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s + " "
+}
+
+func (h *helpView) draw(screen tcell.Screen, w, hh int) {
+	th := h.a.theme
+	bw, bh := min(w-4, 90), max(6, hh-4)
+	x, y := (w-bw)/2, 1
+	for j := y; j < y+bh; j++ {
+		for i := x; i < x+bw; i++ {
+			screen.SetContent(i, j, ' ', nil, th.Prompt)
+		}
+	}
+	drawText(screen, x+1, y, bw-2, line{{"tickmux keys", th.PanelHeading}, {"  (config: ~/.config/tickmux/config.toml)", th.Prompt}}, th.Prompt)
+	drawText(screen, x+1, y+1, bw-2, line{{"search: ", th.Prompt.Bold(true)}, untrusted(h.query, th.Prompt), {"█", th.Prompt}}, th.Prompt)
+	rows := h.rows()
+	view := bh - 4
+	h.scroll = min(h.scroll, max(0, len(rows)-view))
+	for i := 0; i < view; i++ {
+		var l line
+		if h.scroll+i < len(rows) {
+			l = rows[h.scroll+i]
+		}
+		drawText(screen, x+1, y+3+i, bw-2, l, th.Prompt)
+	}
+	drawText(screen, x+1, y+bh-1, bw-2, line{{"type to search · ↑↓ PgUp PgDn scroll · Esc close", th.PanelMuted}}, th.Prompt)
+}

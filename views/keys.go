@@ -1,0 +1,367 @@
+package views
+
+import (
+	"fmt"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+	"tickmux/keymap"
+)
+
+// captureKey sees every key first (UI goroutine). Keys reach a pane only in root or locked
+// mode, and an approval card takes keys only in card mode, which the person enters on purpose
+// (prefix + a): typing into a pane can never answer a card.
+func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
+	// Overlays own the keyboard while open; tview routes to their focused field.
+	switch {
+	case a.confirm != nil:
+		a.answerConfirm(ev)
+		return nil
+	case a.prompt.open:
+		return a.prompt.handle(ev)
+	case a.help.open:
+		a.help.handle(ev)
+		return nil
+	}
+	k := keymap.FromEvent(ev)
+	switch a.mode {
+	case keymap.ModeLocked:
+		if act, ok := a.keys.Lookup(keymap.ModeLocked, k); ok {
+			a.do(act)
+			return nil
+		}
+		a.toPane(ev)
+		return nil
+	case keymap.ModePrefix:
+		a.mode = keymap.ModeRoot
+		if act, ok := a.keys.Lookup(keymap.ModePrefix, k); ok {
+			a.do(act)
+		}
+		a.rebuild()
+		return nil
+	case keymap.ModeCard:
+		if act, ok := a.keys.Lookup(keymap.ModeCard, k); ok {
+			a.do(act)
+		} else if k == a.keys.Prefix {
+			a.mode = keymap.ModePrefix // the prefix still works, and leaves the card pending
+		}
+		a.rebuild()
+		return nil // any other key is swallowed: never typed into a pane by accident
+	case keymap.ModeScroll:
+		if act, ok := a.keys.Lookup(keymap.ModeScroll, k); ok {
+			a.doScroll(act)
+		} else if p := a.focusedPane(); p != nil {
+			p.term.ScrollKey(ev) // search typing and the like
+			if !p.term.Scrolling() {
+				a.mode = keymap.ModeRoot
+			}
+		}
+		a.rebuild()
+		return nil
+	}
+	// Root mode.
+	if k == a.keys.Prefix {
+		a.mode = keymap.ModePrefix
+		a.rebuild()
+		return nil
+	}
+	if act, ok := a.keys.Lookup(keymap.ModeRoot, k); ok {
+		a.do(act)
+		a.rebuild()
+		return nil
+	}
+	if a.panel.focused {
+		a.panelKey(ev)
+		return nil
+	}
+	a.toPane(ev)
+	return nil
+}
+
+// toPane types a key into the focused pane's program.
+func (a *App) toPane(ev *tcell.EventKey) {
+	if p := a.focusedPane(); p != nil && p.inst.Status() != host.StatusEnded {
+		p.term.Key(ev)
+	}
+}
+
+// panelKey scrolls the focused side panel.
+func (a *App) panelKey(ev *tcell.EventKey) {
+	_, _, _, h := a.panel.GetInnerRect()
+	switch ev.Key() {
+	case tcell.KeyUp:
+		a.panel.ScrollBy(-1)
+	case tcell.KeyDown:
+		a.panel.ScrollBy(1)
+	case tcell.KeyPgUp:
+		a.panel.ScrollBy(-max(1, h-1))
+	case tcell.KeyPgDn:
+		a.panel.ScrollBy(max(1, h-1))
+	case tcell.KeyHome:
+		a.panel.scroll = 0
+	case tcell.KeyEscape, tcell.KeyTab:
+		a.panel.focused = false
+	case tcell.KeyRune:
+		switch ev.Rune() {
+		case 'k':
+			a.panel.ScrollBy(-1)
+		case 'j':
+			a.panel.ScrollBy(1)
+		case 's':
+			a.panel.schemas = !a.panel.schemas
+		case 'q':
+			a.panel.focused = false
+		}
+	}
+	a.rebuild()
+}
+
+// do runs an action (UI goroutine).
+func (a *App) do(act keymap.Action) {
+	p := a.focusedPane()
+	switch act {
+	case keymap.SplitRight:
+		a.splitShell(SideBySide)
+	case keymap.SplitDown:
+		a.splitShell(Stacked)
+	case keymap.NewShell:
+		a.splitShell(a.autoAxis())
+	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:
+		if a.floatShown && a.focus == a.floatID {
+			a.floatShown = false // moving out of the float hides it; it keeps running
+			a.setFocus(a.lastTiled)
+			break
+		}
+		if n := a.layout.Neighbor(a.focus, actionDirection(act), a.paneRects()); n != "" {
+			a.setFocus(n)
+		}
+	case keymap.FocusNext:
+		ids := a.layout.IDs()
+		for i, id := range ids {
+			if id == a.focus {
+				a.setFocus(ids[(i+1)%len(ids)])
+				break
+			}
+		}
+	case keymap.ResizeLeft, keymap.ResizeRight, keymap.ResizeUp, keymap.ResizeDown:
+		a.layout.Resize(a.focus, actionDirection(act), 2)
+	case keymap.Zoom:
+		a.layout.Zoom(a.focus)
+	case keymap.ClosePane:
+		if p == nil {
+			return
+		}
+		id := p.ID()
+		if p.inst.Status() == host.StatusEnded {
+			a.closePane(id)
+			return
+		}
+		a.ask(fmt.Sprintf("close %s (%s) and end its program?", id, p.inst.Title()), func() { a.closePane(id) })
+	case keymap.SwapNext, keymap.SwapPrev:
+		ids := a.layout.IDs()
+		for i, id := range ids {
+			if id == a.focus && len(ids) > 1 {
+				j := (i + 1) % len(ids)
+				if act == keymap.SwapPrev {
+					j = (i - 1 + len(ids)) % len(ids)
+				}
+				a.layout.Swap(id, ids[j])
+				break
+			}
+		}
+	case keymap.ToggleFloat:
+		a.toggleFloat()
+	case keymap.Prompt:
+		a.prompt.show()
+	case keymap.TogglePanel:
+		w, _ := a.screenSize()
+		a.panelShown = !a.panelVisible(w)
+		a.panelSet = true
+		if !a.panelShown {
+			a.panel.focused = false
+		}
+	case keymap.FocusPanel:
+		w, _ := a.screenSize()
+		if !a.panelVisible(w) {
+			a.panelShown, a.panelSet = true, true
+		}
+		a.panel.focused = !a.panel.focused
+	case keymap.Approvals:
+		if a.queue == nil || len(a.queue.Pending()) == 0 {
+			a.say("no approvals pending")
+			return
+		}
+		w, _ := a.screenSize()
+		if !a.panelVisible(w) {
+			a.panelShown, a.panelSet = true, true
+		}
+		a.mode, a.cardIdx = keymap.ModeCard, 0
+	case keymap.Help:
+		a.help.show()
+	case keymap.ScrollMode:
+		if p != nil {
+			p.term.StartScroll()
+			a.mode = keymap.ModeScroll
+		}
+	case keymap.Lock:
+		a.mode = keymap.ModeLocked
+		if keys := a.keys.KeysFor(keymap.ModeLocked, keymap.Unlock); len(keys) > 0 {
+			a.say("locked: every key goes to the pane; " + keys[0].String() + " unlocks")
+		}
+	case keymap.Unlock:
+		a.mode = keymap.ModeRoot
+	case keymap.Quit:
+		n := 0
+		for _, in := range a.host.Instances() {
+			if in.Status() != host.StatusEnded {
+				n++
+			}
+		}
+		a.ask(fmt.Sprintf("quit tickmux and end %d running programs?", n), a.Stop)
+	case keymap.SendPrefix:
+		if p != nil {
+			k := a.keys.Prefix
+			p.term.Key(tcell.NewEventKey(k.Code, k.Rune, k.Mod))
+		}
+	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
+		a.answerCard(act)
+	case keymap.LeaveCard:
+		a.mode = keymap.ModeRoot
+	case keymap.NextCard, keymap.PrevCard:
+		n := len(a.queue.Pending())
+		if n > 0 {
+			if act == keymap.NextCard {
+				a.cardIdx = (a.cardIdx + 1) % n
+			} else {
+				a.cardIdx = (a.cardIdx - 1 + n) % n
+			}
+		}
+	}
+}
+
+// answerCard answers the focused card: this keypress is the only way anything is approved.
+func (a *App) answerCard(act keymap.Action) {
+	cards := a.queue.Pending()
+	if len(cards) == 0 {
+		a.mode = keymap.ModeRoot
+		return
+	}
+	c := cards[min(a.cardIdx, len(cards)-1)]
+	d, what := host.AllowOnce, "allowed once"
+	switch act {
+	case keymap.AllowRevision:
+		d, what = host.AllowRevision, fmt.Sprintf("allowed for revision %q", c.Req.Revision)
+		if c.Req.Action != host.ActionCall {
+			d, what = host.AllowOnce, "allowed once"
+		}
+	case keymap.Deny:
+		d, what = host.Deny, "denied"
+	}
+	if err := a.queue.Answer(c.ID, d); err != nil {
+		a.say("that request was withdrawn or voided before the answer")
+	} else {
+		a.say(fmt.Sprintf("%s: %s %s", what, c.Req.Action, describeTarget(c.Req)))
+	}
+	if len(a.queue.Pending()) == 0 {
+		a.mode = keymap.ModeRoot
+	} else if a.cardIdx >= len(a.queue.Pending()) {
+		a.cardIdx = 0
+	}
+}
+
+func describeTarget(r host.ApprovalRequest) string {
+	switch r.Action {
+	case host.ActionCall:
+		return r.Tool + " on " + r.Instance
+	case host.ActionOpen:
+		return fmt.Sprint(r.Argv)
+	}
+	return r.Instance
+}
+
+func (a *App) doScroll(act keymap.Action) {
+	p := a.focusedPane()
+	if p == nil {
+		a.mode = keymap.ModeRoot
+		return
+	}
+	if act == keymap.ExitMode {
+		p.term.StopScroll()
+		a.mode = keymap.ModeRoot
+		return
+	}
+	p.term.ScrollAction(act)
+	if act == keymap.Copy {
+		a.say("copied")
+	}
+	if !p.term.Scrolling() {
+		a.mode = keymap.ModeRoot
+	}
+}
+
+// toggleFloat works like a monitor window: the first press lifts the focused pane out of the
+// tiles and floats it over them; moving the focus to a tile hides the float (it keeps running);
+// the key shows it again; pressed while the float has the focus, it puts the pane back among
+// the tiles.
+func (a *App) toggleFloat() {
+	switch {
+	case a.floatID != "" && a.floatShown && a.focus == a.floatID:
+		id := a.floatID
+		a.floatID, a.floatShown = "", false
+		a.panes[id].float = false
+		target := a.lastTiled
+		if !a.layout.Has(target) {
+			if ids := a.layout.IDs(); len(ids) > 0 {
+				target = ids[0]
+			}
+		}
+		a.layout.Add(target, id, SideBySide)
+		a.focus = id
+	case a.floatID != "":
+		if a.focus != a.floatID {
+			a.lastTiled = a.focus
+		}
+		a.floatShown = true
+		a.focus = a.floatID
+	case a.focus != "" && len(a.layout.IDs()) > 1:
+		id := a.focus
+		a.layout.Remove(id)
+		a.floatID, a.floatShown = id, true
+		a.panes[id].float = true
+		a.lastTiled = a.layout.IDs()[0]
+	default:
+		a.say("a floating pane needs another pane to float over")
+	}
+}
+
+func actionDirection(act keymap.Action) Direction {
+	switch act {
+	case keymap.FocusLeft, keymap.ResizeLeft:
+		return Left
+	case keymap.FocusRight, keymap.ResizeRight:
+		return Right
+	case keymap.FocusUp, keymap.ResizeUp:
+		return Up
+	}
+	return Down
+}
+
+// confirmation is a yes/no question on the status line.
+type confirmation struct {
+	question string
+	yes      func()
+}
+
+func (a *App) ask(q string, yes func()) {
+	a.confirm = &confirmation{question: q, yes: yes}
+}
+
+func (a *App) answerConfirm(ev *tcell.EventKey) {
+	c := a.confirm
+	a.confirm = nil
+	if ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y') {
+		c.yes()
+	}
+	a.rebuild()
+}

@@ -1,0 +1,132 @@
+package views
+
+import (
+	"fmt"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"tickmux/host"
+	"tickmux/keymap"
+	"tickmux/themes"
+)
+
+// Pane frames one instance's terminal: a border with the instance id, its title and its status,
+// and a badge when an approval waits for it. An ended pane stays, saying why, until closed.
+type Pane struct {
+	*tview.Box
+	inst    *host.Instance
+	term    paneTerm
+	theme   *themes.Theme
+	focused bool
+	alert   bool // an approval card waits for this instance
+	float   bool
+}
+
+// paneTerm is what a pane needs from the terminal widget inside it.
+type paneTerm interface {
+	SetRect(x, y, w, h int)
+	Draw(screen tcell.Screen)
+	// PlaceCursor shows the program's cursor on screen (the pane has the focus).
+	PlaceCursor(screen tcell.Screen)
+	// Key, Paste and Mouse encode input as xterm would and send it to the program; Mouse
+	// forwards only what the program asked for.
+	Key(ev *tcell.EventKey)
+	Paste(text string)
+	Mouse(action tview.MouseAction, ev *tcell.EventMouse)
+	// Scroll mode over the scrollback: search, select, copy.
+	StartScroll()
+	StopScroll()
+	Scrolling() bool
+	ScrollKey(ev *tcell.EventKey)
+	ScrollAction(act keymap.Action)
+	// Close stops the widget's goroutine; idempotent.
+	Close()
+}
+
+func newPane(inst *host.Instance, term paneTerm, th *themes.Theme) *Pane {
+	return &Pane{Box: tview.NewBox(), inst: inst, term: term, theme: th}
+}
+
+// ID is the instance's id.
+func (p *Pane) ID() string { return p.inst.ID() }
+
+// Draw draws the frame and the terminal inside it.
+func (p *Pane) Draw(screen tcell.Screen) {
+	x, y, w, h := p.GetRect()
+	if w < 2 || h < 2 {
+		return
+	}
+	th := p.theme
+	border := th.Border
+	switch {
+	case p.alert:
+		border = th.BorderAlert
+	case p.focused:
+		border = th.BorderFocused
+	}
+	h1, v1, tl, tr, bl, br := '─', '│', '┌', '┐', '└', '┘'
+	if p.focused {
+		h1, v1, tl, tr, bl, br = '━', '┃', '┏', '┓', '┗', '┛'
+	}
+	for i := x + 1; i < x+w-1; i++ {
+		screen.SetContent(i, y, h1, nil, border)
+		screen.SetContent(i, y+h-1, h1, nil, border)
+	}
+	for j := y + 1; j < y+h-1; j++ {
+		screen.SetContent(x, j, v1, nil, border)
+		screen.SetContent(x+w-1, j, v1, nil, border)
+	}
+	screen.SetContent(x, y, tl, nil, border)
+	screen.SetContent(x+w-1, y, tr, nil, border)
+	screen.SetContent(x, y+h-1, bl, nil, border)
+	screen.SetContent(x+w-1, y+h-1, br, nil, border)
+
+	// Title: " hosted:3 Counter · ready " on the top border.
+	title := th.Title
+	if p.focused {
+		title = th.TitleFocused
+	}
+	l := line{{" " + p.inst.ID() + " ", title}, untrusted(p.inst.Title(), title), {" · ", title}}
+	status := p.inst.Status()
+	switch status {
+	case host.StatusEnded:
+		l = append(l, seg{"ended", th.StatusEnded})
+		if e := p.inst.EndInfo(); e != nil && e.ExitStatus != "" {
+			l = append(l, seg{" (" + e.ExitStatus + ")", th.StatusEnded})
+		}
+	default:
+		l = append(l, statusSeg(th, status))
+	}
+	if p.alert {
+		l = append(l, seg{" ", title}, seg{" ⚑ approval ", th.Badge})
+	}
+	if p.float {
+		l = append(l, seg{" · floating", title})
+	}
+	l = append(l, seg{" ", title})
+	if w > 4 {
+		drawText(screen, x+2, y, min(w-4, lineWidth(l)), l, border)
+	}
+
+	inner := Rect{x + 1, y + 1, w - 2, h - 2}
+	p.term.SetRect(inner.X, inner.Y, inner.W, inner.H)
+	p.term.Draw(screen)
+
+	// An ended pane says why at its bottom, over the last screen it had.
+	if e := p.inst.EndInfo(); e != nil && inner.H > 0 {
+		msg := "ended: " + e.Reason
+		if e.ExitStatus != "" {
+			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
+		}
+		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
+	}
+}
+
+func lineWidth(l line) int {
+	n := 0
+	for _, s := range l {
+		n += width(s.text)
+	}
+	return n
+}

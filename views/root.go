@@ -1,0 +1,175 @@
+package views
+
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"tickmux/keymap"
+)
+
+// rootView is the whole screen: the panes, the floating pane, the side panel, the status bar
+// and any overlay. It places them on every draw and routes the mouse and pastes.
+type rootView struct {
+	*tview.Box
+	a *App
+}
+
+// Draw lays out and draws everything (UI goroutine).
+func (r *rootView) Draw(screen tcell.Screen) {
+	a := r.a
+	x, y, w, h := r.GetRect()
+	_ = x
+	_ = y
+	// Fill the background once per frame; panes and panel draw over it.
+	bg := a.theme.Background
+	for j := 0; j < h; j++ {
+		for i := 0; i < w; i++ {
+			screen.SetContent(i, j, ' ', nil, bg)
+		}
+	}
+	ws := a.workspaceRect(w, h)
+	rects := a.layout.Arrange(ws)
+	for id, rect := range rects {
+		p := a.panes[id]
+		if p == nil {
+			continue
+		}
+		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
+		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
+		p.Draw(screen)
+	}
+	if a.layout.Empty() && !(a.floatShown && a.floatID != "") {
+		msg := "No panes. " + a.keys.Prefix.String() + " c opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " q quits."
+		drawText(screen, ws.X+2, ws.Y+ws.H/2, ws.W-4, plain(msg, a.theme.PanelMuted), bg)
+	}
+	if a.floatID != "" && a.floatShown {
+		if p := a.panes[a.floatID]; p != nil {
+			fr := a.floatRect(w, h)
+			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
+			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
+			p.Draw(screen)
+		}
+	}
+	if a.panelVisible(w) {
+		pw := panelWidth(w)
+		a.panel.SetRect(w-pw, 0, pw, h-1)
+		a.panel.Draw(screen)
+	}
+	a.status.SetRect(0, h-1, w, 1)
+	a.status.now = a.now()
+	a.status.Draw(screen)
+	if a.confirm != nil {
+		drawText(screen, 0, h-1, w, line{{" " + a.confirm.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
+	}
+	if a.prompt.open {
+		a.prompt.draw(screen, w, h)
+	}
+	if a.help.open {
+		a.help.draw(screen, w, h)
+	}
+	// The terminal cursor belongs to the focused pane, unless an overlay has it.
+	if !a.prompt.open && !a.help.open {
+		if p := a.focusedPane(); p != nil && p.focused && a.mode != keymap.ModeScroll {
+			p.term.PlaceCursor(screen)
+		} else {
+			screen.HideCursor()
+		}
+	}
+}
+
+// MouseHandler focuses what is clicked, drags borders, scrolls the panel, and passes the rest to
+// the pane under the pointer (which forwards it to its program only if the program asked).
+func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
+		a := r.a
+		if a.prompt.open || a.help.open || a.confirm != nil {
+			return true, nil
+		}
+		x, y := event.Position()
+		w, h := a.screenSize()
+
+		// A border drag in progress.
+		if a.drag != nil {
+			switch action {
+			case tview.MouseMove:
+				a.layout.Drag(a.drag, x, y)
+			case tview.MouseLeftUp:
+				a.layout.Drag(a.drag, x, y)
+				a.drag = nil
+			}
+			return true, nil
+		}
+
+		// The status bar: click an instance to focus it.
+		if y == h-1 {
+			return true, nil
+		}
+		// The side panel.
+		if a.panelVisible(w) && x >= w-panelWidth(w) {
+			switch action {
+			case tview.MouseScrollUp:
+				a.panel.ScrollBy(-3)
+			case tview.MouseScrollDown:
+				a.panel.ScrollBy(3)
+			case tview.MouseLeftClick:
+				a.panel.focused = true
+			}
+			return true, nil
+		}
+		// The floating pane is on top.
+		if a.floatID != "" && a.floatShown {
+			if fr := a.floatRect(w, h); fr.Contains(x, y) {
+				return r.toPane(a.panes[a.floatID], action, event, setFocus)
+			}
+		}
+		if action == tview.MouseLeftDown {
+			if b := a.layout.BorderAt(x, y); b != nil && a.layout.Zoomed() == "" {
+				a.drag = b
+				return true, nil
+			}
+		}
+		for id, rect := range a.layout.Arrange(a.workspaceRect(w, h)) {
+			if rect.Contains(x, y) {
+				if action == tview.MouseLeftDown && a.floatShown && a.focus == a.floatID {
+					a.floatShown = false
+				}
+				return r.toPane(a.panes[id], action, event, setFocus)
+			}
+		}
+		return true, nil
+	})
+}
+
+func (r *rootView) toPane(p *Pane, action tview.MouseAction, event *tcell.EventMouse, setFocus func(tview.Primitive)) (bool, tview.Primitive) {
+	a := r.a
+	if p == nil {
+		return true, nil
+	}
+	if action == tview.MouseLeftDown || action == tview.MouseLeftClick {
+		if a.mode == keymap.ModeCard || a.mode == keymap.ModePrefix {
+			a.mode = keymap.ModeRoot
+		}
+		a.setFocus(p.ID())
+		a.rebuild()
+	}
+	p.term.Mouse(action, event)
+	return true, nil
+}
+
+// PasteHandler sends a paste to the prompt or the focused pane (bracketed when its program
+// asked for it).
+func (r *rootView) PasteHandler() func(text string, setFocus func(p tview.Primitive)) {
+	return r.WrapPasteHandler(func(text string, setFocus func(p tview.Primitive)) {
+		a := r.a
+		if a.prompt.open {
+			a.prompt.paste(text)
+			return
+		}
+		if a.mode != keymap.ModeRoot && a.mode != keymap.ModeLocked {
+			return // a paste never answers a card or drives scroll mode
+		}
+		if p := a.focusedPane(); p != nil {
+			p.term.Paste(text)
+		}
+	})
+}

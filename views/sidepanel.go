@@ -1,0 +1,465 @@
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"tickmux/host"
+	"tickmux/keymap"
+	"tickmux/themes"
+)
+
+// SidePanel is the agent side panel: for the focused instance, what it is, its latest state, its
+// catalog, its update counters and recent calls; above them, every pending approval card.
+//
+// The panel is rebuilt from the host on the UI goroutine when something it shows changed; drawing
+// only copies the built lines to the screen.
+type SidePanel struct {
+	*tview.Box
+	theme *themes.Theme
+	keys  *keymap.Keymap
+
+	lines   []line
+	scroll  int
+	focused bool // the panel takes scroll keys (prefix + Tab)
+
+	// What the last build showed, to tell what is new.
+	shownID      string
+	shownUpdates uint64
+	merged       uint64 // updates folded into a later one before the panel showed them
+	schemas      bool   // show each tool's input_schema
+	cardsTop     int    // the line where the focused card starts, to scroll it into view
+}
+
+// NewSidePanel makes an empty panel.
+func NewSidePanel(th *themes.Theme, keys *keymap.Keymap) *SidePanel {
+	return &SidePanel{Box: tview.NewBox(), theme: th, keys: keys}
+}
+
+// panelInput is what a build reads: the focused instance (nil when there is none), the pending
+// cards and which of them has the focus (-1 when none).
+type panelInput struct {
+	inst      *host.Instance
+	cards     []host.Card
+	cardFocus int
+	width     int
+	now       time.Time
+}
+
+// Rebuild recomputes the lines from the host's current values.
+func (p *SidePanel) Rebuild(in panelInput) {
+	th := p.theme
+	w := max(in.width, 20)
+	var out []line
+	add := func(l line) { out = append(out, l) }
+	blank := func() { add(nil) }
+	heading := func(title string, extra ...seg) {
+		l := line{{title, th.PanelHeading}}
+		if len(extra) > 0 {
+			l = append(l, seg{"  ", th.Panel})
+			l = append(l, extra...)
+		}
+		add(l)
+	}
+
+	// Approval cards come first: they are what the person must act on.
+	p.cardsTop = -1
+	if len(in.cards) > 0 {
+		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
+		for i, c := range in.cards {
+			if i == in.cardFocus {
+				p.cardsTop = len(out)
+			}
+			out = append(out, p.card(c, i == in.cardFocus, w, in.now)...)
+		}
+		blank()
+	}
+
+	inst := in.inst
+	if inst == nil {
+		add(plain("No pane is focused.", th.PanelMuted))
+		p.lines = out
+		p.clampScroll()
+		return
+	}
+	if inst.ID() != p.shownID {
+		p.shownID, p.shownUpdates, p.merged, p.scroll = inst.ID(), inst.State().Updates, 0, 0
+	}
+
+	// Identity.
+	status := inst.Status()
+	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(inst.Title(), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
+	if e := inst.EndInfo(); e != nil {
+		for _, l := range wrapWords("ended: "+host.Printable(e.Reason, false)+exitNote(e), w) {
+			add(plain(l, th.Error))
+		}
+	}
+	if !inst.IsTick() {
+		add(plain("A plain terminal program: no protocol, no state.", th.PanelMuted))
+		add(plain(host.Printable(strings.Join(inst.Argv(), " "), false), th.PanelMuted))
+		p.lines = out
+		p.clampScroll()
+		return
+	}
+	cat := inst.Catalog()
+	if cat == nil {
+		add(plain("Initializing…", th.PanelMuted))
+		p.lines = out
+		p.clampScroll()
+		return
+	}
+	d := cat.Descriptor
+	add(line{untrusted(d.Kind, th.PanelMuted), {" · revision ", th.PanelMuted}, untrusted(fmt.Sprintf("%q", d.Revision), th.Panel)})
+	for _, l := range wrapWords(host.Printable(d.Description, false), w) {
+		add(plain(l, th.Panel))
+	}
+	blank()
+
+	// State.
+	// merged counts the updates this panel never showed on their own: several arrived between
+	// two builds and only the latest was drawn (H-U2, seen from the person's side).
+	st := inst.State()
+	if st.Updates > p.shownUpdates {
+		p.merged += st.Updates - p.shownUpdates - 1
+		p.shownUpdates = st.Updates
+	}
+	heading("STATE", seg{fmt.Sprintf("seq %d · at %s", st.Seq, host.Printable(st.At, false)), th.PanelMuted})
+	switch {
+	case !st.Valid:
+		add(plain("(none yet)", th.PanelMuted))
+	case string(st.Data) == "null":
+		add(plain("null (the Tick has no content yet)", th.PanelMuted))
+	default:
+		out = append(out, prettyJSON(st.Data, th, 2000)...)
+	}
+	blank()
+
+	// Counters.
+	stats := inst.SessionStats()
+	heading("UPDATES", seg{fmt.Sprintf("received %d · merged %d · last seq %d", st.Updates, p.merged, stats.LastUpdateSeq), th.PanelMuted})
+	rate := inst.UpdateRate(60)
+	add(line{{sparkline(rate, min(60, w-12)), th.Sparkline}, {"  " + rateNote(rate), th.PanelMuted}})
+	if stats.IgnoredNotifications+stats.TickRequests+stats.DroppedResponses > 0 {
+		add(plain(fmt.Sprintf("ignored: %d notifications, %d requests from the Tick, %d stray responses",
+			stats.IgnoredNotifications, stats.TickRequests, stats.DroppedResponses), th.PanelMuted))
+	}
+	blank()
+
+	// Catalog.
+	heading(fmt.Sprintf("TOOLS (%d)", len(d.Tools)), seg{p.schemaHint(), th.PanelMuted})
+	if d.RecoverWith != "" {
+		add(line{{"recover with ", th.PanelMuted}, untrusted(d.RecoverWith, th.Panel)})
+	}
+	for _, t := range d.Tools {
+		badge := seg{" query ", th.Query}
+		if t.Mutates {
+			badge = seg{" MUTATES ", th.Mutates}
+		}
+		add(line{badge, {" ", th.Panel}, untrusted(t.Name, th.TitleFocused)})
+		for _, l := range wrapWords(host.Printable(t.Description, false), w-2) {
+			add(plain("  "+l, th.Panel))
+		}
+		if p.schemas {
+			for _, l := range prettyJSON(compactJSON(t.InputSchema), th, 200) {
+				add(append(line{{"    ", th.Panel}}, l...))
+			}
+		}
+	}
+	blank()
+
+	// Recent calls, newest first.
+	calls := inst.Calls()
+	heading(fmt.Sprintf("RECENT CALLS (%d)", len(calls)))
+	if len(calls) == 0 {
+		add(plain("none yet", th.PanelMuted))
+	}
+	for i := len(calls) - 1; i >= 0 && i >= len(calls)-20; i-- {
+		add(p.callLine(calls[i]))
+	}
+	p.lines = out
+	p.clampScroll()
+}
+
+func exitNote(e *host.EndInfo) string {
+	if e.ExitStatus == "" {
+		return ""
+	}
+	return " (" + e.ExitStatus + ")"
+}
+
+func statusSeg(th *themes.Theme, s host.Status) seg {
+	switch s {
+	case host.StatusStarting:
+		return seg{"starting", th.StatusStarting}
+	case host.StatusReady:
+		return seg{"ready", th.StatusReady}
+	}
+	return seg{"ended", th.StatusEnded}
+}
+
+func (p *SidePanel) keyHint(mode keymap.Mode, a keymap.Action, what string) string {
+	keys := p.keys.KeysFor(mode, a)
+	if len(keys) == 0 {
+		return ""
+	}
+	prefix := ""
+	if mode == keymap.ModePrefix {
+		prefix = p.keys.Prefix.String() + " "
+	}
+	return prefix + keys[0].String() + " " + what
+}
+
+func (p *SidePanel) schemaHint() string {
+	if !p.focused {
+		return p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "focus the panel")
+	}
+	if p.schemas {
+		return "s hide schemas"
+	}
+	return "s show schemas"
+}
+
+// card renders one approval card (H-K2, H-SEC1): who asks, for which instance, the tool, its
+// description, the args and the revision, with the keys that answer it when it has the focus.
+func (p *SidePanel) card(c host.Card, focused bool, w int, now time.Time) []line {
+	th := p.theme
+	r := c.Req
+	border := th.CardBorder
+	if focused {
+		border = th.CardFocused
+	}
+	inner := max(w-4, 10)
+	var body []line
+	who := r.Client
+	if who == "" {
+		who = "an agent"
+	}
+	var what string
+	switch r.Action {
+	case host.ActionCall:
+		what = "call " + r.Tool
+	case host.ActionOpen:
+		kind := "a Tick"
+		if r.Shell {
+			kind = "a shell"
+		}
+		what = "open " + kind
+	case host.ActionClose:
+		what = "close"
+	case host.ActionSend:
+		what = "type into"
+	}
+	target := r.Instance
+	if r.Title != "" {
+		target += " (" + r.Title + ")"
+	}
+	headline := host.Printable(who, false) + " wants to " + host.Printable(what, false)
+	if target != "" {
+		headline += " on " + host.Printable(target, false)
+	}
+	for _, l := range wrapWords(headline, inner) {
+		body = append(body, plain(l, th.Card.Bold(true)))
+	}
+	if r.ToolDescription != "" {
+		for _, l := range wrapWords(host.Printable(r.ToolDescription, false), inner) {
+			body = append(body, plain(l, th.Card))
+		}
+	}
+	switch r.Action {
+	case host.ActionCall:
+		body = append(body, plain("args:", th.Card))
+		for _, l := range prettyJSON(compactJSON(r.Args), th, 40) {
+			body = append(body, append(line{{"  ", th.Card}}, l...))
+		}
+		body = append(body, line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
+	case host.ActionOpen:
+		body = append(body, line{{"command: ", th.Card}, untrusted(strings.Join(r.Argv, " "), th.Card.Bold(true))})
+		if r.Dir != "" {
+			body = append(body, line{{"in: ", th.Card}, untrusted(r.Dir, th.Card)})
+		}
+	case host.ActionSend:
+		body = append(body, line{{"text: ", th.Card}, untrusted(fmt.Sprintf("%q", r.Text), th.Card.Bold(true))})
+	}
+	body = append(body, plain(fmt.Sprintf("waiting %s", now.Sub(c.Created).Round(time.Second)), th.Card.Dim(true)))
+	if focused {
+		hint := line{}
+		for _, k := range []struct {
+			a    keymap.Action
+			what string
+		}{{keymap.AllowOnce, "allow once"}, {keymap.AllowRevision, "allow for this revision"}, {keymap.Deny, "deny"}, {keymap.LeaveCard, "later"}} {
+			if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
+				continue
+			}
+			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
+				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + k.what + "  ", th.Card})
+			}
+		}
+		body = append(body, hint)
+	}
+
+	top := "┌" + strings.Repeat("─", inner+2) + "┐"
+	if focused {
+		top = "┏" + strings.Repeat("━", inner+2) + "┓"
+	}
+	out := []line{plain(top, border)}
+	side := "│"
+	if focused {
+		side = "┃"
+	}
+	for _, l := range body {
+		content := append(line{{side + " ", border}}, l...)
+		out = append(out, append(content, seg{"", th.Card}))
+	}
+	bottom := "└" + strings.Repeat("─", inner+2) + "┘"
+	if focused {
+		bottom = "┗" + strings.Repeat("━", inner+2) + "┛"
+	}
+	return append(out, plain(bottom, border))
+}
+
+func (p *SidePanel) callLine(c host.CallRecord) line {
+	th := p.theme
+	l := line{{c.Started.Format("15:04:05") + " ", th.PanelMuted}, untrusted(c.Client, th.Panel), {" ", th.Panel},
+		untrusted(c.Tool, th.TitleFocused), {" ", th.Panel}, untrusted(shorten(string(c.Args), 40), th.JSONString), {" → ", th.PanelMuted}}
+	switch {
+	case c.Finished.IsZero() && c.Approval == "pending":
+		l = append(l, seg{"waiting for approval", th.StatusStarting})
+	case c.Finished.IsZero():
+		l = append(l, seg{"running", th.StatusStarting})
+	case c.OK:
+		what := "ok"
+		if c.Approval != "" {
+			what += " (" + c.Approval + ")"
+		}
+		l = append(l, seg{what, th.OK})
+	default:
+		what := string(c.Effect)
+		if c.Approval == "denied" || c.Approval == "voided" || c.Approval == "withdrawn" {
+			what = c.Approval + ", effect " + what
+		} else {
+			what = "error, effect " + what
+		}
+		l = append(l, seg{what + ": ", th.Error}, untrusted(shorten(c.Error, 80), th.Error))
+	}
+	return l
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func compactJSON(raw []byte) []byte {
+	var v json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
+		return []byte("null")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("null")
+	}
+	return b
+}
+
+// sparkline draws counts as block characters, scaled to the largest.
+func sparkline(counts []int, cols int) string {
+	if cols <= 0 || len(counts) == 0 {
+		return ""
+	}
+	// Fold the buckets into cols columns, newest on the right.
+	per := (len(counts) + cols - 1) / cols
+	var folded []int
+	for i := len(counts); i > 0; i -= per {
+		sum := 0
+		for j := max(0, i-per); j < i; j++ {
+			sum += counts[j]
+		}
+		folded = append([]int{sum}, folded...)
+	}
+	top := 0
+	for _, c := range folded {
+		top = max(top, c)
+	}
+	bars := []rune("▁▂▃▄▅▆▇█")
+	var b strings.Builder
+	for _, c := range folded {
+		switch {
+		case c == 0:
+			b.WriteRune(' ')
+		default:
+			b.WriteRune(bars[min(len(bars)-1, (c*len(bars)-1)/top)])
+		}
+	}
+	return b.String()
+}
+
+func rateNote(counts []int) string {
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	return fmt.Sprintf("%d in the last minute", total)
+}
+
+func (p *SidePanel) clampScroll() {
+	if p.scroll > len(p.lines)-1 {
+		p.scroll = max(0, len(p.lines)-1)
+	}
+	if p.scroll < 0 {
+		p.scroll = 0
+	}
+}
+
+// ScrollBy moves the view by n lines.
+func (p *SidePanel) ScrollBy(n int) {
+	p.scroll += n
+	p.clampScroll()
+}
+
+// ShowFocusedCard scrolls so the focused card is in view.
+func (p *SidePanel) ShowFocusedCard() {
+	if p.cardsTop >= 0 {
+		_, _, _, h := p.GetInnerRect()
+		if p.cardsTop < p.scroll || p.cardsTop >= p.scroll+h {
+			p.scroll = p.cardsTop
+		}
+	}
+}
+
+// Draw copies the built lines to the screen.
+func (p *SidePanel) Draw(screen tcell.Screen) {
+	p.Box.SetBorder(true).SetBorderStyle(p.borderStyle()).SetTitle(" agent panel ").SetTitleAlign(tview.AlignLeft)
+	p.Box.SetBackgroundColor(tcell.ColorDefault)
+	p.Box.DrawForSubclass(screen, p)
+	x, y, w, h := p.GetInnerRect()
+	for row := 0; row < h; row++ {
+		i := p.scroll + row
+		var l line
+		if i < len(p.lines) {
+			l = p.lines[i]
+		}
+		drawText(screen, x+1, y+row, w-1, l, p.theme.Panel)
+		screen.SetContent(x, y+row, ' ', nil, p.theme.Panel)
+	}
+	if p.scroll > 0 {
+		screen.SetContent(x+w-1, y, '↑', nil, p.theme.PanelMuted)
+	}
+	if p.scroll+h < len(p.lines) {
+		screen.SetContent(x+w-1, y+h-1, '↓', nil, p.theme.PanelMuted)
+	}
+}
+
+func (p *SidePanel) borderStyle() tcell.Style {
+	if p.focused {
+		return p.theme.BorderFocused
+	}
+	return p.theme.Border
+}
