@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"tickmux/host"
+)
+
+func TestSocketPath(t *testing.T) {
+	t.Setenv(EnvSocket, "")
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1234")
+	if got := SocketPath(""); got != "/run/user/1234/tickmux/default.sock" {
+		t.Errorf("with XDG_RUNTIME_DIR: %s", got)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if got, want := SocketPath(""), filepath.Join(os.TempDir(), fmt.Sprintf("tickmux-%d", os.Getuid()), "default.sock"); got != want {
+		t.Errorf("without XDG_RUNTIME_DIR: %s, want %s", got, want)
+	}
+	t.Setenv(EnvSocket, "/x/env.sock")
+	if got := SocketPath(""); got != "/x/env.sock" {
+		t.Errorf("with %s: %s", EnvSocket, got)
+	}
+	if got := SocketPath("/x/flag.sock"); got != "/x/flag.sock" {
+		t.Errorf("with --socket: %s", got)
+	}
+}
+
+// spec: H-SEC3 (the socket is 0600 in a 0700 directory)
+func TestListenPermissions(t *testing.T) {
+	t.Setenv(EnvSocket, "")
+	xdg := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	// A default directory left with loose permissions is made private again.
+	if err := os.Mkdir(filepath.Join(xdg, "tickmux"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := SocketPath("")
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	checkMode(t, filepath.Dir(path), fs.ModeDir|0o700)
+	checkMode(t, path, fs.ModeSocket|0o600)
+
+	// A directory given with --socket is created 0700 when missing.
+	other := filepath.Join(t.TempDir(), "a", "b", "s.sock")
+	ln2, err := Listen(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln2.Close()
+	checkMode(t, filepath.Dir(other), fs.ModeDir|0o700)
+	checkMode(t, other, fs.ModeSocket|0o600)
+}
+
+func checkMode(t *testing.T, path string, want fs.FileMode) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode() & (fs.ModeType | fs.ModePerm); got != want {
+		t.Errorf("%s: mode %v, want %v", path, got, want)
+	}
+}
+
+func TestListenRefusesLiveSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Listen(path)
+	if !errors.Is(err, ErrAlreadyRunning) || err.Error() != "another tickmux is already running on "+path {
+		t.Errorf("second Listen: %v", err)
+	}
+
+	// A live socket that holds no lock (an older tickmux) is refused too.
+	bare := filepath.Join(t.TempDir(), "bare.sock")
+	l, err := net.Listen("unix", bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := Listen(bare); !errors.Is(err, ErrAlreadyRunning) {
+		t.Errorf("Listen on a live socket without lock: %v", err)
+	}
+}
+
+func TestListenReplacesStaleSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close() // the socket file stays, nobody listens: what a crashed tickmux leaves
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatalf("Listen over a stale socket: %v", err)
+	}
+	ln.Close()
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the socket is still there after Close: %v", err)
+	}
+	// The next tickmux takes the same path.
+	ln, err = Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+}
+
+func TestListenRefusesNonSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sock")
+	if err := os.WriteFile(path, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "is not a socket") {
+		t.Errorf("Listen over a regular file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "mine" {
+		t.Error("the file was touched")
+	}
+}
+
+// spec: H-SEC3 (a peer with another uid is refused)
+func TestServerRefusesOtherUID(t *testing.T) {
+	h := host.New(host.Config{})
+	defer h.Close()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs []string
+	s := serveOn(h, ln, Options{Logf: func(format string, args ...any) {
+		mu.Lock()
+		logs = append(logs, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}}, os.Getuid()+1)
+	defer s.Close()
+
+	_, err = Dial(context.Background(), path, "intruder")
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != ReasonDisconnected || !strings.Contains(e.Message, "hung up") {
+		t.Errorf("Dial as another uid: %v", err)
+	}
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logs) == 0 || !strings.Contains(logs[0], "refused a peer with uid") {
+		t.Errorf("server log: %q", logs)
+	}
+}
+
+func TestClientNotRunning(t *testing.T) {
+	_, err := Dial(context.Background(), filepath.Join(t.TempDir(), "none.sock"), "x")
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != ReasonNotRunning || !strings.Contains(e.Message, "no tickmux is running on") {
+		t.Errorf("Dial with nothing there: %v", err)
+	}
+}
