@@ -72,7 +72,9 @@ type Cell struct {
 	Rune rune
 	// Comb holds the marks that join Rune (accents, variation selectors), usually nil.
 	Comb []rune
-	// Width is 1, 2 for the left half of a wide character, 0 for its right half.
+	// Width is 1, 2 for the left half of a wide character, 0 for its right half. A Width 0
+	// cell whose left neighbour is not wide is a right half that lost its left half (Rune ' '):
+	// draw it blank; text leaves it out, as tmux does.
 	Width uint8
 	Style Style
 }

@@ -42,8 +42,9 @@ type guard struct {
 	tabs          []bool
 	title         string
 
-	saved savedCursor
-	last  lastPrint
+	saved    savedCursor
+	altSaved altCursor // what 1049 saved on the way to the alternate screen
+	last     lastPrint
 	// anyWide is set once a wide character may be on screen; printing then checks for halves
 	// it would orphan.
 	anyWide bool
@@ -72,14 +73,22 @@ type savedCursor struct {
 	origin bool
 }
 
-// lastPrint is the last character printed, for marks that follow it and for REP.
+// altCursor is what entering the alternate screen with 1049 saves.
+type altCursor struct {
+	valid bool
+	x, y  int
+	pen   Style
+	g     [4]bool
+	gl    int
+}
+
+// lastPrint is what the last token printed, if it printed: REP repeats it and a zero-width
+// joiner after it joins the next wide character to its cell.
 type lastPrint struct {
 	valid   bool
-	x, y    int
-	w       int
-	r       rune   // the character when no mark has joined it
-	cluster string // the character and its marks, "" when none joined
 	styleID uint32
+	ascii   byte // the byte printed, before any charset mapping; 0 if it was not ASCII
+	zwj     bool // a zero-width joiner followed it
 }
 
 func newGuard(cols, rows int, opts Options) *guard {
@@ -103,6 +112,7 @@ func (g *guard) init(cols, rows int) {
 	g.top, g.bottom = 0, rows-1
 	g.tabs = defaultTabs(nil, cols)
 	g.saved = savedCursor{}
+	g.altSaved = altCursor{}
 	g.last = lastPrint{}
 	g.anyWide = false
 	g.styles = newStyleTable()
@@ -133,7 +143,9 @@ func (g *guard) sync() {
 	}
 	x, y, wrap := g.e.cursor()
 	g.cx, g.cy, g.vtWrap = x, y, wrap
-	// vt10x raises its flag after any write to the last column; tmux only with autowrap.
+	// vt10x raises its flag after any write to the last column; tmux only with autowrap. The
+	// guard knows the cursor after every sequence that can leave it pending, so this is a guess
+	// for the rest.
 	g.pending = wrap && g.autowrap
 	g.known = true
 }
@@ -141,7 +153,7 @@ func (g *guard) sync() {
 // forget marks the cursor unknown after a sequence whose effect the guard does not compute.
 func (g *guard) forget() {
 	g.known = false
-	g.last.valid = false
+	g.last = lastPrint{}
 }
 
 // --- pens ---
@@ -188,17 +200,20 @@ func (g *guard) emitCSI(n int, final byte) {
 	g.e.out = append(o, final)
 }
 
-// moveTo puts the cursor at (x, y) in screen coordinates. In origin mode the cursor stays in
-// the scrolling region, as CUP keeps it there.
+// moveTo puts the cursor at (x, y), screen coordinates. vt10x never sees origin mode (the
+// guard applies it to CUP and VPA), so its CUP is absolute.
 func (g *guard) moveTo(x, y int) {
 	x, y = clamp(x, 0, g.cols-1), clamp(y, 0, g.rows-1)
-	if g.origin {
-		y = clamp(y, g.top, g.bottom)
-		g.emitCUP(x, y-g.top)
-	} else {
-		g.emitCUP(x, y)
-	}
+	g.emitCUP(x, y)
 	g.cx, g.cy, g.pending, g.vtWrap, g.known = x, y, false, false, true
+}
+
+// originRow is the screen row of row (0-based) as CUP and VPA give it.
+func (g *guard) originRow(row int) int {
+	if !g.origin {
+		return row
+	}
+	return min(row, g.bottom-g.top) + g.top
 }
 
 func (g *guard) emitCUP(x, y int) {
@@ -257,7 +272,7 @@ func (g *guard) capture(n int) {
 // lineFeed moves the cursor down, scrolling the region at its bottom (LF, VT, FF, IND).
 func (g *guard) lineFeed() {
 	g.sync()
-	g.last.valid = false
+	g.last = lastPrint{}
 	if g.cy == g.bottom {
 		g.capture(1)
 		if g.eraseID != 0 {
@@ -278,7 +293,7 @@ func (g *guard) lineFeed() {
 // reverseIndex moves the cursor up, scrolling the region down at its top (RI).
 func (g *guard) reverseIndex() {
 	g.sync()
-	g.last.valid = false
+	g.last = lastPrint{}
 	if g.cy == g.top {
 		g.usePen(g.eraseID)
 		g.e.emitString("\x1bM")

@@ -1,7 +1,13 @@
 package vt
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // execute performs a C0 control.
 func (g *guard) execute(c byte) {
+	g.last = lastPrint{}
 	switch c {
 	case '\b':
 		g.backspace()
@@ -12,7 +18,7 @@ func (g *guard) execute(c byte) {
 	case '\r':
 		g.e.out = append(g.e.out, '\r')
 		g.cx, g.pending, g.vtWrap = 0, false, false
-		g.last.valid = false
+		g.last = lastPrint{}
 	case 0x0e: // SO
 		g.gl = 1
 	case 0x0f: // SI
@@ -20,10 +26,23 @@ func (g *guard) execute(c byte) {
 	}
 }
 
+// tmuxKnows reports whether tmux 3.3a acts on a control sequence.
+func tmuxKnows(c *csiSeq) bool {
+	switch c.prefix {
+	case 0:
+		return c.final != 'b' && strings.IndexByte("@ABCDEFGHJKLMPSTXZ`cdfghlmnqrstu", c.final) >= 0
+	case '?':
+		return c.final == 'h' || c.final == 'l'
+	case '>':
+		return c.final == 'c' || c.final == 'm' || c.final == 'q'
+	}
+	return false
+}
+
 // backspace moves left; at the first column it goes back over an autowrap, as tmux does.
 func (g *guard) backspace() {
 	g.sync()
-	g.last.valid = false
+	g.last = lastPrint{}
 	switch {
 	case g.pending:
 		g.pending = false
@@ -43,7 +62,7 @@ func (g *guard) backspace() {
 // tab moves to the next tab stop, or the last column.
 func (g *guard) tab() {
 	g.sync()
-	g.last.valid = false
+	g.last = lastPrint{}
 	if g.pending || g.cx >= g.cols-1 {
 		return
 	}
@@ -58,7 +77,10 @@ func (g *guard) tab() {
 // csiDispatch acts on a control sequence. vt10x sees only the sequences it handles correctly,
 // with parameters clamped; everything else is done here or dropped.
 func (g *guard) csiDispatch(c *csiSeq) {
-	g.last.valid = g.last.valid && c.final == 'b' && c.prefix == 0
+	if tmuxKnows(c) {
+		// tmux forgets the character REP repeats after any sequence it knows but REP.
+		g.last = lastPrint{}
+	}
 	switch c.prefix {
 	case '?':
 		if c.inter == 0 && (c.final == 'h' || c.final == 'l') {
@@ -95,9 +117,10 @@ func (g *guard) csiDispatch(c *csiSeq) {
 	}
 	rows, cols := g.rows, g.cols
 	switch c.final {
-	case '@': // ICH
-		g.usePen(g.eraseID)
-		g.emitCSI(clamp(c.arg(0, 1), 1, cols), '@')
+	case '@': // ICH; from a pending cursor (past the last column) it does nothing, as in tmux
+		if g.sync(); !g.pending {
+			g.insertBlanks(c.arg(0, 1))
+		}
 	case 'A': // CUU
 		g.sync()
 		n := c.arg(0, 1)
@@ -107,7 +130,7 @@ func (g *guard) csiDispatch(c *csiSeq) {
 			n = min(n, g.cy-g.top)
 		}
 		g.moveTo(g.cx, g.cy-n)
-	case 'B', 'e': // CUD, VPR
+	case 'B': // CUD (tmux 3.3a has no VPR)
 		g.sync()
 		n := c.arg(0, 1)
 		if g.cy > g.bottom {
@@ -116,7 +139,7 @@ func (g *guard) csiDispatch(c *csiSeq) {
 			n = min(n, g.bottom-g.cy)
 		}
 		g.moveTo(g.cx, g.cy+n)
-	case 'C', 'a': // CUF, HPR
+	case 'C': // CUF (tmux 3.3a has no HPR)
 		g.sync()
 		g.moveTo(min(g.cx+c.arg(0, 1), cols-1), g.cy)
 	case 'D': // CUB
@@ -136,22 +159,16 @@ func (g *guard) csiDispatch(c *csiSeq) {
 		g.sync()
 		g.moveTo(c.arg(0, 1)-1, g.cy)
 	case 'H', 'f': // CUP, HVP
-		row := c.arg(0, 1) - 1
-		if g.origin {
-			row += g.top
-		}
-		g.moveTo(c.arg(1, 1)-1, row)
-	case 'd': // VPA
+		g.moveTo(c.arg(1, 1)-1, g.originRow(c.arg(0, 1)-1))
+	case 'd': // VPA; tmux keeps a pending cursor pending
 		g.sync()
-		row := c.arg(0, 1) - 1
-		if g.origin {
-			row += g.top
+		pending := g.pending
+		g.moveTo(g.cx, g.originRow(c.arg(0, 1)-1))
+		if pending {
+			g.setVTWrap(true)
+			g.pending = true
 		}
-		g.moveTo(g.cx, row)
-	case 'I': // CHT
-		for n := clamp(c.arg(0, 1), 1, cols); n > 0; n-- {
-			g.tab()
-		}
+	case 'I': // CHT: tmux 3.3a ignores it, and so do we (terminfo never sends it)
 	case 'Z': // CBT
 		g.sync()
 		x := g.cx
@@ -165,16 +182,18 @@ func (g *guard) csiDispatch(c *csiSeq) {
 	case 'J': // ED
 		g.eraseDisplay(c.arg(0, 0))
 	case 'K': // EL
-		if m := c.arg(0, 0); m <= 2 {
+		g.sync()
+		if m := c.arg(0, 0); m <= 2 && !(m == 0 && g.pending) {
 			g.usePen(g.eraseID)
 			g.emitCSI(m, 'K')
 		}
 	case 'L', 'M': // IL, DL
-		g.usePen(g.eraseID)
-		g.emitCSI(clamp(c.arg(0, 1), 1, rows), c.final)
+		g.insertDeleteLines(clamp(c.arg(0, 1), 1, rows), c.final)
 	case 'P', 'X': // DCH, ECH
-		g.usePen(g.eraseID)
-		g.emitCSI(clamp(c.arg(0, 1), 1, cols), c.final)
+		if g.sync(); !g.pending {
+			g.usePen(g.eraseID)
+			g.emitCSI(clamp(c.arg(0, 1), 1, cols), c.final)
+		}
 	case 'S': // SU
 		if c.n <= 1 {
 			n := clamp(c.arg(0, 1), 1, rows)
@@ -215,17 +234,14 @@ func (g *guard) csiDispatch(c *csiSeq) {
 			g.reply("\x1b[0n")
 		case 6:
 			g.sync()
-			row := g.cy + 1
-			if g.origin {
-				row -= g.top
-			}
-			g.reply("\x1b[" + itoa(row) + ";" + itoa(g.cx+1) + "R")
+			g.reply("\x1b[" + itoa(g.cy+1) + ";" + itoa(g.cx+1) + "R") // as tmux: not origin-relative
 		}
 	case 'r': // DECSTBM
+		// As tmux reads them: an omitted bottom is the last row, a zero one the first.
 		top := c.arg(0, 1) - 1
 		bottom := rows - 1
-		if c.raw(1) > 0 {
-			bottom = min(c.arg(1, rows), rows) - 1
+		if c.raw(1) >= 0 {
+			bottom = min(c.arg(1, 1), rows) - 1
 		}
 		top = min(top, rows-1)
 		if top >= bottom {
@@ -233,12 +249,8 @@ func (g *guard) csiDispatch(c *csiSeq) {
 		}
 		g.top, g.bottom = top, bottom
 		g.e.emitString("\x1b[" + itoa(top+1) + ";" + itoa(bottom+1) + "r")
-		// vt10x homes the cursor, as tmux does.
-		g.cx, g.pending, g.vtWrap, g.known = 0, false, false, true
-		g.cy = 0
-		if g.origin {
-			g.cy = top
-		}
+		// vt10x homes the cursor; tmux homes it to the top left whatever the origin mode.
+		g.cx, g.cy, g.pending, g.vtWrap, g.known = 0, 0, false, false, true
 	case 's': // SCOSC; with parameters it is something else
 		if c.n == 0 {
 			g.saveCursor()
@@ -250,12 +262,151 @@ func (g *guard) csiDispatch(c *csiSeq) {
 	}
 }
 
+// insertBlanks is ICH at the cursor, as tmux does it: it shifts the rest of the row right by n
+// and blanks only as many cells as it shifted, so with n over half the room left some cells keep
+// what they had (tmux's grid_move_cells). vt10x blanks all n; the guard puts the others back.
+func (g *guard) insertBlanks(n int) {
+	g.sync()
+	px := g.cx
+	n = clamp(n, 1, g.cols-px)
+	moved := g.cols - px - n
+	type kept struct {
+		ch rune
+		st uint32
+	}
+	var keep []kept
+	if moved < n && px < g.cols-1 { // in the last column tmux just blanks the cell
+		g.e.flush()
+		for x := px + moved; x < px+n; x++ {
+			ch, st, _ := g.e.glyph(x, g.cy)
+			if ch == 0 {
+				ch = ' '
+			}
+			keep = append(keep, kept{ch, st})
+		}
+	}
+	g.usePen(g.eraseID)
+	g.emitCSI(n, '@')
+	if keep == nil {
+		return
+	}
+	g.moveTo(px+moved, g.cy)
+	for _, k := range keep {
+		g.usePen(k.st)
+		g.e.out = utf8.AppendRune(g.e.out, k.ch)
+	}
+	g.moveTo(px, g.cy)
+}
+
+// insertDeleteLines is IL or DL. Outside the scrolling region tmux acts on the rows from the
+// cursor to the bottom of the screen, where vt10x would do nothing: the guard lifts the region
+// for the while.
+func (g *guard) insertDeleteLines(n int, final byte) {
+	g.sync()
+	g.unwrapAbove()
+	g.usePen(g.eraseID)
+	if g.cy >= g.top && g.cy <= g.bottom {
+		g.emitCSI(n, final)
+		return
+	}
+	cx, cy, pending := g.cx, g.cy, g.pending
+	// tmux's IL there blanks only as many rows as it moved (grid_move_lines); the others keep
+	// what they had.
+	n = min(n, g.rows-cy)
+	moved := g.rows - cy - n
+	var keep [][]Cell
+	if final == 'L' && moved < n {
+		g.e.flush()
+		for y := cy + moved; y < cy+n; y++ {
+			row := make([]Cell, g.cols)
+			g.readRow(y, row)
+			keep = append(keep, row)
+		}
+	}
+	g.e.emitString("\x1b[r")
+	g.moveTo(cx, cy)
+	g.emitCSI(n, final)
+	for i, row := range keep {
+		g.moveTo(0, cy+moved+i)
+		g.writeRow(row)
+	}
+	g.e.emitString("\x1b[" + itoa(g.top+1) + ";" + itoa(g.bottom+1) + "r")
+	g.moveTo(cx, cy)
+	if pending {
+		g.setVTWrap(true)
+		g.pending = true
+	}
+}
+
+// unwrapAbove clears the wrap mark of the row above the cursor, as tmux's grid_move_lines does
+// when lines move under it: vt10x keeps the mark in the last cell, so that cell is written again.
+func (g *guard) unwrapAbove() {
+	if g.cy == 0 {
+		return
+	}
+	g.e.flush()
+	ch, st, wrapped := g.e.glyph(g.cols-1, g.cy-1)
+	if !wrapped {
+		return
+	}
+	if ch == 0 {
+		ch = ' '
+	}
+	cx, cy, pending := g.cx, g.cy, g.pending
+	g.moveTo(g.cols-1, cy-1)
+	g.usePen(st)
+	g.e.out = utf8.AppendRune(g.e.out, ch)
+	g.moveTo(cx, cy)
+	if pending {
+		g.setVTWrap(true)
+		g.pending = true
+	}
+}
+
+// writeRow writes back a row read by readRow, from the cursor at its start. The caller moves
+// the cursor afterwards, which vt10x may leave waiting to wrap.
+func (g *guard) writeRow(row []Cell) {
+	for x := 0; x < len(row); x++ {
+		c := row[x]
+		if c.Width == 0 {
+			continue
+		}
+		g.usePen(g.intern(c.Style))
+		text := string(c.Rune) + string(c.Comb)
+		if c.Comb == nil && c.Rune < clusterBase {
+			g.emitCell(c.Rune, "")
+		} else {
+			g.emitCell(0, text)
+		}
+		if c.Width == 2 {
+			g.e.out = utf8.AppendRune(g.e.out, continuationRune)
+			x++
+		}
+	}
+}
+
 // eraseDisplay is ED. vt10x leaves row 0 alone for ED 1 on row 1, so that case is done by rows.
 func (g *guard) eraseDisplay(mode int) {
 	switch mode {
-	case 0, 2:
+	case 0:
+		g.sync()
 		g.usePen(g.eraseID)
-		g.emitCSI(mode, 'J')
+		if !g.pending {
+			g.emitCSI(0, 'J')
+			return
+		}
+		// From a pending cursor the row keeps its last cell, as in tmux.
+		if g.cy < g.rows-1 {
+			cy := g.cy
+			g.moveTo(0, cy+1)
+			g.emitCSI(0, 'J')
+			g.moveTo(g.cols-1, cy)
+			g.setVTWrap(true)
+			g.pending = true
+		}
+	case 2:
+		g.usePen(g.eraseID)
+		g.emitCSI(2, 'J')
 	case 1:
 		g.sync()
 		g.usePen(g.eraseID)
@@ -280,20 +431,13 @@ func (g *guard) privateMode(m int, set bool) {
 	switch m {
 	case 1:
 		g.modes.AppCursor = set
-	case 6: // DECOM: vt10x homes the cursor
+	case 6: // DECOM, kept from vt10x: the guard applies it
 		g.origin = set
-		g.e.emitString(modeSeq(6, set))
-		g.cx, g.pending, g.vtWrap, g.known = 0, false, false, true
-		g.cy = 0
-		if set {
-			g.cy = g.top
-		}
+		g.moveTo(0, g.originRow(0))
 	case 7: // DECAWM
+		// A pending cursor stays pending: tmux then drops characters until it moves.
 		g.autowrap = set
 		g.e.emitString(modeSeq(7, set))
-		if !set {
-			g.pending = false
-		}
 	case 9:
 		g.setMouse(MouseX10, set)
 	case 1000:
@@ -341,34 +485,47 @@ func (g *guard) setMouseEncoding(e MouseEncoding, set bool) {
 	}
 }
 
-// altScreen switches screens. vt10x swaps even when already on the asked screen, so the guard
-// passes only real switches, as tmux ignores the others.
+// altScreen switches screens. vt10x swaps even when already on the asked screen and keeps one
+// saved cursor for DECSC and 1049 together, so it only ever sees 1047 (swap, and blank the
+// alternate screen on the way out); the guard keeps the 1049 cursor apart, as tmux does.
 func (g *guard) altScreen(m int, set bool) {
+	if !set && !g.modes.AltScreen {
+		// tmux still restores a cursor 1049 saved, or brings a pending one back on screen.
+		if s := g.altSaved; m == 1049 && s.valid {
+			g.setPen(s.pen)
+			g.moveTo(s.x, s.y)
+			g.altSaved = altCursor{}
+		} else if g.sync(); g.pending {
+			g.pending = false
+			g.setVTWrap(false)
+		}
+		return
+	}
 	if set == g.modes.AltScreen {
 		return
 	}
-	seq := modeSeq(m, set)
-	g.last.valid = false
+	g.last = lastPrint{}
 	if set {
 		g.rememberHidden()
+		g.altSaved = altCursor{}
 		if m == 1049 {
-			// vt10x saves its cursor after swapping, with the pen it has then.
-			g.usePen(g.penID)
-			g.saveState()
+			g.sync()
+			g.altSaved = altCursor{valid: true, x: g.cx, y: g.cy, pen: g.pen, g: g.g, gl: g.gl}
 		}
-		g.e.emitString(seq)
+		g.e.emitString("\x1b[?1047h")
 		g.modes.AltScreen = true
 		return
 	}
 	// vt10x blanks the alternate screen from its pen as it leaves: make that the default.
 	g.usePen(0)
-	g.e.emitString(seq)
+	g.e.emitString("\x1b[?1047l")
 	g.modes.AltScreen = false
 	g.hiddenStyles, g.hiddenClusters = nil, nil
-	if m == 1049 {
-		g.restoreCursorState()
+	if s := g.altSaved; m == 1049 && s.valid {
+		g.setPen(s.pen) // tmux restores the pen but not the character sets
+		g.moveTo(s.x, s.y)
+		g.altSaved = altCursor{}
 	}
-	g.forget()
 }
 
 // saveCursor is DECSC: vt10x saves the position and pen, the guard the rest.
@@ -410,7 +567,7 @@ func (g *guard) softReset() {
 	g.cursorVisible = true
 	g.g, g.gl = [4]bool{}, 0
 	g.setPen(Style{})
-	g.e.emitString("\x1b[?6l\x1b[?7h\x1b[r")
+	g.e.emitString("\x1b[?7h\x1b[r")
 	g.origin, g.autowrap = false, true
 	g.top, g.bottom = 0, g.rows-1
 	g.saved = savedCursor{}

@@ -9,7 +9,7 @@ import (
 
 // escDispatch acts on an escape sequence.
 func (g *guard) escDispatch(inter, final byte) {
-	g.last.valid = false
+	g.last = lastPrint{}
 	switch inter {
 	case 0:
 	case '(', ')', '*', '+': // designate G0-G3
@@ -58,7 +58,7 @@ func (g *guard) resetAll() {
 
 // oscDispatch acts on an operating system command: OSC Ps ; Pt.
 func (g *guard) oscDispatch(data []byte) {
-	g.last.valid = false
+	g.last = lastPrint{}
 	num, text, _ := bytes.Cut(data, []byte{';'})
 	ps, err := strconv.Atoi(string(num))
 	if err != nil {
@@ -296,11 +296,13 @@ func (g *guard) readRow(y int, row []Cell) (wrapped bool) {
 		case ch == 0:
 			c.Rune = ' '
 		case ch == continuationRune:
-			if x > 0 && row[x-1].Width == 1 && row[x-1].Rune != ' ' && RuneWidth(row[x-1].Rune) == 2 {
+			c.Rune, c.Width = 0, 0
+			if x > 0 && row[x-1].Width == 1 && RuneWidth(row[x-1].Rune) == 2 {
 				row[x-1].Width = 2
-				c.Rune, c.Width = 0, 0
 			} else {
-				c.Rune = ' ' // a half whose other half is gone
+				// A right half whose left half is gone: drawn blank, left out of text (as tmux
+				// leaves its padding cells out).
+				c.Rune = ' '
 			}
 		case isClusterID(ch):
 			text := g.clusters.text(ch)

@@ -1,6 +1,9 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // The print path: how characters become cells, as tmux places them.
 
@@ -9,31 +12,40 @@ func (g *guard) printASCII(b []byte) {
 	if g.g[g.gl] || g.insert {
 		for _, c := range b {
 			g.print(rune(c))
+			g.last.ascii = c
 		}
 		return
 	}
 	for len(b) > 0 {
 		g.sync()
+		if g.pending && !g.autowrap {
+			return // tmux drops characters until the cursor moves
+		}
 		if !g.autowrap && g.cx == g.cols-1 {
 			// Everything past the last column lands on it: only the last character stays.
 			b = b[len(b)-1:]
 		}
-		fresh := g.beginCell(1)
+		// Halves of wide characters the run overwrites are blanked as tmux does it.
+		fresh := g.beginCell()
 		n := min(len(b), g.cols-g.cx)
 		x0 := g.cx
-		if g.anyWide && !fresh {
+		right := g.anyWide && !fresh && g.isWideHead(x0+n-1)
+		if g.anyWide && !fresh && x0 > 1 {
+			// tmux blanks the left half too, unless it is in the first column.
 			g.fixLeft(x0)
 		}
 		g.usePen(g.penID)
 		g.e.out = append(g.e.out, b[:n]...)
 		g.advance(n)
-		if g.anyWide && !fresh {
-			g.fixRight(x0 + n)
+		if right {
+			g.blankRight(x0 + n)
 		}
-		g.last = lastPrint{valid: true, x: x0 + n - 1, y: g.cy, w: 1, r: rune(b[n-1]), styleID: g.penID}
+		g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
 		b = b[n:]
 	}
 }
+
+const zwj = '\u200d' // zero-width joiner
 
 // print prints one code point other than printable ASCII.
 func (g *guard) print(r rune) {
@@ -41,8 +53,18 @@ func (g *guard) print(r rune) {
 	switch {
 	case w < 0:
 		return
+	case r == zwj:
+		// tmux joins the next character to the cell before the cursor when it is wide, and
+		// drops the ZWJ otherwise.
+		g.last.zwj = true
+		return
 	case w == 0:
 		g.combine(r)
+		return
+	case w == 2 && g.last.zwj:
+		g.combine(zwj)
+		g.combine(r)
+		g.last = lastPrint{}
 		return
 	}
 	if r < 0x7f && g.g[g.gl] {
@@ -55,22 +77,30 @@ func (g *guard) print(r rune) {
 // width w.
 func (g *guard) printCell(r rune, cluster string, w int) {
 	g.sync()
+	if g.pending && !g.autowrap {
+		g.last = lastPrint{}
+		return
+	}
 	if w == 2 && g.cx == g.cols-1 && !g.pending {
 		if !g.autowrap {
-			g.last.valid = false
+			g.last = lastPrint{}
 			return
 		}
 		// It does not fit: wrap, leaving the last cell as it is.
 		g.pending = true
 	}
-	fresh := g.beginCell(w)
+	// tmux inserts before it wraps, so a character that wraps overwrites instead.
+	insert := g.insert && !g.pending
+	fresh := g.beginCell()
 	x0 := g.cx
-	if g.anyWide && !fresh {
+	// In insert mode the halves stay as tmux leaves them, shifted apart.
+	fix := g.anyWide && !fresh && !insert
+	right := fix && g.isWideHead(x0+w-1)
+	if fix {
 		g.fixLeft(x0)
 	}
-	if g.insert {
-		g.usePen(g.eraseID)
-		g.emitCSI(w, '@')
+	if insert {
+		g.insertBlanks(w)
 	}
 	g.usePen(g.penID)
 	g.emitCell(r, cluster)
@@ -79,16 +109,17 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 		g.anyWide = true
 	}
 	g.advance(w)
-	if g.anyWide && !fresh {
-		g.fixRight(x0 + w)
+	if right {
+		g.blankRight(x0 + w)
 	}
-	g.last = lastPrint{valid: true, x: x0, y: g.cy, w: w, r: r, cluster: cluster, styleID: g.penID}
+	g.last = lastPrint{valid: true, styleID: g.penID}
 }
 
-// beginCell prepares vt10x for a character of width w at the guard's cursor: it wraps a pending
-// cursor (tmux's cx == sx) and keeps vt10x from wrapping where tmux would not. It reports
-// whether the character starts a row the wrap scrolled in, which is blank.
-func (g *guard) beginCell(w int) (fresh bool) {
+// beginCell prepares vt10x for a character at the guard's cursor: it wraps a pending cursor
+// (tmux's cx == sx) and keeps vt10x from wrapping where tmux would not. It reports whether the
+// character starts a row the wrap scrolled in, which is blank: tmux, like vt10x, blanks a row
+// that a wrap scrolls in with the default background.
+func (g *guard) beginCell() (fresh bool) {
 	if !g.pending {
 		if g.vtWrap && g.autowrap {
 			g.setVTWrap(false)
@@ -99,19 +130,9 @@ func (g *guard) beginCell(w int) (fresh bool) {
 	if scroll {
 		g.capture(1)
 	}
-	if g.insert || (scroll && g.eraseID != 0) {
-		// vt10x's own wrap would blank the new row with default colours, or come after the
-		// insertion: wrap by hand (the row is then not marked as wrapped).
-		if scroll {
-			g.usePen(g.eraseID)
-		}
-		g.e.emitString("\x1bD\r")
-		g.vtWrap = false
-	} else {
-		// vt10x wraps at the next character and marks the row as wrapped.
-		g.setVTWrap(true)
-		g.vtWrap = false
-	}
+	// vt10x wraps at the next character and marks the row as wrapped.
+	g.setVTWrap(true)
+	g.vtWrap = false
 	if !scroll && g.cy < g.rows-1 {
 		g.cy++
 	}
@@ -163,33 +184,39 @@ func (g *guard) clusterID(s string) rune {
 	return r
 }
 
+// isWideHead reports whether cell x holds the left half of a wide character.
+func (g *guard) isWideHead(x int) bool {
+	if x < 0 || x+1 >= g.cols {
+		return false
+	}
+	g.e.flush()
+	if next, _, _ := g.e.glyph(x+1, g.cy); next != continuationRune {
+		return false
+	}
+	ch, _, _ := g.e.glyph(x, g.cy)
+	if isClusterID(ch) {
+		ch, _ = utf8.DecodeRuneInString(g.clusters.text(ch))
+	}
+	return RuneWidth(ch) == 2
+}
+
 // fixLeft blanks the left half of a wide character whose right half is about to be overwritten
 // at x, as tmux does. The cursor is at x with no wrap pending.
 func (g *guard) fixLeft(x int) {
-	if x == 0 {
+	if !g.isWideHead(x - 1) {
 		return
 	}
-	g.e.flush()
-	if ch, _, _ := g.e.glyph(x, g.cy); ch != continuationRune {
-		return
-	}
-	_, st, _ := g.e.glyph(x-1, g.cy)
-	g.usePen(st)
+	g.usePen(0) // tmux blanks with the default cell
 	g.e.emitString("\b ")
 }
 
-// fixRight blanks the right half, at x, of a wide character whose left half was just
+// blankRight blanks the right half, at x, of a wide character whose left half was just
 // overwritten. The cursor is at x.
-func (g *guard) fixRight(x int) {
+func (g *guard) blankRight(x int) {
 	if x >= g.cols {
 		return
 	}
-	g.e.flush()
-	ch, st, _ := g.e.glyph(x, g.cy)
-	if ch != continuationRune {
-		return
-	}
-	g.usePen(st)
+	g.usePen(0) // tmux blanks with the default cell
 	g.e.out = append(g.e.out, ' ')
 	if x < g.cols-1 {
 		g.e.out = append(g.e.out, '\b')
@@ -198,51 +225,70 @@ func (g *guard) fixRight(x int) {
 	}
 }
 
-// combine joins a zero-width code point to the character printed just before it, by printing
-// that cell again with the mark.
+// combine joins a zero-width code point to the cell before the cursor, as tmux does, by
+// printing that cell again with the mark.
 func (g *guard) combine(m rune) {
-	l := &g.last
-	if !l.valid {
+	g.sync()
+	x := g.cx - 1
+	if g.pending {
+		x = g.cols - 1
+	}
+	if x < 0 {
 		return
 	}
-	base := l.cluster
-	if base == "" {
-		base = string(l.r)
+	g.e.flush()
+	ch, st, _ := g.e.glyph(x, g.cy)
+	if ch == continuationRune && x > 0 {
+		x--
+		ch, st, _ = g.e.glyph(x, g.cy)
 	}
-	if len(base)+utf8.RuneLen(m) > maxClusterBytes {
+	w := 1
+	if x+1 < g.cols {
+		if next, _, _ := g.e.glyph(x+1, g.cy); next == continuationRune {
+			w = 2
+		}
+	}
+	var text string
+	switch {
+	case ch == 0:
+		text = " "
+	case isClusterID(ch):
+		text = g.clusters.text(ch)
+	default:
+		text = string(ch)
+	}
+	if len(text)+utf8.RuneLen(m) > maxClusterBytes {
 		return
 	}
-	cluster := base + string(m)
 	cx, cy, pending := g.cx, g.cy, g.pending
-	g.moveTo(l.x, l.y)
-	g.usePen(l.styleID)
-	g.emitCell(0, cluster)
-	if l.w == 2 {
+	g.moveTo(x, cy)
+	g.usePen(st)
+	g.emitCell(0, text+string(m))
+	if w == 2 {
 		g.e.out = utf8.AppendRune(g.e.out, continuationRune)
 	}
+	// vt10x's cursor is back after the cell, where the guard's was.
 	g.cx, g.cy, g.pending = cx, cy, pending
-	g.vtWrap = l.x+l.w >= g.cols
-	l.cluster = cluster
+	g.vtWrap = x+w >= g.cols
+	g.last.valid = false
 }
 
-// repeat prints the last character n more times (REP).
+// repeat prints the last character n more times (REP). As in tmux, only an ASCII character
+// repeats, and no further than the end of the line.
 func (g *guard) repeat(n int) {
 	l := g.last
-	if !l.valid {
+	if !l.valid || l.ascii == 0 {
 		return
 	}
-	n = clamp(n, 1, g.cols*g.rows)
-	if l.cluster == "" && l.r >= 0x20 && l.r < 0x7f && !g.g[g.gl] {
-		buf := make([]byte, n)
-		for i := range buf {
-			buf[i] = byte(l.r)
-		}
-		g.printASCII(buf)
+	g.sync()
+	room := g.cols - g.cx
+	if g.pending {
+		room = 0
+	}
+	if n = min(n, room); n <= 0 {
 		return
 	}
-	for i := 0; i < n; i++ {
-		g.printCell(l.r, l.cluster, l.w)
-	}
+	g.printASCII(bytes.Repeat([]byte{l.ascii}, n))
 }
 
 // decGraphics maps a character in the DEC Special Graphics set to Unicode, as tmux does.

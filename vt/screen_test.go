@@ -65,8 +65,12 @@ func TestScreens(t *testing.T) {
 			|abcd |
 			|中   |`},
 		{"marks join their base", 6, 1, "e\u0301a\u0308中\u0301", "|e\u0301a\u0308中\u0301  |"},
-		{"overwriting half a wide character blanks the other half", 6, 1, "中中\x1b[2GX\x1b[4GY", `
-			| X Y  |`},
+		{"ASCII over a right half in column 1 leaves the left half, as in tmux", 6, 1, "中中\x1b[2GX\x1b[4GY", `
+			|中X Y  |`},
+		{"ASCII over a left half blanks the right half", 6, 1, "中中\rX", `
+			|X 中  |`},
+		{"a wide character over a right half blanks the left half", 6, 1, "中中\x1b[2G字", `
+			| 字   |`},
 		{"insert mode", 6, 1, "abc\r\x1b[4hXY\x1b[4l", `
 			|XYabc |`},
 		{"REP repeats the last character", 8, 1, "ab\x1b[3b", `
