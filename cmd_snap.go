@@ -1,0 +1,88 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"tickmux/host"
+	"tickmux/vt"
+)
+
+func init() {
+	register(&command{
+		name:    "snap",
+		usage:   "snap [--size COLSxROWS] [--settle D] [--ansi] -- CMD [ARG...]",
+		summary: "run a program on a terminal and print its final screen",
+		run:     runSnap,
+	})
+}
+
+// runSnap runs CMD on a PTY through vt/ with no UI. When CMD exits, or its output has been
+// quiet for --settle, it prints the screen as text (one line per row, trailing spaces trimmed,
+// wide characters once), ends CMD and exits 0; 2 when CMD cannot be started or the usage is
+// wrong.
+func runSnap(args []string, std stdio) int {
+	fs := flag.NewFlagSet("snap", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	size := fs.String("size", "120x30", "terminal size, COLSxROWS")
+	settle := fs.Duration("settle", 300*time.Millisecond, "print once the output has been quiet this long")
+	ansi := fs.Bool("ansi", false, "keep colours and attributes as SGR sequences")
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "usage: tickmux snap [--size COLSxROWS] [--settle DURATION] [--ansi] -- CMD [ARG...]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cols, rows, err := parseSize(*size)
+	if err != nil || *settle <= 0 || len(fs.Args()) == 0 {
+		if err != nil {
+			fmt.Fprintf(std.err, "tickmux snap: %v\n", err)
+		}
+		fs.Usage()
+		return 2
+	}
+	p, err := host.Launch(host.LaunchSpec{Argv: fs.Args(), Cols: cols, Rows: rows})
+	if err != nil {
+		fmt.Fprintf(std.err, "tickmux snap: %v\n", err)
+		return 2
+	}
+	defer p.Close()
+	term := p.Terminal()
+	quiet := time.NewTimer(*settle)
+	defer quiet.Stop()
+wait:
+	for {
+		select {
+		case <-term.Changed():
+			quiet.Reset(*settle)
+		case <-p.OutputDone():
+			// Everything the program wrote has reached the screen.
+			break wait
+		case <-quiet.C:
+			break wait
+		}
+	}
+	var s vt.Screen
+	term.Snapshot(&s)
+	if *ansi {
+		fmt.Fprintln(std.out, s.ANSI())
+	} else {
+		fmt.Fprintln(std.out, s.Text())
+	}
+	return 0
+}
+
+// parseSize reads COLSxROWS.
+func parseSize(s string) (cols, rows int, err error) {
+	c, r, ok := strings.Cut(strings.ToLower(s), "x")
+	cols, err1 := strconv.Atoi(c)
+	rows, err2 := strconv.Atoi(r)
+	if !ok || err1 != nil || err2 != nil || cols < 1 || rows < 1 || cols > 1000 || rows > 1000 {
+		return 0, 0, fmt.Errorf("invalid --size %q: want COLSxROWS, such as 120x30", s)
+	}
+	return cols, rows, nil
+}
