@@ -600,14 +600,29 @@ func TestMCPOpenSendScreenClose(t *testing.T) {
 		t.Errorf("close_tick: %+v", cr)
 	}
 
+	// spec: H-I1 (a program that fails initialization is never shown; the failure and its screen
+	// are reported). It answers the describe with garbage: one that writes garbage before being
+	// asked trips a race in host.Open (in.sess is assigned after the session's reader starts).
+	opened = callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "open_tick", Arguments: map[string]any{"command": []string{"/bin/sh", "-c", "echo not-a-tick >&2; read request; echo garbage; sleep 30"}}})
+	h.Cards.Approve(t)
+	e := receive(t, opened, "the failed open").errorOf(t)
+	if e.Effect != tick.EffectPossible || !strings.Contains(e.Message, "did not start: initialization failed") || !strings.Contains(e.Message, "its screen showed: not-a-tick") {
+		t.Errorf("open of a program that is not a Tick: %+v", e)
+	}
+	var list agent.ListResult
+	call(t, cs, "list_ticks", map[string]any{}).decode(t, &list)
+	if len(list.Ticks) != 0 {
+		t.Errorf("list_ticks shows a Tick that never initialized: %+v", list.Ticks)
+	}
+
 	// Denied: nothing opens.
 	opened = callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "open_tick", Arguments: map[string]any{"command": []string{"/bin/true"}}})
 	h.Cards.Deny(t)
 	if e := receive(t, opened, "the denied open").errorOf(t); e.Reason != agent.ReasonDenied || e.Effect != tick.EffectNone {
 		t.Errorf("denied open: %+v", e)
 	}
-	if n := len(h.Host.Instances()); n != 0 {
-		t.Errorf("%d instances after a denied open", n)
+	if n := len(h.Host.Instances()); n != 1 { // the one that failed to initialize
+		t.Errorf("%d instances after a denied open, want 1", n)
 	}
 }
 

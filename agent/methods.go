@@ -332,6 +332,10 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (Ti
 			Effect: tick.EffectPossible, Reason: ReasonCancelled}
 	}
 	if in.Status() != host.StatusReady {
+		select { // the screen excerpt is taken once the process has ended (H-I1)
+		case <-in.Ended():
+		case <-ctx.Done():
+		}
 		e := in.EndInfo()
 		msg := fmt.Sprintf("%s did not start: %s", in.ID(), e.Reason)
 		if e.Screen != "" {
