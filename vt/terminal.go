@@ -253,5 +253,26 @@ func (t *Terminal) Lines(from, to int) (text []string, wrapped []bool) {
 	return text, wrapped
 }
 
+// Line returns line i of the whole buffer (the scrollback, oldest first, then the screen) as
+// cells, reusing dst, and whether it continues on the next line; i is clamped.
+func (t *Terminal) Line(i int, dst []Cell) ([]Cell, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.g
+	g.e.flush()
+	hlen := g.hist.len()
+	i = clamp(i, 0, hlen+g.rows-1)
+	if cap(dst) < g.cols {
+		dst = make([]Cell, g.cols)
+	}
+	dst = dst[:g.cols]
+	if i < hlen {
+		l := g.hist.line(i)
+		l.cells(dst)
+		return dst, l.wrapped
+	}
+	return dst, g.readRow(i-hlen, dst)
+}
+
 // waitReplies returns once every queued answer has been written; for tests.
 func (t *Terminal) waitReplies() { t.rep.wait() }

@@ -1,0 +1,335 @@
+package views
+
+import (
+	"context"
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"tickmux/themes"
+	"tickmux/vt"
+)
+
+// TerminalBackend is what a TerminalView drives: a program on a PTY. *host.Process satisfies
+// it. Input must not block; Resize sets the PTY size (TIOCSWINSZ) and the emulator's.
+type TerminalBackend interface {
+	Terminal() *vt.Terminal
+	Input(b []byte) error
+	Resize(cols, rows int) error
+}
+
+// TerminalOptions configure a TerminalView.
+type TerminalOptions struct {
+	Theme *themes.Theme
+	// RequestDraw asks the application for a redraw; it is called from the view's goroutine
+	// whenever the program's screen changed, at most once per change notification, and must
+	// coalesce (the app draws at most once per frame). Required.
+	RequestDraw func()
+	// Clipboard receives text to put on the clipboard (copy mode, or a program's OSC 52); it
+	// runs on the UI goroutine. Nil means the outer terminal's clipboard through tcell (OSC 52)
+	// and the system clipboard tool when there is one.
+	Clipboard func(text string)
+}
+
+// TerminalView is a tview widget showing a program's terminal: it draws the emulated screen
+// (colours, attributes, wide characters, the cursor), sizes the PTY to its rectangle, encodes
+// keys, pastes and mouse events as xterm would, and offers a scroll mode over the scrollback
+// with search, selection and copy.
+//
+//	vt.Terminal ──Changed()──▶ watcher goroutine ──RequestDraw──▶ app (one draw per frame)
+//	app (UI goroutine) ──Draw──▶ Snapshot (cells copied under the terminal's lock) ──▶ screen
+//	tcell events (UI goroutine) ──Key/Paste/Mouse──▶ encoded bytes ──▶ backend.Input
+//
+// Goroutines: NewTerminalView starts one watcher, stopped by Close. Every other method runs on
+// the UI goroutine only.
+type TerminalView struct {
+	*tview.Box
+	backend TerminalBackend
+	term    *vt.Terminal
+	opts    TerminalOptions
+
+	snap         vt.Screen
+	lastW, lastH int
+	screen       tcell.Screen // the last screen drawn on, for the clipboard
+	held         int          // mouse button held, -1 when none
+	scroll       int          // lines scrolled back when not in scroll mode (mouse wheel)
+	sm           *scrollMode  // nil unless in scroll mode
+
+	done      chan struct{}
+	ctx       context.Context // cancelled by Close
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// NewTerminalView returns a view of backend's terminal.
+func NewTerminalView(backend TerminalBackend, opts TerminalOptions) *TerminalView {
+	if opts.Theme == nil {
+		opts.Theme = themes.Dark()
+	}
+	v := &TerminalView{
+		Box:     tview.NewBox(),
+		backend: backend,
+		term:    backend.Terminal(),
+		opts:    opts,
+		held:    -1,
+		done:    make(chan struct{}),
+	}
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	v.wg.Add(1)
+	go v.watch() // owner: v; exits at Close
+	return v
+}
+
+// watch turns the terminal's change notifications into draw requests. Changed has capacity 1,
+// so a flood of output makes at most one pending request.
+func (v *TerminalView) watch() {
+	defer v.wg.Done()
+	for {
+		select {
+		case <-v.done:
+			return
+		case <-v.term.Changed():
+			if v.opts.RequestDraw != nil {
+				v.opts.RequestDraw()
+			}
+		}
+	}
+}
+
+// Close stops the watcher goroutine; it is idempotent.
+func (v *TerminalView) Close() {
+	v.closeOnce.Do(func() {
+		close(v.done)
+		v.cancel()
+	})
+	v.wg.Wait()
+}
+
+// Draw draws the terminal in the view's inner rectangle and sizes the PTY to it.
+func (v *TerminalView) Draw(screen tcell.Screen) {
+	v.Box.DrawForSubclass(screen, v)
+	v.screen = screen
+	x, y, w, h := v.GetInnerRect()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	if w != v.lastW || h != v.lastH {
+		v.lastW, v.lastH = w, h
+		_ = v.backend.Resize(w, h)
+	}
+	if data, ok := v.term.TakeClipboard(); ok {
+		v.setClipboard(string(data))
+	}
+	scroll := v.scroll
+	if v.sm != nil {
+		scroll = v.sm.scroll
+	}
+	v.term.SnapshotScrolled(&v.snap, scroll)
+	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
+	s := &v.snap
+	for row := 0; row < h; row++ {
+		if row >= s.Rows {
+			for col := 0; col < w; col++ {
+				screen.SetContent(x+col, y+row, ' ', nil, tcell.StyleDefault)
+			}
+			continue
+		}
+		cells := s.Row(row)
+		for col := 0; col < w; col++ {
+			if col >= s.Cols {
+				screen.SetContent(x+col, y+row, ' ', nil, tcell.StyleDefault)
+				continue
+			}
+			c := cells[col]
+			st := cellStyle(c.Style)
+			if v.sm != nil {
+				st = v.sm.decorate(v, row, col, st)
+			}
+			switch {
+			case c.Width == 0 && col > 0 && cells[col-1].Width == 2:
+				continue // the right half of the wide character drawn before
+			case c.Width == 0 || c.Style.Attrs&vt.AttrInvisible != 0:
+				screen.SetContent(x+col, y+row, ' ', nil, st)
+			case c.Width == 2 && col == w-1:
+				screen.SetContent(x+col, y+row, ' ', nil, st) // cut by the view's edge
+			default:
+				screen.SetContent(x+col, y+row, c.Rune, c.Comb, st)
+			}
+		}
+	}
+	if v.sm != nil {
+		v.sm.drawStatus(v, screen, x, y, w, h)
+	} else if scroll > 0 {
+		drawBadge(screen, x, y, w, v.opts.Theme.StatusAccent, scrollBadge(scroll, s.ScrollbackLen))
+	}
+}
+
+// PlaceCursor shows the program's cursor (or the scroll-mode cursor) when the view has the focus.
+func (v *TerminalView) PlaceCursor(screen tcell.Screen) {
+	x, y, w, h := v.GetInnerRect()
+	if v.sm != nil {
+		if cx, cy, ok := v.sm.screenCursor(v, h); ok && cx < w {
+			screen.SetCursorStyle(tcell.CursorStyleDefault)
+			screen.ShowCursor(x+cx, y+cy)
+			return
+		}
+		screen.HideCursor()
+		return
+	}
+	c := v.snap.Cursor
+	if !c.Visible || c.X >= w || c.Y >= h || v.scroll > 0 {
+		screen.HideCursor()
+		return
+	}
+	screen.SetCursorStyle(cursorStyle(c.Shape))
+	screen.ShowCursor(x+c.X, y+c.Y)
+}
+
+// Key sends a key press to the program, as xterm encodes it in the program's modes. Any key
+// brings a view scrolled with the wheel back to the live screen.
+func (v *TerminalView) Key(ev *tcell.EventKey) {
+	v.scroll = 0
+	if b := encodeKey(ev, v.term.Modes()); b != nil {
+		_ = v.backend.Input(b)
+	}
+}
+
+// Paste sends pasted text, in bracketed paste when the program turned it on.
+func (v *TerminalView) Paste(text string) {
+	v.scroll = 0
+	_ = v.backend.Input(encodePaste(text, v.term.Modes()))
+}
+
+// Mouse forwards a mouse event when the program asked for mouse reports; otherwise the wheel
+// scrolls back through the scrollback (or, on the alternate screen, sends cursor keys, as
+// xterm's alternate scroll does).
+func (v *TerminalView) Mouse(action tview.MouseAction, ev *tcell.EventMouse) {
+	x0, y0, w, h := v.GetInnerRect()
+	mx, my := ev.Position()
+	x, y := mx-x0, my-y0
+	m := v.term.Modes()
+	held := v.held
+	switch action {
+	case tview.MouseLeftDown:
+		v.held = 0
+	case tview.MouseMiddleDown:
+		v.held = 1
+	case tview.MouseRightDown:
+		v.held = 2
+	case tview.MouseLeftUp, tview.MouseMiddleUp, tview.MouseRightUp:
+		v.held = -1
+	}
+	if m.Mouse != vt.MouseNone && v.sm == nil {
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return
+		}
+		if b := encodeMouse(action, ev, x, y, held, m); b != nil {
+			v.scroll = 0
+			_ = v.backend.Input(b)
+		}
+		return
+	}
+	up := action == tview.MouseScrollUp
+	if !up && action != tview.MouseScrollDown {
+		return
+	}
+	const wheelLines = 3
+	switch {
+	case v.sm != nil:
+		n := wheelLines
+		if !up {
+			n = -n
+		}
+		v.sm.scrollBy(v, n)
+	case m.AltScreen:
+		key := "\x1b[B"
+		if up {
+			key = "\x1b[A"
+		}
+		if m.AppCursor {
+			key = "\x1bO" + key[2:]
+		}
+		for i := 0; i < wheelLines; i++ {
+			_ = v.backend.Input([]byte(key))
+		}
+	case up:
+		v.scroll = min(v.scroll+wheelLines, v.term.ScrollbackLen())
+	default:
+		v.scroll = max(v.scroll-wheelLines, 0)
+	}
+}
+
+// cellStyle is the tcell style of a cell.
+func cellStyle(s vt.Style) tcell.Style {
+	st := tcell.StyleDefault.Foreground(cellColor(s.FG)).Background(cellColor(s.BG)).
+		Bold(s.Attrs&vt.AttrBold != 0).Dim(s.Attrs&vt.AttrDim != 0).Italic(s.Attrs&vt.AttrItalic != 0).
+		Blink(s.Attrs&vt.AttrBlink != 0).Reverse(s.Attrs&vt.AttrReverse != 0).
+		StrikeThrough(s.Attrs&vt.AttrStrike != 0)
+	if s.Attrs&vt.AttrAnyUnderline != 0 {
+		ul := tcell.UnderlineStyleSolid
+		switch {
+		case s.Attrs&vt.AttrDoubleUnderline != 0:
+			ul = tcell.UnderlineStyleDouble
+		case s.Attrs&vt.AttrCurlyUnderline != 0:
+			ul = tcell.UnderlineStyleCurly
+		case s.Attrs&vt.AttrDottedUnderline != 0:
+			ul = tcell.UnderlineStyleDotted
+		case s.Attrs&vt.AttrDashedUnderline != 0:
+			ul = tcell.UnderlineStyleDashed
+		}
+		if s.UL.IsDefault() {
+			st = st.Underline(ul)
+		} else {
+			st = st.Underline(ul, cellColor(s.UL))
+		}
+	}
+	return st
+}
+
+func cellColor(c vt.Color) tcell.Color {
+	if i, ok := c.Palette(); ok {
+		return tcell.PaletteColor(int(i))
+	}
+	if r, g, b, ok := c.RGB(); ok {
+		return tcell.NewRGBColor(int32(r), int32(g), int32(b))
+	}
+	return tcell.ColorDefault
+}
+
+func cursorStyle(s vt.CursorShape) tcell.CursorStyle {
+	switch s {
+	case vt.CursorBlinkingBlock:
+		return tcell.CursorStyleBlinkingBlock
+	case vt.CursorBlock:
+		return tcell.CursorStyleSteadyBlock
+	case vt.CursorBlinkingUnderline:
+		return tcell.CursorStyleBlinkingUnderline
+	case vt.CursorUnderline:
+		return tcell.CursorStyleSteadyUnderline
+	case vt.CursorBlinkingBar:
+		return tcell.CursorStyleBlinkingBar
+	case vt.CursorBar:
+		return tcell.CursorStyleSteadyBar
+	}
+	return tcell.CursorStyleDefault
+}
+
+// drawBadge writes text at the top right of the view.
+func drawBadge(screen tcell.Screen, x, y, w int, st tcell.Style, text string) {
+	start := x + w - len(text)
+	if start < x {
+		return
+	}
+	for i, r := range text {
+		screen.SetContent(start+i, y, r, nil, st)
+	}
+}
+
+func scrollBadge(scroll, total int) string {
+	return "[" + itoa(scroll) + "/" + itoa(total) + "]"
+}
+
+// TerminalView is what a pane needs.
+var _ paneTerm = (*TerminalView)(nil)
