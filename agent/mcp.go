@@ -284,9 +284,11 @@ func (m *MCP) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 // tickmux is not running.
 func (m *MCP) watch() {
 	defer m.wg.Done()
+	paused := false
 	for {
 		c, err := Dial(m.ctx, m.socket, "tickmux mcp (resource updates)")
 		if err == nil {
+			paused = false
 			err = c.Watch(m.ctx, nil, func(ch Changed) {
 				_ = m.server.ResourceUpdated(m.ctx, &mcp.ResourceUpdatedNotificationParams{URI: StateURI(ch.ID)})
 			})
@@ -295,7 +297,10 @@ func (m *MCP) watch() {
 		if m.ctx.Err() != nil {
 			return
 		}
-		m.logf("tickmux mcp: resource updates paused: %v", err)
+		if !paused { // once per outage: tickmux may stay down for long
+			m.logf("tickmux mcp: resource updates paused until tickmux runs again: %v", err)
+			paused = true
+		}
 		select {
 		case <-m.ctx.Done():
 			return

@@ -75,6 +75,14 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 	}
 }
 
+func TestMCPNotRunning(t *testing.T) {
+	cs := connectMCP(t, t.TempDir()+"/none.sock", nil)
+	e := call(t, cs, "list_ticks", map[string]any{}).errorOf(t)
+	if e.Reason != agent.ReasonNotRunning || e.Effect != tick.EffectNone || !strings.Contains(e.Message, "no tickmux is running on") {
+		t.Errorf("list_ticks with no tickmux: %+v", e)
+	}
+}
+
 func TestMCPListDescribeRead(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"sync"
@@ -178,7 +179,7 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 }
 
 // errCancelled is the cause of a request the client cancelled.
-var errCancelled = errors.New("the client cancelled the request")
+var errCancelled = fmt.Errorf("the client cancelled the request: %w", context.Canceled)
 
 // read reads requests until the client hangs up, then cancels what is still running (withdrawing
 // its approval cards), waits for it and closes the connection.

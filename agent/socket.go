@@ -66,7 +66,7 @@ func Listen(path string) (*Listener, error) {
 	if err := prepareDir(dir, path == filepath.Join(defaultDir(), "default.sock")); err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock the control socket %s: %w", path, err)
 	}

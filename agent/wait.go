@@ -17,6 +17,9 @@ import (
 // per instance with news, the latest state, how many updates were merged into it, and the recovery
 // tool, trimmed to the delivery budget.
 
+// maxTimeoutS: a longer timeout waits until news (and keeps the Duration from overflowing).
+const maxTimeoutS = 365 * 24 * 3600
+
 // gave records that this connection was given seq of instance id.
 func (c *conn) gave(id string, seq uint64) {
 	c.mu.Lock()
@@ -46,7 +49,7 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 		p.AfterSeq = s.baseline(c, p.AfterSeq)
 	}
 	var timeout <-chan time.Time
-	if p.TimeoutS != nil {
+	if p.TimeoutS != nil && *p.TimeoutS < maxTimeoutS {
 		t := time.NewTimer(max(time.Duration(*p.TimeoutS*float64(time.Second)), 0))
 		defer t.Stop()
 		timeout = t.C
