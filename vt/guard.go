@@ -45,6 +45,7 @@ type guard struct {
 	saved    savedCursor
 	altSaved altCursor // what 1049 saved on the way to the alternate screen
 	last     lastPrint
+	zwj      bool // a zero-width joiner waits for a mark or a wide character
 	// anyWide is set once a wide character may be on screen; printing then checks for halves
 	// it would orphan.
 	anyWide bool
@@ -88,7 +89,6 @@ type lastPrint struct {
 	valid   bool
 	styleID uint32
 	ascii   byte // the byte printed, before any charset mapping; 0 if it was not ASCII
-	zwj     bool // a zero-width joiner followed it
 }
 
 func newGuard(cols, rows int, opts Options) *guard {
@@ -114,6 +114,7 @@ func (g *guard) init(cols, rows int) {
 	g.saved = savedCursor{}
 	g.altSaved = altCursor{}
 	g.last = lastPrint{}
+	g.zwj = false
 	g.anyWide = false
 	g.styles = newStyleTable()
 	g.clusters = newClusterTable()

@@ -54,17 +54,21 @@ func (g *guard) print(r rune) {
 	case w < 0:
 		return
 	case r == zwj:
-		// tmux joins the next character to the cell before the cursor when it is wide, and
-		// drops the ZWJ otherwise.
-		g.last.zwj = true
+		// tmux holds a zero-width joiner back until a character other than ASCII comes, and
+		// joins both to the cell before the cursor then; ASCII passes it by.
+		g.zwj = true
 		return
 	case w == 0:
+		if g.zwj {
+			g.zwj = false
+			g.combine(zwj)
+		}
 		g.combine(r)
 		return
-	case w == 2 && g.last.zwj:
+	case g.zwj && r >= 0x80:
+		g.zwj = false
 		g.combine(zwj)
 		g.combine(r)
-		g.last = lastPrint{}
 		return
 	}
 	if r < 0x7f && g.g[g.gl] {
