@@ -494,7 +494,6 @@ func (g *guard) altScreen(m int, set bool) {
 		if s := g.altSaved; m == 1049 && s.valid {
 			g.setPen(s.pen)
 			g.moveTo(s.x, s.y)
-			g.altSaved = altCursor{}
 		} else if g.sync(); g.pending {
 			g.pending = false
 			g.setVTWrap(false)
@@ -507,7 +506,6 @@ func (g *guard) altScreen(m int, set bool) {
 	g.last = lastPrint{}
 	if set {
 		g.rememberHidden()
-		g.altSaved = altCursor{}
 		if m == 1049 {
 			g.sync()
 			g.altSaved = altCursor{valid: true, x: g.cx, y: g.cy, pen: g.pen, g: g.g, gl: g.gl}
@@ -523,8 +521,7 @@ func (g *guard) altScreen(m int, set bool) {
 	g.hiddenStyles, g.hiddenClusters = nil, nil
 	if s := g.altSaved; m == 1049 && s.valid {
 		g.setPen(s.pen) // tmux restores the pen but not the character sets
-		g.moveTo(s.x, s.y)
-		g.altSaved = altCursor{}
+		g.moveTo(s.x, s.y) // tmux keeps it for a later 1049l
 	}
 }
 

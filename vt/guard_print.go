@@ -30,8 +30,9 @@ func (g *guard) printASCII(b []byte) {
 		n := min(len(b), g.cols-g.cx)
 		x0 := g.cx
 		right := g.anyWide && !fresh && g.isWideHead(x0+n-1)
-		if g.anyWide && !fresh && x0 > 1 {
-			// tmux blanks the left half too, unless it is in the first column.
+		if g.anyWide && !fresh && (x0 > 1 || !g.autowrap) {
+			// tmux blanks the left half too, unless it is in the first column and autowrap is on
+			// (tmux's fast path for ASCII, which stops short of column 0).
 			g.fixLeft(x0)
 		}
 		g.usePen(g.penID)
@@ -271,9 +272,16 @@ func (g *guard) combine(m rune) {
 	if w == 2 {
 		g.e.out = utf8.AppendRune(g.e.out, continuationRune)
 	}
-	// vt10x's cursor is back after the cell, where the guard's was.
-	g.cx, g.cy, g.pending = cx, cy, pending
-	g.vtWrap = x+w >= g.cols
+	// Put vt10x's cursor back where the guard's was.
+	if x+w == cx && !pending || x+w == g.cols && pending {
+		g.cx, g.cy, g.pending, g.vtWrap = cx, cy, pending, x+w == g.cols
+	} else {
+		g.moveTo(cx, cy)
+		if pending {
+			g.setVTWrap(true)
+			g.pending = true
+		}
+	}
 	g.last.valid = false
 }
 
