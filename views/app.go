@@ -343,8 +343,13 @@ func (a *App) rebuild() {
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}
-	a.lastRates = false
-	if focused != nil {
+	// The cards say how long they have waited, and the sparkline moves: tick each second while
+	// either has something to show.
+	a.lastRates = len(cards) > 0
+	if a.lastRates {
+		a.wakeTick(time.Now().Truncate(time.Second).Add(time.Second))
+	}
+	if focused != nil && !a.lastRates {
 		for _, r := range focused.UpdateRate(60) {
 			if r > 0 {
 				a.lastRates = true

@@ -258,7 +258,13 @@ func (l *Layout) Neighbor(id string, d Direction, rects map[string]Rect) string 
 		if dist < 0 || overlap <= 0 {
 			continue
 		}
-		if dist < bestDist || (dist == bestDist && overlap > bestOverlap) {
+		better := dist < bestDist || (dist == bestDist && overlap > bestOverlap)
+		if dist == bestDist && overlap == bestOverlap {
+			// A tie goes to the pane nearer the top (or the left), so it never depends on map order.
+			b := rects[best]
+			better = r.Y < b.Y || (r.Y == b.Y && r.X < b.X)
+		}
+		if better {
 			best, bestDist, bestOverlap = other, dist, overlap
 		}
 	}

@@ -179,7 +179,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		add(plain("none yet", th.PanelMuted))
 	}
 	for i := len(calls) - 1; i >= 0 && i >= len(calls)-20; i-- {
-		add(p.callLine(calls[i]))
+		out = append(out, p.callLines(calls[i])...)
 	}
 	p.lines = out
 	p.clampScroll()
@@ -322,31 +322,35 @@ func (p *SidePanel) card(c host.Card, focused bool, w int, now time.Time) []line
 	return append(out, plain(bottom, border))
 }
 
-func (p *SidePanel) callLine(c host.CallRecord) line {
+// callLines shows one call in two lines: when, who and which tool; then the outcome and the args.
+func (p *SidePanel) callLines(c host.CallRecord) []line {
 	th := p.theme
-	l := line{{c.Started.Format("15:04:05") + " ", th.PanelMuted}, untrusted(c.Client, th.Panel), {" ", th.Panel},
-		untrusted(c.Tool, th.TitleFocused), {" ", th.Panel}, untrusted(shorten(string(c.Args), 40), th.JSONString), {" → ", th.PanelMuted}}
+	head := line{{c.Started.Format("15:04:05") + " ", th.PanelMuted}, untrusted(c.Client, th.Panel), {" → ", th.PanelMuted}, untrusted(c.Tool, th.TitleFocused)}
+	var out line
 	switch {
 	case c.Finished.IsZero() && c.Approval == "pending":
-		l = append(l, seg{"waiting for approval", th.StatusStarting})
+		out = line{{"  waiting for approval", th.StatusStarting}}
 	case c.Finished.IsZero():
-		l = append(l, seg{"running", th.StatusStarting})
+		out = line{{"  running", th.StatusStarting}}
 	case c.OK:
-		what := "ok"
+		what := "  ok"
 		if c.Approval != "" {
 			what += " (" + c.Approval + ")"
 		}
-		l = append(l, seg{what, th.OK})
+		out = line{{what, th.OK}}
 	default:
-		what := string(c.Effect)
+		what := "error"
 		if c.Approval == "denied" || c.Approval == "voided" || c.Approval == "withdrawn" {
-			what = c.Approval + ", effect " + what
-		} else {
-			what = "error, effect " + what
+			what = c.Approval
 		}
-		l = append(l, seg{what + ": ", th.Error}, untrusted(shorten(c.Error, 80), th.Error))
+		out = line{{"  " + what + ", effect " + string(c.Effect), th.Error}}
 	}
-	return l
+	out = append(out, seg{" ", th.Panel}, untrusted(shorten(string(c.Args), 60), th.JSONString))
+	lines := []line{head, out}
+	if !c.OK && c.Error != "" {
+		lines = append(lines, line{{"  ", th.Panel}, untrusted(shorten(c.Error, 200), th.Error)})
+	}
+	return lines
 }
 
 func shorten(s string, n int) string {

@@ -1,0 +1,320 @@
+package views
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+)
+
+func TestLayoutKeys(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK value=0")
+	hs.waitFor(a.ID() + " View Tick · ready")
+
+	// prefix % splits side by side with a shell; prefix " splits below.
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	hs.prefix()
+	hs.typeText("\"")
+	hs.waitFor("shell:2")
+	ids := onUIValue(hs, func() []string { return hs.app.layout.IDs() })
+	if strings.Join(ids, " ") != a.ID()+" shell:1 shell:2" {
+		t.Fatalf("layout %v", ids)
+	}
+	rects := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
+	if !(rects["shell:1"].X > rects[a.ID()].X && rects["shell:2"].Y > rects["shell:1"].Y && rects["shell:2"].X == rects["shell:1"].X) {
+		t.Fatalf("rects %v", rects)
+	}
+
+	// Focus moves with prefix + h/l/arrows; zoom shows one pane.
+	hs.prefix()
+	hs.typeText("h")
+	if f := onUIValue(hs, func() string { return hs.app.focus }); f != a.ID() {
+		t.Fatalf("focus %s after prefix h", f)
+	}
+	hs.prefix()
+	hs.typeText("z")
+	scr := hs.waitGone("━ shell:2")
+	scr = hs.waitGone("─ shell:2")
+	if !strings.Contains(scr, a.ID()+" View Tick") {
+		t.Fatalf("zoomed screen:\n%s", scr)
+	}
+	hs.prefix()
+	hs.typeText("z")
+	hs.waitFor("─ shell:2")
+
+	// Close asks first, then ends the program and removes the pane.
+	hs.prefix()
+	hs.typeText("l")
+	hs.prefix()
+	hs.typeText("x")
+	hs.waitFor("close shell:")
+	hs.typeText("y")
+	deadline := time.Now().Add(20 * time.Second)
+	for len(onUIValue(hs, func() []string { return hs.app.layout.IDs() })) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the pane was not closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestSidePanelShowsTheFocusedTick(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	in := hs.openTick("plain")
+	hs.start()
+	scr := hs.waitFor("STATE  seq")
+	for _, want := range []string{
+		in.ID() + "  View Tick  ready",
+		"test.view · revision",
+		"A Tick for view tests.",
+		`"value": 0`,
+		"UPDATES  received",
+		"TOOLS (3)",
+		"MUTATES  increment",
+		"query  peek",
+		"Add amount to the value.",
+		"RECENT CALLS (0)",
+	} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("panel lacks %q:\n%s", want, scr)
+		}
+	}
+	// A call shows up in recent calls, the state changes, the counters move.
+	if _, err := in.Call(context.Background(), host.CallRequest{Client: "tester", Tool: "peek"}); err != nil {
+		t.Fatal(err)
+	}
+	hs.waitFor("tester → peek")
+	hs.waitFor("ok {}")
+}
+
+// approve starts a mutating call in the background, as an agent would.
+func approve(in *host.Instance, amount int) chan error {
+	done := make(chan error, 1)
+	go func() {
+		args, _ := json.Marshal(map[string]int{"amount": amount})
+		_, err := in.Call(context.Background(), host.CallRequest{Client: "claude-code", Tool: "increment", Args: args})
+		done <- err
+	}()
+	return done
+}
+
+// spec: H-K2
+// spec: H-SEC1
+func TestApprovalByKeypress(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	in := hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK value=0")
+
+	done := approve(in, 5)
+	scr := hs.waitFor("claude-code wants to call increment on " + in.ID())
+	for _, want := range []string{"APPROVALS (1)", "Add amount to the value.", `"amount": 5`, "revision", "⚑ 1 pending", "⚑ approval"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	// Typing y, n or r into the pane answers nothing: those keys go to the Tick.
+	hs.typeText("yrn")
+	hs.prefix()
+	hs.typeText("y")
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("answered without focusing the card: %v", err)
+	default:
+	}
+	if len(hs.queue.Pending()) != 1 {
+		t.Fatal("the card went away")
+	}
+
+	// prefix a focuses the card; Esc leaves it pending.
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.key(tcell.KeyEscape, 0, tcell.ModNone)
+	hs.waitGone("allow once")
+	if len(hs.queue.Pending()) != 1 {
+		t.Fatal("Esc answered the card")
+	}
+
+	// prefix a, then y allows once: the call goes out with the approved revision.
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.typeText("y")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("approved call: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the approved call did not return")
+	}
+	hs.waitFor("VIEWTICK value=5")
+	hs.waitFor("claude-code → increment")
+	hs.waitFor(`ok (approved) {"amount":5}`)
+
+	// n denies.
+	done = approve(in, 1)
+	hs.waitFor("claude-code wants to call increment")
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.typeText("n")
+	if err := <-done; !errors.Is(err, host.ErrDenied) || host.EffectOf(err) != "none" {
+		t.Fatalf("denied call: %v", err)
+	}
+
+	// r allows the tool for this revision: the next call needs no card.
+	done = approve(in, 2)
+	hs.waitFor("claude-code wants to call increment")
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow for this revision")
+	hs.typeText("r")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-approve(in, 3); err != nil {
+		t.Fatalf("a call covered by the grant: %v", err)
+	}
+	hs.waitFor("VIEWTICK value=10")
+}
+
+// spec: H-K3
+func TestCardVoidedWhenTheCatalogChanges(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	in := hs.openTick("plain")
+	hs.start()
+	done := approve(in, 1)
+	hs.waitFor("claude-code wants to call increment")
+	// The Tick changes its catalog; the host learns it on the next describe.
+	if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	err := <-done
+	if !errors.Is(err, host.ErrVoided) {
+		t.Fatalf("pending call after the catalog changed: %v", err)
+	}
+	hs.waitGone("claude-code wants to call increment")
+	hs.waitFor(`voided, effect none {"amount":1}`)
+	hs.waitFor("A new tool.")
+}
+
+// spec: H-SEC2
+func TestUntrustedTextIsEscaped(t *testing.T) {
+	hs := newHarness(t, 180, 50)
+	in := hs.openTick("evil")
+	hs.start()
+	hs.waitFor(`"note":`)
+	scr := hs.waitFor(`\x1b`)
+	cells := onUIValue(hs, func() []tcell.SimCell { c, _, _ := hs.screen.GetContents(); return append([]tcell.SimCell(nil), c...) })
+	for _, c := range cells {
+		for _, r := range c.Runes {
+			if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == 0x202e {
+				t.Fatalf("a control character %U reached the screen:\n%s", r, scr)
+			}
+		}
+	}
+	for _, want := range []string{`Evil\x1b[31m Tick`, `\u001b[2J`, `\u202e`} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks the escaped %q:\n%s", want, scr)
+		}
+	}
+	_ = in
+}
+
+func TestEndedPaneSaysWhyAndOthersGoOn(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	good := hs.openTick("plain")
+	bad := hs.openTick("plain")
+	hs.start()
+	hs.waitFor(bad.ID() + " View Tick · ready")
+	// The Tick's process dies under it.
+	_ = bad.Process().Signal(9)
+	scr := hs.waitFor("ended: the Tick exited (signal: killed)")
+	if !strings.Contains(scr, good.ID()+" View Tick · ready") {
+		t.Fatalf("the other pane is affected:\n%s", scr)
+	}
+	if _, err := good.Call(context.Background(), host.CallRequest{Tool: "peek"}); err != nil {
+		t.Fatal(err)
+	}
+	// The ended pane stays until closed; closing it needs no confirmation.
+	hs.onUI(func() { hs.app.setFocus(bad.ID()) })
+	hs.prefix()
+	hs.typeText("x")
+	hs.waitGone(bad.ID() + " View Tick")
+}
+
+func TestHelpOverlayIsSearchable(t *testing.T) {
+	hs := newHarness(t, 140, 50)
+	hs.openTick("plain")
+	hs.start()
+	hs.prefix()
+	hs.typeText("?")
+	scr := hs.waitFor("tickmux keys")
+	for _, want := range []string{"After the prefix", "C-b %", "split-right"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	hs.typeText("allow")
+	scr = hs.waitFor("On an approval card")
+	if !strings.Contains(scr, "allow-once") || !strings.Contains(scr, "allow-revision") {
+		t.Fatalf("searching for allow:\n%s", scr)
+	}
+	for i := 0; i < 5; i++ {
+		hs.key(tcell.KeyBackspace2, 0, tcell.ModNone)
+	}
+	hs.typeText("zoom")
+	scr = hs.waitFor("search: zoom")
+	if strings.Contains(scr, "split-right") || !strings.Contains(scr, "zoom the pane") {
+		t.Fatalf("the search did not filter:\n%s", scr)
+	}
+	hs.key(tcell.KeyEscape, 0, tcell.ModNone)
+	hs.waitGone("tickmux keys")
+}
+
+func TestPromptOpensATick(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK value=0")
+	hs.prefix()
+	hs.typeText(":")
+	hs.waitFor("command:")
+	hs.typeText("!echo prompt-made-this; sleep 30")
+	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+	hs.waitFor("prompt-made-this")
+	hs.waitFor("shell:1")
+}
+
+func TestLockedModePassesThePrefix(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	hs.openTick("plain")
+	hs.start()
+	hs.key(tcell.KeyCtrlG, 'g', tcell.ModCtrl)
+	hs.waitFor("LOCKED")
+	hs.prefix()
+	hs.typeText("%")
+	time.Sleep(100 * time.Millisecond)
+	if n := len(onUIValue(hs, func() []string { return hs.app.layout.IDs() })); n != 1 {
+		t.Fatalf("the prefix worked in locked mode: %d panes", n)
+	}
+	hs.key(tcell.KeyCtrlG, 'g', tcell.ModCtrl)
+	hs.waitGone("LOCKED")
+}

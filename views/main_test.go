@@ -1,0 +1,276 @@
+package views
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"go.uber.org/goleak"
+
+	"tickmux/config"
+	"tickmux/host"
+	"tickmux/tick"
+)
+
+// The test binary plays the Ticks shown here: VIEWTEST_TICK selects the mode.
+const envTick = "VIEWTEST_TICK"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(envTick); mode != "" {
+		os.Exit(fakeTick(mode))
+	}
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("tickmux/host.reapLoop"),
+		goleak.IgnoreTopFunction("os/signal.signal_recv"),
+	)
+}
+
+// fakeTick is a small Tick written with the SDK: a value, a mutating increment, a query, and a
+// bump that changes the catalog. Mode "evil" puts control characters in its state and title.
+func fakeTick(mode string) int {
+	var srv *tick.Server
+	var mu sync.Mutex
+	value := 0
+	evil := mode == "evil"
+	state := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		if evil {
+			return map[string]any{"value": value, "note": "\x1b[2J\x1b]0;pwned\x07 \u009b31m bidi\u202eevil"}
+		}
+		return map[string]any{"value": value, "recent": []int{value}}
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}`)
+	empty := json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	tools := func(extra bool) []tick.ToolSpec {
+		t := []tick.ToolSpec{
+			{Name: "increment", Description: "Add amount to the value.", InputSchema: schema, Mutates: true,
+				Handler: tick.HandlerOf(func(ctx context.Context, a struct{ Amount int }) (any, error) {
+					mu.Lock()
+					value += a.Amount
+					v := value
+					mu.Unlock()
+					srv.Redraw()
+					return map[string]int{"value": v}, srv.Update(state())
+				})},
+			{Name: "peek", Description: "Read the value.", InputSchema: empty,
+				Handler: func(context.Context, json.RawMessage) (any, error) { return state(), nil }},
+		}
+		if extra {
+			t = append(t, tick.ToolSpec{Name: "extra", Description: "A new tool.", InputSchema: empty,
+				Handler: func(context.Context, json.RawMessage) (any, error) { return nil, nil }})
+		}
+		return t
+	}
+	bump := tick.ToolSpec{Name: "bump", Description: "Change the catalog.", InputSchema: empty,
+		Handler: func(context.Context, json.RawMessage) (any, error) { return nil, srv.SetTools(tools(true)...) }}
+	title := "View Tick"
+	if evil {
+		title = "Evil\x1b[31m Tick"
+	}
+	var err error
+	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: "A Tick for view tests.",
+		Tools: append(tools(false), bump), State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := srv.Update(state()); err != nil {
+		return 1
+	}
+	ui := &tick.UI{Draw: func(s tcell.Screen) {
+		mu.Lock()
+		defer mu.Unlock()
+		line := fmt.Sprintf("VIEWTICK value=%d", value)
+		for i, r := range line {
+			s.SetContent(i, 0, r, nil, tcell.StyleDefault)
+		}
+	}}
+	if err := srv.Run(context.Background(), ui); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// harness runs an App on a simulation screen.
+type harness struct {
+	t      *testing.T
+	h      *host.Host
+	queue  *host.ApprovalQueue
+	app    *App
+	screen  tcell.SimulationScreen
+	done    chan error
+	running bool
+}
+
+func newHarness(t *testing.T, w, hh int) *harness {
+	t.Helper()
+	t.Setenv("NO_COLOR", "")
+	sc := tcell.NewSimulationScreen("UTF-8")
+	hs := &harness{t: t, screen: sc, done: make(chan error, 1)}
+	var app *App
+	var mu sync.Mutex
+	hs.queue = host.NewApprovalQueue(func() {
+		mu.Lock()
+		a := app
+		mu.Unlock()
+		if a != nil {
+			a.ApprovalsChanged()
+		}
+	})
+	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
+	cfg := config.Default()
+	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: cfg, Screen: sc}) // initializes sc
+	sc.SetSize(w, hh)
+	mu.Lock()
+	app = a
+	mu.Unlock()
+	hs.app = a
+	t.Cleanup(hs.close)
+	return hs
+}
+
+func (hs *harness) start() {
+	hs.running = true
+	go func() { hs.done <- hs.app.Run() }()
+}
+
+func (hs *harness) close() {
+	if !hs.running {
+		hs.h.Close()
+		return
+	}
+	hs.app.Stop()
+	select {
+	case <-hs.done:
+	case <-time.After(20 * time.Second):
+		hs.t.Error("the UI did not stop")
+	}
+	hs.h.Close()
+}
+
+// openTick opens a fake Tick before Run (or via the UI goroutine after).
+func (hs *harness) openTick(mode string) *host.Instance {
+	hs.t.Helper()
+	self, _ := os.Executable()
+	var in *host.Instance
+	var err error
+	hs.onUI(func() {
+		in, err = hs.app.Open(host.OpenSpec{Argv: []string{self}, Env: []string{envTick + "=" + mode}})
+	})
+	if err != nil {
+		hs.t.Fatal(err)
+	}
+	select {
+	case <-in.Ready():
+	case <-time.After(20 * time.Second):
+		hs.t.Fatal("the Tick did not initialize")
+	}
+	return in
+}
+
+// onUI runs f on the UI goroutine once the app runs, or directly before.
+func (hs *harness) onUI(f func()) {
+	if hs.running {
+		hs.app.app.QueueUpdateDraw(f)
+		return
+	}
+	f()
+}
+
+// text is the screen as lines, read on the UI goroutine (the simulation screen is not safe to
+// read while tview draws on it).
+func (hs *harness) text() string {
+	if hs.running {
+		return onUIValue(hs, hs.rawText)
+	}
+	return hs.rawText()
+}
+
+func (hs *harness) rawText() string {
+	cells, w, h := hs.screen.GetContents()
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := cells[y*w+x]
+			if len(c.Runes) == 0 {
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteString(string(c.Runes))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// waitFor polls the screen until it shows want (a hang guard, not a timing assertion).
+func (hs *harness) waitFor(want string) string {
+	hs.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var s string
+		hs.app.app.QueueUpdateDraw(func() { s = hs.rawText() })
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			hs.t.Fatalf("the screen never showed %q:\n%s", want, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitGone polls until the screen no longer shows s.
+func (hs *harness) waitGone(s string) string {
+	hs.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var txt string
+		hs.app.app.QueueUpdateDraw(func() { txt = hs.rawText() })
+		if !strings.Contains(txt, s) {
+			return txt
+		}
+		if time.Now().After(deadline) {
+			hs.t.Fatalf("the screen still shows %q:\n%s", s, txt)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (hs *harness) key(k tcell.Key, r rune, mod tcell.ModMask) {
+	hs.screen.InjectKey(k, r, mod)
+	hs.sync()
+}
+
+func (hs *harness) prefix() { hs.key(tcell.KeyCtrlB, 'b', tcell.ModCtrl) }
+
+func (hs *harness) typeText(s string) {
+	for _, r := range s {
+		hs.screen.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	hs.sync()
+}
+
+// sync lets the UI goroutine handle the keys injected so far. Keys travel through tcell's queue
+// and tview's before the UI sees them, so this waits for a few empty updates to pass; tests then
+// assert with waitFor, which polls.
+func (hs *harness) sync() {
+	for i := 0; i < 3; i++ {
+		time.Sleep(5 * time.Millisecond)
+		hs.app.app.QueueUpdate(func() {})
+	}
+}
+
+// onUIValue reads something on the UI goroutine.
+func onUIValue[T any](hs *harness, f func() T) T {
+	var v T
+	hs.app.app.QueueUpdate(func() { v = f() })
+	return v
+}
