@@ -100,10 +100,10 @@ func fakeTick(mode string) int {
 
 // harness runs an App on a simulation screen.
 type harness struct {
-	t      *testing.T
-	h      *host.Host
-	queue  *host.ApprovalQueue
-	app    *App
+	t       *testing.T
+	h       *host.Host
+	queue   *host.ApprovalQueue
+	app     *App
 	screen  tcell.SimulationScreen
 	done    chan error
 	running bool
