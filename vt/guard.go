@@ -42,10 +42,12 @@ type guard struct {
 	tabs          []bool
 	title         string
 
-	saved    savedCursor
-	altSaved altCursor // what 1049 saved on the way to the alternate screen
-	last     lastPrint
-	zwj      bool // a zero-width joiner waits for a mark or a wide character
+	saved      savedCursor
+	altSaved   altCursor // what 1049 saved on the way to the alternate screen
+	lm         lineMode
+	noLineMode bool // for tests: always the slow path
+	last       lastPrint
+	zwj        bool // a zero-width joiner waits for a mark or a wide character
 	// anyWide is set once a wide character may be on screen; printing then checks for halves
 	// it would orphan.
 	anyWide bool
@@ -120,6 +122,7 @@ func (g *guard) init(cols, rows int) {
 	g.clusters = newClusterTable()
 	g.hiddenStyles, g.hiddenClusters = nil, nil
 	g.row = make([]Cell, cols)
+	g.lm = lineMode{}
 }
 
 func defaultTabs(old []bool, cols int) []bool {
@@ -134,6 +137,12 @@ func defaultTabs(old []bool, cols int) []bool {
 // write feeds program output.
 func (g *guard) write(b []byte) {
 	g.p.write(b)
+	g.e.flush()
+}
+
+// settle brings vt10x up to date for a reader.
+func (g *guard) settle() {
+	g.materialize()
 	g.e.flush()
 }
 
@@ -275,6 +284,10 @@ func (g *guard) lineFeed() {
 	g.sync()
 	g.last = lastPrint{}
 	if g.cy == g.bottom {
+		if g.lineModeOK() {
+			g.startLineMode()
+			return
+		}
 		g.capture(1)
 		if g.eraseID != 0 {
 			// vt10x's LF blanks the new line with default colours; IND uses the pen.

@@ -7,6 +7,12 @@ import (
 
 // execute performs a C0 control.
 func (g *guard) execute(c byte) {
+	if g.lm.active {
+		if g.lmExecute(c) {
+			return
+		}
+		g.materialize()
+	}
 	g.last = lastPrint{}
 	switch c {
 	case '\b':
@@ -77,6 +83,9 @@ func (g *guard) tab() {
 // csiDispatch acts on a control sequence. vt10x sees only the sequences it handles correctly,
 // with parameters clamped; everything else is done here or dropped.
 func (g *guard) csiDispatch(c *csiSeq) {
+	if g.lm.active && !(c.final == 'm' && c.prefix == 0 && c.inter == 0) {
+		g.materialize()
+	}
 	if tmuxKnows(c) {
 		// tmux forgets the character REP repeats after any sequence it knows but REP.
 		g.last = lastPrint{}

@@ -9,6 +9,7 @@ import (
 
 // escDispatch acts on an escape sequence.
 func (g *guard) escDispatch(inter, final byte) {
+	g.materialize()
 	g.last = lastPrint{}
 	switch inter {
 	case 0:
@@ -52,12 +53,13 @@ func (g *guard) escDispatch(inter, final byte) {
 
 // resetAll is RIS: a fresh vt10x and power-on state; the scrollback and title stay, as in tmux.
 func (g *guard) resetAll() {
-	g.e.flush()
+	g.settle()
 	g.init(g.cols, g.rows)
 }
 
 // oscDispatch acts on an operating system command: OSC Ps ; Pt.
 func (g *guard) oscDispatch(data []byte) {
+	g.materialize()
 	g.last = lastPrint{}
 	num, text, _ := bytes.Cut(data, []byte{';'})
 	ps, err := strconv.Atoi(string(num))
@@ -338,6 +340,7 @@ func (g *guard) collect() {
 	for id := range g.hiddenStyles {
 		markS(id)
 	}
+	g.markLineMode(markS)
 	for r := range g.hiddenClusters {
 		markC(r)
 	}
@@ -357,7 +360,7 @@ func (g *guard) resize(cols, rows int) {
 	if cols < 1 || rows < 1 || cols == g.cols && rows == g.rows {
 		return
 	}
-	g.e.flush()
+	g.settle()
 	g.sync()
 	if slide := g.cy - rows + 1; slide > 0 {
 		// vt10x drops the rows above the cursor that no longer fit.

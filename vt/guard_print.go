@@ -9,6 +9,12 @@ import (
 
 // printASCII prints a run of bytes 0x20-0x7E.
 func (g *guard) printASCII(b []byte) {
+	if g.lm.active {
+		if g.lmPrint(b) {
+			return
+		}
+		g.materialize()
+	}
 	if g.g[g.gl] || g.insert {
 		for _, c := range b {
 			g.print(rune(c))
@@ -50,6 +56,7 @@ const zwj = '\u200d' // zero-width joiner
 
 // print prints one code point other than printable ASCII.
 func (g *guard) print(r rune) {
+	g.materialize()
 	w := RuneWidth(r)
 	switch {
 	case w < 0:

@@ -159,7 +159,7 @@ func (t *Terminal) SnapshotScrolled(s *Screen, scroll int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.g
-	g.e.flush()
+	g.settle()
 	s.setSize(g.cols, g.rows)
 	hlen := g.hist.len()
 	scroll = clamp(scroll, 0, hlen)
@@ -200,6 +200,7 @@ func (t *Terminal) Modes() Modes {
 func (t *Terminal) Cursor() Cursor {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.g.settle()
 	t.g.sync()
 	return Cursor{X: t.g.cx, Y: t.g.cy, Visible: t.g.cursorVisible, Shape: t.g.shape}
 }
@@ -234,7 +235,7 @@ func (t *Terminal) Lines(from, to int) (text []string, wrapped []bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.g
-	g.e.flush()
+	g.settle()
 	hlen := g.hist.len()
 	from, to = clamp(from, 0, hlen+g.rows), clamp(to, 0, hlen+g.rows)
 	row := make([]Cell, g.cols)
@@ -259,7 +260,7 @@ func (t *Terminal) Line(i int, dst []Cell) ([]Cell, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.g
-	g.e.flush()
+	g.settle()
 	hlen := g.hist.len()
 	i = clamp(i, 0, hlen+g.rows-1)
 	if cap(dst) < g.cols {

@@ -1,0 +1,220 @@
+package vt
+
+import "unicode/utf8"
+
+// Line mode is the guard's fast path for text that scrolls the whole screen, as `cat` of a big
+// file does: vt10x costs far more per character than the guard, and most such lines leave the
+// screen before anyone sees them. Once a line feed scrolls the full-screen region of the main
+// screen, the guard keeps the rows that follow itself (ASCII text, CR, LF, BS, HT and SGR) and
+// moves the rows that leave the top straight to the scrollback. vt10x catches up in one step
+// (materialize) when anything else comes or someone reads the screen: it scrolls by the number
+// of rows that left and gets the rows still on screen drawn in.
+//
+// While line mode is on, the guard's cursor (cx, pending; cy is the bottom row) is in cur, and
+// vt10x still holds the screen as it was when line mode began: its rows dropped to dropped are
+// gone, the rest sit above the rows in done.
+type lineMode struct {
+	active  bool
+	dropped int     // rows of vt10x's screen that have left the top
+	done    []*lrow // rows finished since, oldest first; at most rows-1
+	cur     *lrow   // the bottom row, being written
+	free    []*lrow
+	starts  int // times line mode began, for tests
+}
+
+// lrow is a row the guard builds: a character and a style id per cell.
+type lrow struct {
+	r       []rune
+	st      []uint32
+	wrapped bool
+}
+
+func (g *guard) newLrow(bgID uint32) *lrow {
+	lm := &g.lm
+	var l *lrow
+	if n := len(lm.free); n > 0 {
+		l = lm.free[n-1]
+		lm.free = lm.free[:n-1]
+	} else {
+		l = &lrow{r: make([]rune, g.cols), st: make([]uint32, g.cols)}
+	}
+	for i := range l.r {
+		l.r[i], l.st[i] = ' ', bgID
+	}
+	l.wrapped = false
+	return l
+}
+
+// lineModeOK reports whether a line feed at the cursor may start line mode.
+func (g *guard) lineModeOK() bool {
+	return !g.noLineMode && g.known && g.cy == g.rows-1 && g.bottom == g.rows-1 && g.top == 0 && !g.modes.AltScreen &&
+		g.autowrap && !g.insert && g.hist.max > 0
+}
+
+// startLineMode is the line feed that begins line mode: vt10x's top row leaves.
+func (g *guard) startLineMode() {
+	g.e.flush()
+	lm := &g.lm
+	lm.active = true
+	lm.starts++
+	lm.dropped = 0
+	lm.done = lm.done[:0]
+	g.dropTop()
+	lm.cur = g.newLrow(g.eraseID)
+}
+
+// dropTop moves the top row of the screen, as line mode sees it, to the scrollback.
+func (g *guard) dropTop() {
+	lm := &g.lm
+	if lm.dropped < g.rows {
+		wrapped := g.readRow(lm.dropped, g.row)
+		if l := g.hist.next(); l != nil {
+			l.set(g.row, wrapped)
+		}
+		lm.dropped++
+		return
+	}
+	top := lm.done[0]
+	lm.done = lm.done[1:]
+	g.lrowCells(top, g.row)
+	if l := g.hist.next(); l != nil {
+		l.set(g.row, top.wrapped)
+	}
+	lm.free = append(lm.free, top)
+}
+
+func (g *guard) lrowCells(l *lrow, row []Cell) {
+	for x := range row {
+		row[x] = Cell{Rune: l.r[x], Width: 1, Style: g.styles.get(l.st[x])}
+	}
+}
+
+// lmNewline finishes the bottom row and starts a new one below it.
+func (g *guard) lmNewline(wrapped bool) {
+	lm := &g.lm
+	lm.cur.wrapped = wrapped
+	lm.done = append(lm.done, lm.cur)
+	bg := g.eraseID
+	if wrapped {
+		bg = 0 // tmux blanks a row a wrap scrolls in with the default background
+	}
+	lm.cur = g.newLrow(bg)
+	g.dropTop()
+}
+
+// lmPrint writes printable ASCII to the bottom row; false when line mode cannot (a character
+// set is active).
+func (g *guard) lmPrint(b []byte) bool {
+	if g.g[g.gl] {
+		return false
+	}
+	lm := &g.lm
+	for len(b) > 0 {
+		if g.pending {
+			g.lmNewline(true)
+			g.cx, g.pending = 0, false
+		}
+		n := min(len(b), g.cols-g.cx)
+		cur := lm.cur
+		for i, c := range b[:n] {
+			cur.r[g.cx+i] = rune(c)
+			cur.st[g.cx+i] = g.penID
+		}
+		g.cx += n
+		if g.cx >= g.cols {
+			g.cx, g.pending = g.cols-1, true
+		}
+		g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
+		b = b[n:]
+	}
+	return true
+}
+
+// lmExecute performs CR, LF and HT in line mode; false for any other control.
+func (g *guard) lmExecute(c byte) bool {
+	switch c {
+	case '\r':
+		g.cx, g.pending = 0, false
+	case '\n', '\v', '\f':
+		g.lmNewline(false)
+	case '\t':
+		if !g.pending && g.cx < g.cols-1 {
+			x := g.cx + 1
+			for x < g.cols-1 && !g.tabs[x] {
+				x++
+			}
+			g.cx = x
+		}
+	case '\b':
+		if g.pending {
+			g.pending = false
+		} else if g.cx > 0 {
+			g.cx--
+		} else {
+			return false // going back over a wrap needs vt10x's rows
+		}
+	default:
+		return false
+	}
+	g.last = lastPrint{}
+	return true
+}
+
+// materialize brings vt10x up to date with line mode and leaves it.
+func (g *guard) materialize() {
+	lm := &g.lm
+	if !lm.active {
+		return
+	}
+	lm.active = false
+	cx, pending := g.cx, g.pending
+	g.usePen(0)
+	if lm.dropped > 0 {
+		g.emitCSI(lm.dropped, 'S')
+	}
+	rows := append(lm.done, lm.cur)
+	y := g.rows - len(rows)
+	for i, l := range rows {
+		if i == 0 || !rows[i-1].wrapped {
+			g.emitCUP(0, y+i)
+		}
+		end := g.cols
+		if !l.wrapped {
+			for end > 0 && l.r[end-1] == ' ' && l.st[end-1] == 0 {
+				end--
+			}
+		}
+		// A wrapped row is drawn to its last cell and the next follows without a move, so
+		// that vt10x wraps and marks it.
+		for x := 0; x < end; x++ {
+			g.usePen(l.st[x])
+			if r := l.r[x]; r < 0x80 {
+				g.e.out = append(g.e.out, byte(r))
+			} else {
+				g.e.out = utf8.AppendRune(g.e.out, r)
+			}
+		}
+		if l != lm.cur {
+			lm.free = append(lm.free, l)
+		}
+	}
+	lm.free = append(lm.free, lm.cur)
+	lm.done, lm.cur = lm.done[:0], nil
+	g.moveTo(cx, g.rows-1)
+	if pending {
+		g.setVTWrap(true)
+		g.pending = true
+	}
+}
+
+// markLineMode marks the style ids line mode rows use, for a sweep.
+func (g *guard) markLineMode(mark func(uint32)) {
+	if !g.lm.active {
+		return
+	}
+	for _, l := range append(g.lm.done, g.lm.cur) {
+		for _, id := range l.st {
+			mark(id)
+		}
+	}
+}
