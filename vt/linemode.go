@@ -22,11 +22,22 @@ type lineMode struct {
 	starts  int // times line mode began, for tests
 }
 
-// lrow is a row the guard builds: a character and a style id per cell.
+// lrow is a row the guard builds: a character and a style id per cell up to n; the cells from
+// n on are blanks of style bg.
 type lrow struct {
 	r       []rune
 	st      []uint32
+	n       int
+	bg      uint32
 	wrapped bool
+}
+
+// at returns cell x.
+func (l *lrow) at(x int) (rune, uint32) {
+	if x < l.n {
+		return l.r[x], l.st[x]
+	}
+	return ' ', l.bg
 }
 
 func (g *guard) newLrow(bgID uint32) *lrow {
@@ -38,10 +49,7 @@ func (g *guard) newLrow(bgID uint32) *lrow {
 	} else {
 		l = &lrow{r: make([]rune, g.cols), st: make([]uint32, g.cols)}
 	}
-	for i := range l.r {
-		l.r[i], l.st[i] = ' ', bgID
-	}
-	l.wrapped = false
+	l.n, l.bg, l.wrapped = 0, bgID, false
 	return l
 }
 
@@ -76,16 +84,35 @@ func (g *guard) dropTop() {
 	}
 	top := lm.done[0]
 	lm.done = lm.done[1:]
-	g.lrowCells(top, g.row)
 	if l := g.hist.next(); l != nil {
-		l.set(g.row, top.wrapped)
+		l.setLrow(top, g.cols, &g.styles)
 	}
 	lm.free = append(lm.free, top)
 }
 
-func (g *guard) lrowCells(l *lrow, row []Cell) {
-	for x := range row {
-		row[x] = Cell{Rune: l.r[x], Width: 1, Style: g.styles.get(l.st[x])}
+// setLrow stores a row line mode built, as set does a screen row.
+func (l *histLine) setLrow(r *lrow, cols int, styles *styleTable) {
+	end := cols
+	if r.bg == 0 {
+		end = r.n
+		for end > 0 && r.r[end-1] == ' ' && r.st[end-1] == 0 {
+			end--
+		}
+	}
+	l.wrapped = r.wrapped
+	l.runes = append(l.runes, r.r[:min(end, r.n)]...)
+	prev := ^uint32(0)
+	for x := 0; x < min(end, r.n); x++ {
+		if id := r.st[x]; id != prev {
+			l.runs = append(l.runs, styleRun{col: x, style: styles.get(id)})
+			prev = id
+		}
+	}
+	for x := r.n; x < end; x++ {
+		l.runes = append(l.runes, ' ')
+		if x == r.n && r.bg != prev {
+			l.runs = append(l.runs, styleRun{col: x, style: styles.get(r.bg)})
+		}
 	}
 }
 
@@ -116,11 +143,15 @@ func (g *guard) lmPrint(b []byte) bool {
 		}
 		n := min(len(b), g.cols-g.cx)
 		cur := lm.cur
+		for ; cur.n < g.cx; cur.n++ {
+			cur.r[cur.n], cur.st[cur.n] = ' ', cur.bg
+		}
+		r, st, id := cur.r[g.cx:g.cx+n], cur.st[g.cx:g.cx+n], g.penID
 		for i, c := range b[:n] {
-			cur.r[g.cx+i] = rune(c)
-			cur.st[g.cx+i] = g.penID
+			r[i], st[i] = rune(c), id
 		}
 		g.cx += n
+		cur.n = max(cur.n, g.cx)
 		if g.cx >= g.cols {
 			g.cx, g.pending = g.cols-1, true
 		}
@@ -179,7 +210,8 @@ func (g *guard) materialize() {
 			g.emitCUP(0, y+i)
 		}
 		end := g.cols
-		if !l.wrapped {
+		if !l.wrapped && l.bg == 0 {
+			end = l.n
 			for end > 0 && l.r[end-1] == ' ' && l.st[end-1] == 0 {
 				end--
 			}
@@ -187,8 +219,9 @@ func (g *guard) materialize() {
 		// A wrapped row is drawn to its last cell and the next follows without a move, so
 		// that vt10x wraps and marks it.
 		for x := 0; x < end; x++ {
-			g.usePen(l.st[x])
-			if r := l.r[x]; r < 0x80 {
+			r, st := l.at(x)
+			g.usePen(st)
+			if r < 0x80 {
 				g.e.out = append(g.e.out, byte(r))
 			} else {
 				g.e.out = utf8.AppendRune(g.e.out, r)
@@ -213,7 +246,8 @@ func (g *guard) markLineMode(mark func(uint32)) {
 		return
 	}
 	for _, l := range append(g.lm.done, g.lm.cur) {
-		for _, id := range l.st {
+		mark(l.bg)
+		for _, id := range l.st[:l.n] {
 			mark(id)
 		}
 	}
