@@ -529,7 +529,7 @@ func (g *guard) altScreen(m int, set bool) {
 	g.modes.AltScreen = false
 	g.hiddenStyles, g.hiddenClusters = nil, nil
 	if s := g.altSaved; m == 1049 && s.valid {
-		g.setPen(s.pen) // tmux restores the pen but not the character sets
+		g.setPen(s.pen)    // tmux restores the pen but not the character sets
 		g.moveTo(s.x, s.y) // tmux keeps it for a later 1049l
 	}
 }

@@ -7,5 +7,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	// The host's reaper (used by the tests that run real programs) lives as long as the process.
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"))
 }

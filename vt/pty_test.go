@@ -1,0 +1,61 @@
+package vt_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"tickmux/host"
+	"tickmux/vt"
+)
+
+// These tests run real programs on real PTYs (through the host's launcher) and read the screen
+// the terminal made of their output.
+
+// settled waits until the program's output is over and returns the terminal.
+func settled(t *testing.T, cols, rows int, argv ...string) *vt.Terminal {
+	t.Helper()
+	p, err := host.Launch(host.LaunchSpec{Argv: argv, Cols: cols, Rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	select {
+	case <-p.OutputDone():
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%v did not finish: screen:\n%s", argv, p.Terminal().Text())
+	}
+	return p.Terminal()
+}
+
+func TestRealProgramScrollsIntoScrollback(t *testing.T) {
+	term := settled(t, 20, 5, "seq", "1", "60")
+	if got, want := term.Text(), "57\n58\n59\n60"; got != want {
+		t.Errorf("screen %q, want %q", got, want)
+	}
+	text, _ := term.Lines(0, 3)
+	if strings.Join(text, ",") != "1,2,3" || term.ScrollbackLen() != 56 {
+		t.Errorf("scrollback starts %q and holds %d lines, want 1,2,3 and 56", text, term.ScrollbackLen())
+	}
+}
+
+func TestRealProgramWideCharactersAndColours(t *testing.T) {
+	term := settled(t, 12, 3, "printf", `\033[1;31m中文\033[m|e\314\201|\360\237\230\200|abcdefgh`)
+	if got, want := term.Text(), "中文|é|😀|ab\ncdefgh"; got != strings.ReplaceAll(want, "é", "e\u0301") {
+		t.Errorf("screen %q", got)
+	}
+	var s vt.Screen
+	term.Snapshot(&s)
+	if c := s.Row(0)[0]; c.Rune != '中' || c.Width != 2 || c.Style.FG != vt.PaletteColor(1) || c.Style.Attrs != vt.AttrBold {
+		t.Errorf("first cell %+v, want a bold red wide 中", c)
+	}
+}
+
+// TestRealProgramGetsReplies checks that a cursor position report reaches the program through
+// the PTY.
+func TestRealProgramGetsReplies(t *testing.T) {
+	term := settled(t, 40, 3, "sh", "-c", `stty raw -echo; printf 'ab\033[6n'; r=$(dd bs=1 count=6 2>/dev/null | od -An -c | tr -d ' '); printf '\r\n%s' "$r"`)
+	if got := term.Text(); !strings.Contains(got, `033[1;3R`) {
+		t.Errorf("screen %q does not show the report ESC [1;3R", got)
+	}
+}
