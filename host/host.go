@@ -133,7 +133,7 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 		in.everReady = true
 		close(in.ready)
 	} else {
-		in.sess = NewSession(proc.stdin, proc.stdout, SessionHooks{
+		in.sess = newSession(proc.stdin, proc.stdout, SessionHooks{
 			Update: in.onUpdate,
 			End:    in.onSessionEnd,
 			Logf: func(format string, args ...any) {
@@ -142,6 +142,9 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 		})
 	}
 
+	if in.sess != nil {
+		in.sess.start() // in.sess is set: the hooks may run from now on
+	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

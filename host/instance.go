@@ -459,6 +459,7 @@ func (in *Instance) watchExit() {
 		reason = in.closeReason
 	}
 	in.mu.Unlock()
+	info := &EndInfo{Reason: reason.Error(), Err: reason}
 	if in.sess != nil {
 		// Read what the Tick wrote before exiting, then end: requests in flight become unknown.
 		select {
@@ -466,8 +467,13 @@ func (in *Instance) watchExit() {
 		case <-time.After(100 * time.Millisecond):
 		}
 		in.sess.end(reason)
+		// A violation that ended the session is why the Tick died (a SIGPIPE after the host
+		// stopped reading, say): it is the reason to report.
+		if se := in.sess.Err(); ruleOf(se) != "" {
+			info = &EndInfo{Reason: se.Error(), Err: se, Rule: ruleOf(se)}
+		}
 	}
-	in.finish(&EndInfo{Reason: reason.Error(), Err: reason})
+	in.finish(info)
 }
 
 // ErrClosed is the end reason of an instance closed by the person or a client.

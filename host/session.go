@@ -106,7 +106,15 @@ type SessionStats struct {
 // NewSession starts a session on a Tick's stdin (w) and stdout (r). The session owns both: it
 // closes them when it ends.
 func NewSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session {
-	s := &Session{
+	s := newSession(w, r, hooks)
+	s.start()
+	return s
+}
+
+// newSession makes a session whose reader has not started yet, so its owner can publish it
+// before any hook runs.
+func newSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session {
+	return &Session{
 		w:       w,
 		r:       r,
 		hooks:   hooks,
@@ -115,8 +123,10 @@ func NewSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session 
 		read:    make(chan struct{}),
 		pending: map[uint64]*pending{},
 	}
+}
+
+func (s *Session) start() {
 	go s.readLoop() // owner: s; exits at end of output, the first violation, or Close
-	return s
 }
 
 // Done is closed when the session has ended.
