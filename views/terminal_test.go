@@ -227,7 +227,7 @@ func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 // TestViewOnARealPTY runs a shell on a PTY behind the view: keys reach it, its output is drawn,
 // and the PTY gets the view's size.
 func TestViewOnARealPTY(t *testing.T) {
-	p, err := host.Launch(host.LaunchSpec{Argv: []string{"sh", "-c", `stty size; read line; echo "got:$line"; sleep 5`}, Cols: 80, Rows: 24})
+	p, err := host.Launch(host.LaunchSpec{Argv: []string{"sh", "-c", `read line; stty size; echo "got:$line"; sleep 5`}, Cols: 80, Rows: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestViewOnARealPTY(t *testing.T) {
 	defer sc.Fini()
 	sc.SetSize(30, 5)
 	v.SetRect(0, 0, 30, 5)
-	v.Draw(sc) // sizes the PTY before the shell asks
+	v.Draw(sc) // sizes the PTY before the shell asks, which it does after reading the line
 	for _, r := range "hi" {
 		v.Key(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))
 	}
