@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/views"
@@ -120,7 +120,9 @@ func tui(args []string, std stdio, demo bool) int {
 			a.ApprovalsChanged()
 		}
 	})
-	h := host.New(host.Config{Approver: queue, Logf: logf})
+	sockPath := agent.SocketPath(f.socket)
+	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
+	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}})
 	defer func() {
 		h.Close()
 		host.KillAllStrays()
@@ -129,12 +131,15 @@ func tui(args []string, std stdio, demo bool) int {
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf})
 	app.Store(a)
 
-	stopAgents, err := startAgents(h, f.socket, logf)
+	// The control socket for agents and the CLI verbs; closed before the host (defers run in
+	// reverse), which withdraws every card still waiting.
+	srv, err := agent.Serve(h, sockPath, agent.Options{Logf: logf})
 	if err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", name, err)
+		fmt.Fprintf(std.err, "%s: %v\n", name, err) // "another tickmux is already running on SOCKET"
 		return 2
 	}
-	defer stopAgents()
+	logf("control socket: listening on %s", srv.Path())
+	defer srv.Close()
 
 	if err := openInitial(a, f.argv, demo); err != nil {
 		fmt.Fprintf(std.err, "%s: %v\n", name, err)
@@ -205,12 +210,4 @@ func openDemo(a *views.App) error {
 	}
 	a.Focus(counter.ID())
 	return nil
-}
-
-// startAgents opens the control socket for agents; it is set by the agent side when built in.
-var startAgents = func(h *host.Host, socket string, logf func(string, ...any)) (stop func(), err error) {
-	if socket != "" {
-		return nil, errors.New("--socket: this build has no agent server")
-	}
-	return func() {}, nil
 }

@@ -70,6 +70,8 @@ func run(args []string, std stdio) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: tickmux [COMMAND] [ARGS]")
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start with a shell")
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "start with the Tick CMD")
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.hidden {
@@ -79,6 +81,10 @@ func usage(w io.Writer) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := commands[n]
+		if len(c.usage) > 44 {
+			fmt.Fprintf(w, "  tickmux %s\n  %-52s %s\n", c.usage, "", c.summary)
+			continue
+		}
 		fmt.Fprintf(w, "  tickmux %-44s %s\n", c.usage, c.summary)
 	}
 }

@@ -33,6 +33,8 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// InitTimeout and CallTimeout override the protocol's 10 s and 60 s (tests only).
 	InitTimeout, CallTimeout time.Duration
+	// Env holds KEY=VALUE entries every launched program gets (before OpenSpec.Env).
+	Env []string
 }
 
 // Host is the registry of instances.
@@ -42,6 +44,7 @@ type Host struct {
 	bus         bus
 	initTimeout time.Duration
 	callTimeout time.Duration
+	env         []string
 
 	mu        sync.Mutex
 	instances map[string]*Instance
@@ -54,7 +57,7 @@ type Host struct {
 // New makes a Host.
 func New(cfg Config) *Host {
 	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{},
-		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout}
+		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env}
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
 	}
@@ -113,7 +116,8 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	}
 	h.mu.Unlock()
 
-	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: spec.Env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows}
+	env := append(append([]string(nil), h.env...), spec.Env...)
+	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows}
 	proc, err := Launch(ls)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,206 @@
+package main
+
+// End-to-end: the real TUI in a real terminal, driven by tmux (send-keys, capture-pane), with an
+// agent's call coming through the real control socket and answered by a keypress.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type tmuxRig struct {
+	t       *testing.T
+	self    string
+	dir     string
+	tmuxSoc string
+	socket  string
+	env     []string
+}
+
+func newTmuxRig(t *testing.T) *tmuxRig {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("TICKMUX_SKIP_TMUX") == "1" {
+			t.Skip("tmux is missing and TICKMUX_SKIP_TMUX=1")
+		}
+		t.Fatal("tmux is missing: run ./scripts/install-test-deps first (the README's test command does), or set TICKMUX_SKIP_TMUX=1 to skip")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &tmuxRig{t: t, self: self, dir: dir, tmuxSoc: filepath.Join(dir, "tmux.sock"), socket: filepath.Join(dir, "tickmux.sock")}
+	r.env = append(os.Environ(), envAsMain+"=1", "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "NO_COLOR=", "TICKMUX_SOCKET="+r.socket)
+	t.Cleanup(func() { exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run() })
+	return r
+}
+
+func (r *tmuxRig) tmux(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-S", r.tmuxSoc}, args...)...)
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (r *tmuxRig) start(args ...string) {
+	cmdline := r.self
+	for _, a := range args {
+		cmdline += " " + a
+	}
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", cmdline)
+}
+
+func (r *tmuxRig) screen() string {
+	r.t.Helper()
+	cmd := exec.Command("tmux", "-S", r.tmuxSoc, "capture-pane", "-p", "-t", "e2e")
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// waitFor polls the screen; the deadline only guards against hanging.
+func (r *tmuxRig) waitFor(want string) string {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := r.screen()
+		if strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the screen never showed %q:\n%s\nlog:\n%s", want, s, r.log())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (r *tmuxRig) log() string {
+	b, _ := os.ReadFile(filepath.Join(r.dir, "tickmux", "tickmux.log"))
+	return string(b)
+}
+
+func (r *tmuxRig) keys(keys ...string) { r.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+
+// cli runs a tickmux verb against the running TUI.
+func (r *tmuxRig) cli(args ...string) *exec.Cmd {
+	cmd := exec.Command(r.self, args...)
+	cmd.Env = r.env
+	return cmd
+}
+
+func TestEndToEndDemoInTmux(t *testing.T) {
+	r := newTmuxRig(t)
+	r.start("demo")
+	r.waitFor("hosted:5 Jobs · ready")
+	r.waitFor("agent panel")
+
+	// The person types into the focused Tick (the counter).
+	r.keys("+")
+	r.waitFor(`"value": 1`)
+
+	// An agent calls a mutating tool over the control socket: a card appears.
+	var out bytes.Buffer
+	call := r.cli("call", "--json", "hosted:1", "increment", `{"amount":2}`)
+	call.Stdout, call.Stderr = &out, &out
+	if err := call.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("wants to call increment on hosted:1")
+	r.waitFor("⚑ 1 pending")
+	// Typing y into the pane does not answer it.
+	r.keys("y")
+	time.Sleep(200 * time.Millisecond)
+	if call.ProcessState != nil {
+		t.Fatal("the call returned without an answer")
+	}
+	r.keys("C-b", "a")
+	r.waitFor("allow once")
+	r.keys("y")
+	done := make(chan error, 1)
+	go func() { done <- call.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("tickmux call: %v\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the approved call did not return:\n%s", r.screen())
+	}
+	var res map[string]any
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("call output %q: %v", out.String(), err)
+	}
+	if !strings.Contains(out.String(), "3") {
+		t.Fatalf("call result %s does not carry the new value 3", out.String())
+	}
+	r.waitFor(`"value": 3`)
+
+	// Split the focused pane: a shell in the same terminal, typed into.
+	r.keys("C-b", "%")
+	r.waitFor("shell:1")
+	r.keys("echo from-the-shell-$((6*7))", "Enter")
+	r.waitFor("from-the-shell-42")
+
+	// A program in a pane reaches this tickmux with the CLI (TICKMUX_SOCKET is set for it).
+	r.keys(r.self+" ls", "Enter")
+	r.waitFor("hosted:2")
+
+	// Every program tickmux started, and their children, carry TICKMUX_SOCKET=<this socket>.
+	if n := len(r.launched()); n < 6 {
+		t.Fatalf("found %d processes started by tickmux, want at least 6 (5 Ticks and a shell)", n)
+	}
+
+	// Quit: every program ends with tickmux.
+	r.keys("C-b", "q")
+	r.waitFor("quit tickmux")
+	r.keys("y")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		alive := r.launched()
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes outlived tickmux: %v", alive)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Error("the control socket was left behind")
+	}
+}
+
+// launched lists the live processes whose environment names this rig's control socket: what
+// tickmux started (the TUI itself gets it from the rig too, and is counted while it runs).
+func (r *tmuxRig) launched() []int {
+	marker := []byte("TICKMUX_SOCKET=" + r.socket + "\x00")
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append(env, 0), marker) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && len(stat) > i+2 && stat[i+2] == 'Z' {
+			continue // a zombie has exited; its parent has yet to reap it
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
