@@ -90,7 +90,9 @@ func (r *tmuxRig) log() string {
 	return string(b)
 }
 
-func (r *tmuxRig) keys(keys ...string) { r.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+func (r *tmuxRig) keys(keys ...string) {
+	r.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+}
 
 // cli runs a tickmux verb against the running TUI.
 func (r *tmuxRig) cli(args ...string) *exec.Cmd {
