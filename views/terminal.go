@@ -261,6 +261,19 @@ func (v *TerminalView) Mouse(action tview.MouseAction, ev *tcell.EventMouse) {
 	}
 }
 
+// FocusChanged tells the program that the view gained or lost the focus, when it asked for
+// focus events (DEC 1004).
+func (v *TerminalView) FocusChanged(focused bool) {
+	if !v.term.Modes().FocusEvents {
+		return
+	}
+	if focused {
+		_ = v.backend.Input([]byte("\x1b[I"))
+	} else {
+		_ = v.backend.Input([]byte("\x1b[O"))
+	}
+}
+
 // cellStyle is the tcell style of a cell.
 func cellStyle(s vt.Style) tcell.Style {
 	st := tcell.StyleDefault.Foreground(cellColor(s.FG)).Background(cellColor(s.BG)).

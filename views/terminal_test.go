@@ -163,6 +163,18 @@ func TestViewForwardsMouseOnlyWhenAsked(t *testing.T) {
 	}
 }
 
+func TestViewFocusEventsWhenAsked(t *testing.T) {
+	f := newFakeBackend(10, 3)
+	v := newTestView(t, f)
+	v.FocusChanged(true)
+	f.term.Write([]byte("\x1b[?1004h"))
+	v.FocusChanged(false)
+	v.FocusChanged(true)
+	if s := f.sent(); s != "\x1b[O\x1b[I" {
+		t.Errorf("sent %q", s)
+	}
+}
+
 func TestViewPasteIsBracketedWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
