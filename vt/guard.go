@@ -47,7 +47,7 @@ type guard struct {
 	lm         lineMode
 	noLineMode bool // for tests: always the slow path
 	last       lastPrint
-	zwj        bool // a zero-width joiner waits for a mark or a wide character
+	zwj        bool // a zero-width joiner waits for a character other than ASCII
 	// anyWide is set once a wide character may be on screen; printing then checks for halves
 	// it would orphan.
 	anyWide bool
@@ -81,12 +81,9 @@ type altCursor struct {
 	valid bool
 	x, y  int
 	pen   Style
-	g     [4]bool
-	gl    int
 }
 
-// lastPrint is what the last token printed, if it printed: REP repeats it and a zero-width
-// joiner after it joins the next wide character to its cell.
+// lastPrint is what the last token printed, if it printed: REP repeats it.
 type lastPrint struct {
 	valid   bool
 	styleID uint32

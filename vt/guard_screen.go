@@ -1,0 +1,97 @@
+package vt
+
+import "unicode/utf8"
+
+// Reading vt10x's grid back, sweeping unused ids, resizing.
+
+// readRow decodes screen row y into row; it reports whether the row wrapped onto the next. The
+// caller has flushed.
+func (g *guard) readRow(y int, row []Cell) (wrapped bool) {
+	for x := 0; x < g.cols; x++ {
+		ch, st, w := g.e.glyph(x, y)
+		if x == g.cols-1 {
+			wrapped = w
+		}
+		c := Cell{Rune: ch, Width: 1, Style: g.styles.get(st)}
+		switch {
+		case ch == 0:
+			c.Rune = ' '
+		case ch == continuationRune:
+			c.Rune, c.Width = 0, 0
+			if x > 0 && row[x-1].Width == 1 && RuneWidth(row[x-1].Rune) == 2 {
+				row[x-1].Width = 2
+			} else {
+				// A right half whose left half is gone: drawn blank, left out of text (as tmux
+				// leaves its padding cells out).
+				c.Rune = ' '
+			}
+		case isClusterID(ch):
+			text := g.clusters.text(ch)
+			r, size := utf8.DecodeRuneInString(text)
+			c.Rune = r
+			if size < len(text) {
+				c.Comb = []rune(text[size:])
+			}
+		}
+		row[x] = c
+	}
+	return wrapped
+}
+
+// collect sweeps style and cluster ids that nothing uses any more.
+func (g *guard) collect() {
+	g.e.flush()
+	liveS := make([]bool, len(g.styles.styles))
+	liveC := make([]bool, len(g.clusters.texts))
+	markS := func(id uint32) {
+		if int(id) < len(liveS) {
+			liveS[id] = true
+		}
+	}
+	markC := func(r rune) {
+		if i := int(r - clusterBase); i >= 0 && i < len(liveC) {
+			liveC[i] = true
+		}
+	}
+	for _, id := range []uint32{g.penID, g.eraseID, g.engPen, g.saved.penID, g.last.styleID} {
+		markS(id)
+	}
+	for id := range g.hiddenStyles {
+		markS(id)
+	}
+	g.markLineMode(markS)
+	for r := range g.hiddenClusters {
+		markC(r)
+	}
+	for y := 0; y < g.rows; y++ {
+		for x := 0; x < g.cols; x++ {
+			ch, st, _ := g.e.glyph(x, y)
+			markS(st)
+			markC(ch)
+		}
+	}
+	g.styles.sweep(liveS)
+	g.clusters.sweep(liveC)
+}
+
+// resize changes the screen size. Rows that leave the top go to the scrollback, as in tmux.
+func (g *guard) resize(cols, rows int) {
+	if cols < 1 || rows < 1 || cols == g.cols && rows == g.rows {
+		return
+	}
+	g.settle()
+	g.sync()
+	if slide := g.cy - rows + 1; slide > 0 {
+		// vt10x drops the rows above the cursor that no longer fit.
+		g.top = 0
+		g.capture(slide)
+	}
+	g.usePen(0) // vt10x fills new cells from its pen
+	g.e.resize(cols, rows)
+	g.cols, g.rows = cols, rows
+	g.top, g.bottom = 0, rows-1
+	g.tabs = defaultTabs(g.tabs, cols)
+	g.row = make([]Cell, cols)
+	// The hidden screen lost cells and gained default ones: its remembered ids still cover it.
+	g.forget()
+}
