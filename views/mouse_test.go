@@ -1,0 +1,116 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func (hs *harness) click(x, y int) {
+	hs.screen.InjectMouse(x, y, tcell.Button1, tcell.ModNone)
+	hs.sync()
+	hs.screen.InjectMouse(x, y, tcell.ButtonNone, tcell.ModNone)
+	hs.sync()
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestMouseFocusesAndDragsBorders(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	rects := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
+	ra := rects[a.ID()]
+
+	// A click in the Tick's pane focuses it.
+	hs.click(ra.X+3, ra.Y+3)
+	waitUntil(t, "the click focused "+a.ID(), func() bool { return onUIValue(hs, func() string { return hs.app.focus }) == a.ID() })
+
+	// Dragging the border between the panes moves it.
+	border := ra.X + ra.W // the first column of the second pane
+	hs.screen.InjectMouse(border, 10, tcell.Button1, tcell.ModNone)
+	hs.sync()
+	hs.screen.InjectMouse(border-10, 10, tcell.Button1, tcell.ModNone)
+	hs.sync()
+	hs.screen.InjectMouse(border-10, 10, tcell.ButtonNone, tcell.ModNone)
+	hs.sync()
+	waitUntil(t, "the drag moved the border", func() bool {
+		r := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
+		return r[a.ID()].W <= ra.W-8
+	})
+}
+
+func TestSwapResizeAndFloat(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	ids := func() string { return strings.Join(onUIValue(hs, func() []string { return hs.app.layout.IDs() }), " ") }
+
+	// Swap: the focused shell trades places with the Tick.
+	hs.prefix()
+	hs.typeText("}")
+	waitUntil(t, "swap", func() bool { return ids() == "shell:1 "+a.ID() })
+
+	// Resize with keys.
+	before := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })["shell:1"].W
+	hs.prefix()
+	hs.typeText("L")
+	waitUntil(t, "resize", func() bool {
+		return onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })["shell:1"].W > before
+	})
+
+	// Float the shell over the Tick, hide it by moving the focus, show it again, put it back.
+	hs.prefix()
+	hs.typeText("w")
+	waitUntil(t, "float", func() bool { return ids() == a.ID() })
+	scr := hs.waitFor("floating")
+	if !strings.Contains(scr, "VIEWTICK") {
+		t.Fatalf("the tiled Tick is not drawn under the float:\n%s", scr)
+	}
+	hs.prefix()
+	hs.typeText("h")
+	hs.waitGone("floating")
+	if f := onUIValue(hs, func() string { return hs.app.focus }); f != a.ID() {
+		t.Fatalf("focus %s after leaving the float", f)
+	}
+	hs.prefix()
+	hs.typeText("w")
+	hs.waitFor("floating")
+	hs.prefix()
+	hs.typeText("w")
+	hs.waitGone("floating")
+	waitUntil(t, "unfloat", func() bool { return ids() == a.ID()+" shell:1" })
+}
+
+func TestPanelToggleAndAutoWidth(t *testing.T) {
+	hs := newHarness(t, 90, 30) // under 100 columns: no panel by default
+	hs.openTick("plain")
+	hs.start()
+	scr := hs.waitFor("VIEWTICK")
+	if strings.Contains(scr, "agent panel") {
+		t.Fatal("the panel shows below 100 columns")
+	}
+	hs.prefix()
+	hs.typeText("t")
+	hs.waitFor("agent panel")
+	hs.prefix()
+	hs.typeText("t")
+	hs.waitGone("agent panel")
+}
