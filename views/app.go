@@ -430,11 +430,11 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 }
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
-	term := newPaneTerm(in.Process(), a.theme, a.requestDraw)
+	term := NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: a.requestDraw})
 	p := newPane(in, term, a.theme)
 	a.panes[in.ID()] = p
 	a.layout.Add(target, in.ID(), axis)
-	a.focus = in.ID()
+	a.moveFocus(in.ID())
 	a.rebuild()
 }
 
@@ -466,7 +466,8 @@ func (a *App) dropPane(id string) {
 				next = ids[len(ids)-1]
 			}
 		}
-		a.focus = next
+		a.focus = "" // the old pane is gone: nobody to tell
+		a.moveFocus(next)
 	}
 }
 
@@ -543,8 +544,23 @@ func (a *App) Focus(id string) {
 // setFocus moves the focus to pane id.
 func (a *App) setFocus(id string) {
 	if _, ok := a.panes[id]; ok {
-		a.focus = id
+		a.moveFocus(id)
 		a.panel.focused = false
+	}
+}
+
+// moveFocus is the one place the focused pane changes: programs that asked for focus events
+// (DEC 1004) learn that they lost or gained it.
+func (a *App) moveFocus(id string) {
+	if id == a.focus {
+		return
+	}
+	if old := a.panes[a.focus]; old != nil {
+		old.term.FocusChanged(false)
+	}
+	a.focus = id
+	if p := a.panes[id]; p != nil {
+		p.term.FocusChanged(true)
 	}
 }
 

@@ -317,13 +317,13 @@ func (a *App) toggleFloat() {
 			}
 		}
 		a.layout.Add(target, id, SideBySide)
-		a.focus = id
+		a.moveFocus(id)
 	case a.floatID != "":
 		if a.focus != a.floatID {
 			a.lastTiled = a.focus
 		}
 		a.floatShown = true
-		a.focus = a.floatID
+		a.moveFocus(a.floatID)
 	case a.focus != "" && len(a.layout.IDs()) > 1:
 		id := a.focus
 		a.layout.Remove(id)

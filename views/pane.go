@@ -40,6 +40,8 @@ type paneTerm interface {
 	Scrolling() bool
 	ScrollKey(ev *tcell.EventKey)
 	ScrollAction(act keymap.Action)
+	// FocusChanged tells the program it gained or lost the focus, if it asked (DEC 1004).
+	FocusChanged(focused bool)
 	// Close stops the widget's goroutine; idempotent.
 	Close()
 }
