@@ -114,10 +114,7 @@ func (g *guard) csiDispatch(c *csiSeq) {
 		}
 		return
 	case '!':
-		if c.final == 'p' {
-			g.softReset()
-		}
-		return
+		return // DECSTR: tmux 3.3a ignores it, and so do we
 	default:
 		return
 	}

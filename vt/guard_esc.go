@@ -53,8 +53,21 @@ func (g *guard) escDispatch(inter, final byte) {
 
 // resetAll is RIS: a fresh vt10x and power-on state; the scrollback and title stay, as in tmux.
 func (g *guard) resetAll() {
-	g.settle()
-	g.init(g.cols, g.rows)
+	// As tmux's RIS: the screen shown is blanked and the modes, pen, character sets, tab stops
+	// and region go back to their defaults; the alternate screen (if shown) stays shown, the
+	// screen behind it, the scrollback and the title stay too.
+	g.usePen(0)
+	g.e.emitString("\x1b[r\x1b[?7h\x1b[2J")
+	alt := g.modes.AltScreen
+	g.modes = Modes{AltScreen: alt}
+	g.setPen(Style{})
+	g.g, g.gl = [4]bool{}, 0
+	g.insert, g.origin, g.autowrap, g.cursorVisible, g.shape = false, false, true, true, CursorDefault
+	g.top, g.bottom = 0, g.rows-1
+	g.tabs = defaultTabs(nil, g.cols)
+	g.moveTo(0, 0)
+	g.e.emitString("\x1b7") // the saved cursor goes home too
+	g.saved = savedCursor{}
 }
 
 // oscDispatch acts on an operating system command: OSC Ps ; Pt.

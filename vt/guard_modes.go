@@ -36,12 +36,7 @@ func (g *guard) privateMode(m int, set bool) {
 		g.modes.BracketedPaste = set
 	case 47, 1047, 1049:
 		g.altScreen(m, set)
-	case 1048:
-		if set {
-			g.saveCursor()
-		} else {
-			g.restoreCursor()
-		}
+		// 1048 (save or restore the cursor alone) is ignored, as tmux 3.3a does.
 	}
 }
 
@@ -90,6 +85,11 @@ func (g *guard) altScreen(m int, set bool) {
 		g.modes.AltScreen = true
 		return
 	}
+	// tmux brings a pending cursor back on screen.
+	if g.sync(); g.pending {
+		g.pending = false
+		g.setVTWrap(false)
+	}
 	// vt10x blanks the alternate screen from its pen as it leaves: make that the default.
 	g.usePen(0)
 	g.e.emitString("\x1b[?1047l")
@@ -129,22 +129,6 @@ func (g *guard) restoreCursorState() {
 	g.pen, g.penID, g.g, g.gl, g.origin = s.pen, s.penID, s.g, s.gl, s.origin
 	g.eraseID = g.intern(Style{BG: g.pen.BG})
 	g.engPen = s.penID
-}
-
-// softReset is DECSTR.
-func (g *guard) softReset() {
-	g.sync()
-	cx, cy := g.cx, g.cy
-	g.insert = false
-	g.modes.AppCursor, g.modes.AppKeypad = false, false
-	g.cursorVisible = true
-	g.g, g.gl = [4]bool{}, 0
-	g.setPen(Style{})
-	g.e.emitString("\x1b[?7h\x1b[r")
-	g.origin, g.autowrap = false, true
-	g.top, g.bottom = 0, g.rows-1
-	g.saved = savedCursor{}
-	g.moveTo(cx, cy)
 }
 
 // rememberHidden records the ids the main screen uses before it is hidden, so that sweeps keep

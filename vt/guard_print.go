@@ -15,7 +15,8 @@ func (g *guard) printASCII(b []byte) {
 		}
 		g.materialize()
 	}
-	if g.g[g.gl] || g.insert {
+	if g.g[g.gl] || g.insert || g.zwj && !g.autowrap {
+		// Not tmux's fast path for ASCII: character by character, as tmux then does.
 		for _, c := range b {
 			g.print(rune(c))
 			g.last.ascii = c
@@ -73,7 +74,8 @@ func (g *guard) print(r rune) {
 		}
 		g.combine(r)
 		return
-	case g.zwj && r >= 0x80:
+	case g.zwj && (r >= 0x80 || g.insert || g.g[g.gl] || !g.autowrap):
+		// Any character tmux does not take its ASCII fast path for.
 		g.zwj = false
 		g.combine(zwj)
 		g.combine(r)
@@ -93,7 +95,14 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 		g.last = lastPrint{}
 		return
 	}
+	// tmux inserts before it wraps, so a character that wraps after a pending cursor
+	// overwrites instead.
+	insert := g.insert && !g.pending
 	if w == 2 && g.cx == g.cols-1 && !g.pending {
+		if insert {
+			g.insertBlanks(w) // in the last column: blanks it
+			insert = false
+		}
 		if !g.autowrap {
 			g.last = lastPrint{}
 			return
@@ -101,8 +110,6 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 		// It does not fit: wrap, leaving the last cell as it is.
 		g.pending = true
 	}
-	// tmux inserts before it wraps, so a character that wraps overwrites instead.
-	insert := g.insert && !g.pending
 	fresh := g.beginCell()
 	x0 := g.cx
 	// In insert mode the halves stay as tmux leaves them, shifted apart.

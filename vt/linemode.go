@@ -43,10 +43,11 @@ func (l *lrow) at(x int) (rune, uint32) {
 func (g *guard) newLrow(bgID uint32) *lrow {
 	lm := &g.lm
 	var l *lrow
-	if n := len(lm.free); n > 0 {
+	if n := len(lm.free); n > 0 && len(lm.free[n-1].r) == g.cols {
 		l = lm.free[n-1]
 		lm.free = lm.free[:n-1]
 	} else {
+		lm.free = lm.free[:0] // rows of another width, from before a resize
 		l = &lrow{r: make([]rune, g.cols), st: make([]uint32, g.cols)}
 	}
 	l.n, l.bg, l.wrapped = 0, bgID, false

@@ -59,7 +59,7 @@ func randomStream(r *rand.Rand, tokens int) []string {
 	var out []string
 	for i := 0; i < tokens; i++ {
 		var b strings.Builder
-		switch r.IntN(20) {
+		switch r.IntN(21) {
 		case 0, 1, 2, 3:
 			b.WriteString(pick("abc", "hello world", "x", "0123456789abcdef", "TT"))
 		case 4:
@@ -86,6 +86,9 @@ func randomStream(r *rand.Rand, tokens int) []string {
 			b.WriteString(pick("\x1bH", "\x1b[g", "\x1b[3g"))
 		case 16:
 			b.WriteString(pick("\x1b(0", "\x1b(B", "lqk", "\x0e", "\x0f"))
+		case 17:
+			b.WriteString(pick("\x1b]0;title\x07", "\x1bP1$qm\x1b\\", "\x1b[38:2::1:2:3m", "\x1b[?1048h",
+				"\x1b[?1048l", "\x1b[3 q", "\x1b[?69h", "\x1b#8", "\x1bc", "\x1b[!p", "\x1b[2J"))
 		default:
 			b.WriteString(pick("abcdefghijklmnop", "wxyz", " ", "--"))
 		}
