@@ -3,11 +3,14 @@
 //
 // Program output goes through a guard (guard*.go) before vt10x: it parses every byte itself,
 // keeps what vt10x lacks (wide characters, marks, full styles, modes, tab stops, scrollback,
-// replies) and hands vt10x only what vt10x handles correctly. No byte sequence can make it panic
-// or loop; if the guard or vt10x still fails, the terminal resets itself, says so on its screen
-// and in Fault, and goes on.
+// replies), places characters as tmux 3.3a does, and hands vt10x only what vt10x handles
+// correctly. Text that scrolls the whole screen takes a fast path (linemode.go) that vt10x
+// catches up with when the screen is read. No byte sequence can make it panic or loop; if the
+// guard or vt10x still fails, the terminal resets itself, says so on its screen and in Fault,
+// and goes on.
 //
 //	PTY reader ──Write──▶ parser ──▶ guard ──sanitised bytes──▶ vt10x (the grid)
+//	                                  │  ├──rows of scrolling text──▶ line mode ──▶ vt10x on read
 //	                                  │  └──lines scrolled off──▶ scrollback
 //	                                  └──answers──▶ replier goroutine ──▶ PTY
 //	views ◀──Changed() (capacity 1)    views ──Snapshot──▶ cells copied under the lock
