@@ -3,6 +3,7 @@ package vt
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,38 @@ func TestScrollbackLimit(t *testing.T) {
 	fmt.Fprint(none, "a\r\nb\r\nc\r\n")
 	if none.ScrollbackLen() != 0 {
 		t.Errorf("a terminal without scrollback kept %d lines", none.ScrollbackLen())
+	}
+}
+
+// TestFloodKeepsMemoryBounded pours 16 MB of varied output through a terminal that is read now
+// and then, as a view would, and checks that the heap ends near where it started: the
+// scrollback reuses its lines and the tables sweep.
+func TestFloodKeepsMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pours 16 MB")
+	}
+	term := NewWithOptions(120, 30, Options{Scrollback: 1000})
+	var chunk bytes.Buffer
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var before uint64
+	for round := 0; round < 16; round++ {
+		chunk.Reset()
+		for chunk.Len() < 1<<20 {
+			i := chunk.Len()
+			fmt.Fprintf(&chunk, "\x1b[38;2;%d;%d;%dm%d %s\x1b[m 中文 e\u0301\r\n", i&255, round, i>>8&255, i, strings.Repeat("x", i%90))
+		}
+		term.Write(chunk.Bytes())
+		term.Text()
+		if round == 4 {
+			before = heap() // the scrollback is full by now
+		}
+	}
+	if after := heap(); after > before+8<<20 {
+		t.Errorf("the heap grew from %d to %d bytes", before, after)
 	}
 }
