@@ -57,7 +57,6 @@ const zwj = '\u200d' // zero-width joiner
 
 // print prints one code point other than printable ASCII.
 func (g *guard) print(r rune) {
-	g.materialize()
 	w := RuneWidth(r)
 	switch {
 	case w < 0:
@@ -67,6 +66,11 @@ func (g *guard) print(r rune) {
 		// joins both to the cell before the cursor then; ASCII passes it by.
 		g.zwj = true
 		return
+	case g.lm.active && r >= 0x80 && g.lmPrintRune(r, w):
+		return
+	}
+	g.materialize()
+	switch {
 	case w == 0:
 		if g.zwj {
 			g.zwj = false

@@ -59,7 +59,7 @@ func (g *guard) collect() {
 	for id := range g.hiddenStyles {
 		markS(id)
 	}
-	g.markLineMode(markS)
+	g.markLineMode(markS, markC)
 	for r := range g.hiddenClusters {
 		markC(r)
 	}

@@ -25,10 +25,11 @@ type lineMode struct {
 // lrow is a row the guard builds: a character and a style id per cell up to n; the cells from
 // n on are blanks of style bg.
 type lrow struct {
-	r       []rune
+	r       []rune // as vt10x gets them: a rune, a cluster id or continuationRune
 	st      []uint32
 	n       int
 	bg      uint32
+	wide    bool // a wide character is in r
 	wrapped bool
 }
 
@@ -50,7 +51,7 @@ func (g *guard) newLrow(bgID uint32) *lrow {
 		lm.free = lm.free[:0] // rows of another width, from before a resize
 		l = &lrow{r: make([]rune, g.cols), st: make([]uint32, g.cols)}
 	}
-	l.n, l.bg, l.wrapped = 0, bgID, false
+	l.n, l.bg, l.wide, l.wrapped = 0, bgID, false, false
 	return l
 }
 
@@ -86,13 +87,13 @@ func (g *guard) dropTop() {
 	top := lm.done[0]
 	lm.done = lm.done[1:]
 	if l := g.hist.next(); l != nil {
-		l.setLrow(top, g.cols, &g.styles)
+		l.setLrow(top, g.cols, &g.styles, &g.clusters)
 	}
 	lm.free = append(lm.free, top)
 }
 
 // setLrow stores a row line mode built, as set does a screen row.
-func (l *histLine) setLrow(r *lrow, cols int, styles *styleTable) {
+func (l *histLine) setLrow(r *lrow, cols int, styles *styleTable, clusters *clusterTable) {
 	end := cols
 	if r.bg == 0 {
 		end = r.n
@@ -102,6 +103,21 @@ func (l *histLine) setLrow(r *lrow, cols int, styles *styleTable) {
 	}
 	l.wrapped = r.wrapped
 	l.runes = append(l.runes, r.r[:min(end, r.n)]...)
+	if r.wide || clusters.any {
+		for x := 0; x < min(end, r.n); x++ {
+			switch c := l.runes[x]; {
+			case c == continuationRune:
+				l.runes[x] = 0
+			case isClusterID(c):
+				text := clusters.text(c)
+				first, size := utf8.DecodeRuneInString(text)
+				l.runes[x] = first
+				if size < len(text) {
+					l.marks = append(l.marks, cellMarks{col: x, marks: []rune(text[size:])})
+				}
+			}
+		}
+	}
 	prev := ^uint32(0)
 	for x := 0; x < min(end, r.n); x++ {
 		if id := r.st[x]; id != prev {
@@ -144,6 +160,12 @@ func (g *guard) lmPrint(b []byte) bool {
 		}
 		n := min(len(b), g.cols-g.cx)
 		cur := lm.cur
+		if cur.wide && g.cx < cur.n {
+			// Overwriting halves of wide characters: the slow path knows how tmux does it.
+			g.materialize()
+			g.printASCII(b)
+			return true
+		}
 		for ; cur.n < g.cx; cur.n++ {
 			cur.r[cur.n], cur.st[cur.n] = ' ', cur.bg
 		}
@@ -160,6 +182,76 @@ func (g *guard) lmPrint(b []byte) bool {
 		b = b[n:]
 	}
 	return true
+}
+
+// lmPrintRune writes a character other than ASCII, or joins a mark to the cell before the
+// cursor; false when line mode leaves it to the slow path (overwriting a row that holds wide
+// characters).
+func (g *guard) lmPrintRune(r rune, w int) bool {
+	cur := g.lm.cur
+	if w == 0 || g.zwj {
+		x := g.cx - 1
+		if g.pending {
+			x = g.cols - 1
+		}
+		if x < 0 {
+			g.zwj = false
+			return true // nothing to join: tmux drops it
+		}
+		if x < cur.n && cur.r[x] == continuationRune && x > 0 {
+			x--
+		}
+		g.lmFill(x + 1)
+		text := string(cur.r[x])
+		if isClusterID(cur.r[x]) {
+			text = g.clusters.text(cur.r[x])
+		}
+		if g.zwj {
+			g.zwj = false
+			text += string(zwj)
+		}
+		if text += string(r); len(text) <= maxClusterBytes {
+			cur.r[x] = g.clusterID(text)
+		}
+		g.last = lastPrint{}
+		return true
+	}
+	if cur.wide && g.cx < cur.n {
+		return false
+	}
+	if w == 2 && g.cx == g.cols-1 && !g.pending {
+		g.pending = true // it does not fit: wrap, leaving the last cell
+	}
+	if g.pending {
+		g.lmNewline(true)
+		g.cx, g.pending = 0, false
+		cur = g.lm.cur
+	}
+	g.lmFill(g.cx)
+	enc := r
+	if r >= clusterBase {
+		enc = g.clusterID(string(r))
+	}
+	cur.r[g.cx], cur.st[g.cx] = enc, g.penID
+	if w == 2 {
+		cur.r[g.cx+1], cur.st[g.cx+1] = continuationRune, g.penID
+		cur.wide, g.anyWide = true, true
+	}
+	g.cx += w
+	cur.n = max(cur.n, g.cx)
+	if g.cx >= g.cols {
+		g.cx, g.pending = g.cols-1, true
+	}
+	g.last = lastPrint{valid: true, styleID: g.penID}
+	return true
+}
+
+// lmFill makes the bottom row's cells up to x written blanks.
+func (g *guard) lmFill(x int) {
+	cur := g.lm.cur
+	for ; cur.n < x; cur.n++ {
+		cur.r[cur.n], cur.st[cur.n] = ' ', cur.bg
+	}
 }
 
 // lmExecute performs CR, LF and HT in line mode; false for any other control.
@@ -241,15 +333,16 @@ func (g *guard) materialize() {
 	}
 }
 
-// markLineMode marks the style ids line mode rows use, for a sweep.
-func (g *guard) markLineMode(mark func(uint32)) {
+// markLineMode marks the style and cluster ids line mode rows use, for a sweep.
+func (g *guard) markLineMode(mark func(uint32), markCluster func(rune)) {
 	if !g.lm.active {
 		return
 	}
 	for _, l := range append(g.lm.done, g.lm.cur) {
 		mark(l.bg)
-		for _, id := range l.st[:l.n] {
+		for x, id := range l.st[:l.n] {
 			mark(id)
+			markCluster(l.r[x])
 		}
 	}
 }

@@ -82,6 +82,7 @@ func (t *styleTable) sweep(live []bool) {
 // clusterTable interns the text of cells that one rune cannot stand for: a character with the
 // marks that joined it, or a code point from the planes the guard reserves.
 type clusterTable struct {
+	any   bool // an id was ever given: rows may hold ids
 	ids   map[string]rune
 	texts []string // by id - clusterBase
 	free  []rune
@@ -114,6 +115,7 @@ func (t *clusterTable) add(s string) (rune, bool) {
 		t.texts = append(t.texts, s)
 	}
 	t.ids[s] = id
+	t.any = true
 	return id, true
 }
 
