@@ -95,7 +95,7 @@ func (g *guard) print(r rune) {
 // width w.
 func (g *guard) printCell(r rune, cluster string, w int) {
 	g.sync()
-	if g.pending && !g.autowrap {
+	if g.pending && !g.autowrap || w > g.cols {
 		g.last = lastPrint{}
 		return
 	}

@@ -219,6 +219,9 @@ func (g *guard) lmPrintRune(r rune, w int) bool {
 	if cur.wide && g.cx < cur.n {
 		return false
 	}
+	if w > g.cols {
+		return true // it fits nowhere: dropped, as on the slow path
+	}
 	if w == 2 && g.cx == g.cols-1 && !g.pending {
 		g.pending = true // it does not fit: wrap, leaving the last cell
 	}
