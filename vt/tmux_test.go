@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // These tests show the same bytes to tmux and to a Terminal and compare the screens. The
@@ -75,11 +76,21 @@ func (s *tmuxServer) show(cols, rows int, input []byte) (tmuxScreen, error) {
 	if _, err := s.tmux("wait-for", name); err != nil {
 		return tmuxScreen{}, err
 	}
-	text, err := s.tmux("capture-pane", "-p", "-t", name)
-	if err != nil {
-		return tmuxScreen{}, err
+	// The signal can overtake output tmux has not read from the PTY yet: capture until two
+	// captures agree (a hang guard bounds it; it is not a timing assertion).
+	var ansi string
+	for i := 0; i < 50; i++ {
+		next, err := s.tmux("capture-pane", "-p", "-e", "-t", name)
+		if err != nil {
+			return tmuxScreen{}, err
+		}
+		if next == ansi {
+			break
+		}
+		ansi = next
+		time.Sleep(20 * time.Millisecond)
 	}
-	ansi, err := s.tmux("capture-pane", "-p", "-e", "-t", name)
+	text, err := s.tmux("capture-pane", "-p", "-t", name)
 	if err != nil {
 		return tmuxScreen{}, err
 	}
