@@ -48,7 +48,7 @@ type App struct {
 	keys   *keymap.Keymap
 	logf   func(format string, args ...any)
 	now    func() time.Time
-	screen tcell.Screen
+	screen *trackedScreen
 
 	// UI goroutine state.
 	layout     Layout
@@ -67,9 +67,14 @@ type App struct {
 	help       *helpView
 	confirm    *confirmation
 	drag       *Border
-	message    string
-	messageAt  time.Time
-	lastRates  bool // the focused instance's sparkline had updates at the last tick
+	// full asks the next frame to redraw everything; without it a frame redraws only the panes
+	// whose programs drew (output and typing cost one pane, not the screen).
+	full      bool
+	lastSize  [2]int
+	initErr   error
+	message   string
+	messageAt time.Time
+	lastRates bool // the focused instance's sparkline had updates at the last tick
 
 	// Goroutines.
 	sub      *host.Subscription
@@ -96,7 +101,6 @@ func New(opts Options) *App {
 		keys:     cfg.Keymap,
 		logf:     opts.Logf,
 		now:      opts.Now,
-		screen:   opts.Screen,
 		panes:    map[string]*Pane{},
 		mode:     keymap.ModeRoot,
 		approved: make(chan struct{}, 1),
@@ -119,8 +123,12 @@ func New(opts Options) *App {
 	a.app.EnableMouse(true)
 	a.app.EnablePaste(true)
 	a.app.SetInputCapture(a.captureKey)
-	if a.screen != nil {
-		a.app.SetScreen(a.screen)
+	screen, err := newScreen(opts.Screen)
+	if err != nil {
+		a.initErr = fmt.Errorf("cannot open the terminal: %w", err)
+	} else {
+		a.screen = screen
+		a.app.SetScreen(screen) // initializes it
 	}
 	a.sub = a.host.Subscribe()
 	return a
@@ -136,6 +144,9 @@ func (a *App) ApprovalsChanged() {
 
 // Run shows the UI until Stop, or the person quits.
 func (a *App) Run() error {
+	if a.initErr != nil {
+		return a.initErr
+	}
 	a.wg.Add(3)
 	go a.eventLoop() // owner: a; exits when done closes
 	go a.drawLoop()  // owner: a; exits when done closes
@@ -313,6 +324,7 @@ func (a *App) apply(evs []host.Event, cards bool) {
 
 // rebuild recomputes what depends on the host: the panel, the status bar, the pane badges.
 func (a *App) rebuild() {
+	a.full = true
 	var cards []host.Card
 	if a.queue != nil {
 		cards = a.queue.Pending()
@@ -430,8 +442,12 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 }
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
-	term := NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: a.requestDraw})
-	p := newPane(in, term, a.theme)
+	var p *Pane
+	term := NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: func() {
+		p.dirty.Store(true)
+		a.requestDraw()
+	}})
+	p = newPane(in, term, a.theme)
 	a.panes[in.ID()] = p
 	a.layout.Add(target, in.ID(), axis)
 	a.moveFocus(in.ID())

@@ -13,6 +13,7 @@ import (
 // mode, and an approval card takes keys only in card mode, which the person enters on purpose
 // (prefix + a): typing into a pane can never answer a card.
 func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
+	a.full = true // a key typed into a pane clears this again: only the pane will change
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
 	case a.confirm != nil:
@@ -81,6 +82,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 
 // toPane types a key into the focused pane's program.
 func (a *App) toPane(ev *tcell.EventKey) {
+	a.full = false
 	if p := a.focusedPane(); p != nil && p.inst.Status() != host.StatusEnded {
 		p.term.Key(ev)
 	}

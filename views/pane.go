@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -21,6 +22,10 @@ type Pane struct {
 	focused bool
 	alert   bool // an approval card waits for this instance
 	float   bool
+	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
+	// nothing else redraws only dirty panes.
+	dirty atomic.Bool
+	drawn Rect // where the pane was last drawn
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.

@@ -14,50 +14,65 @@ type rootView struct {
 	a *App
 }
 
-// Draw lays out and draws everything (UI goroutine).
+// Draw lays out and draws what changed (UI goroutine). A full frame draws everything; otherwise
+// only panes whose programs drew since the last frame, and what lies over them.
 func (r *rootView) Draw(screen tcell.Screen) {
 	a := r.a
-	x, y, w, h := r.GetRect()
-	_ = x
-	_ = y
-	// Fill the background once per frame; panes and panel draw over it.
+	_, _, w, h := r.GetRect()
+	if a.lastSize != [2]int{w, h} || a.screen.cleared.Swap(false) {
+		a.lastSize, a.full = [2]int{w, h}, true // tview cleared the screen (a resize)
+	}
+	full := a.full
+	a.full = false
 	bg := a.theme.Background
-	for j := 0; j < h; j++ {
-		for i := 0; i < w; i++ {
-			screen.SetContent(i, j, ' ', nil, bg)
+	if full {
+		for j := 0; j < h; j++ {
+			for i := 0; i < w; i++ {
+				screen.SetContent(i, j, ' ', nil, bg)
+			}
 		}
 	}
 	ws := a.workspaceRect(w, h)
 	rects := a.layout.Arrange(ws)
+	redrew := full
 	for id, rect := range rects {
 		p := a.panes[id]
 		if p == nil {
 			continue
 		}
+		dirty := p.dirty.Swap(false)
+		if !full && !dirty && p.drawn == rect {
+			continue
+		}
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		p.Draw(screen)
+		p.drawn = rect
+		redrew = true
 	}
-	if a.layout.Empty() && !(a.floatShown && a.floatID != "") {
+	if full && a.layout.Empty() && !(a.floatShown && a.floatID != "") {
 		msg := "No panes. " + a.keys.Prefix.String() + " c opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " q quits."
 		drawText(screen, ws.X+2, ws.Y+ws.H/2, ws.W-4, plain(msg, a.theme.PanelMuted), bg)
 	}
 	if a.floatID != "" && a.floatShown {
-		if p := a.panes[a.floatID]; p != nil {
+		if p := a.panes[a.floatID]; p != nil && (redrew || p.dirty.Swap(false)) {
 			fr := a.floatRect(w, h)
 			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
 			p.Draw(screen)
+			p.drawn = fr
 		}
 	}
-	if a.panelVisible(w) {
+	if full && a.panelVisible(w) {
 		pw := panelWidth(w)
 		a.panel.SetRect(w-pw, 0, pw, h-1)
 		a.panel.Draw(screen)
 	}
-	a.status.SetRect(0, h-1, w, 1)
-	a.status.now = a.now()
-	a.status.Draw(screen)
+	if full {
+		a.status.SetRect(0, h-1, w, 1)
+		a.status.now = a.now()
+		a.status.Draw(screen)
+	}
 	if a.confirm != nil {
 		drawText(screen, 0, h-1, w, line{{" " + a.confirm.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
 	}
@@ -82,6 +97,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
+		a.full = true
 		if a.prompt.open || a.help.open || a.confirm != nil {
 			return true, nil
 		}
