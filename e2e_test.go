@@ -38,7 +38,10 @@ func newTmuxRig(t *testing.T) *tmuxRig {
 	}
 	dir := t.TempDir()
 	r := &tmuxRig{t: t, self: self, dir: dir, tmuxSoc: filepath.Join(dir, "tmux.sock"), socket: filepath.Join(dir, "tickmux.sock")}
-	r.env = append(os.Environ(), envAsMain+"=1", "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "NO_COLOR=", "TICKMUX_SOCKET="+r.socket)
+	// A plain sh for shell panes, and a HOME of our own: the person's shell startup files (a
+	// slow pyenv rehash, say) are not what is tested here.
+	r.env = append(os.Environ(), envAsMain+"=1", "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "NO_COLOR=",
+		"TICKMUX_SOCKET="+r.socket, "SHELL=/bin/sh", "HOME="+dir, "PS1=$ ")
 	t.Cleanup(func() { exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run() })
 	return r
 }

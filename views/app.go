@@ -442,12 +442,13 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 }
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
-	var p *Pane
-	term := NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: func() {
+	p := newPane(in, nil, a.theme)
+	// The view's watcher may fire at once (the program drew before the pane existed): the pane
+	// it marks must exist first.
+	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: func() {
 		p.dirty.Store(true)
 		a.requestDraw()
 	}})
-	p = newPane(in, term, a.theme)
 	a.panes[in.ID()] = p
 	a.layout.Add(target, in.ID(), axis)
 	a.moveFocus(in.ID())
