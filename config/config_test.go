@@ -104,3 +104,26 @@ func TestLoadFromXDG(t *testing.T) {
 		t.Fatalf("a bad file's error does not name it: %v", err)
 	}
 }
+
+// The README's example config is valid.
+func TestReadmeExample(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "```toml\n")
+	if start < 0 {
+		t.Fatal("README has no toml block")
+	}
+	block := text[start+len("```toml\n"):]
+	block = block[:strings.Index(block, "```")]
+	cfg, err := Parse(block)
+	if err != nil {
+		t.Fatalf("the README's config: %v\n%s", err, block)
+	}
+	if a, _ := cfg.Keymap.Lookup(keymap.ModeRoot, keymap.MustParse("M-Left")); a != keymap.FocusLeft {
+		t.Fatal("the README's root binding did not apply")
+	}
+}
