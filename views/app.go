@@ -215,13 +215,21 @@ func (a *App) drawLoop() {
 		case <-a.drawReq:
 		}
 		a.app.QueueUpdateDraw(func() {})
-		t := time.NewTimer(frame)
-		select {
-		case <-a.done:
-			t.Stop()
+		if !a.rest(frame) {
 			return
-		case <-t.C:
 		}
+	}
+}
+
+// rest waits d, or less if the App stops; it reports whether the App still runs.
+func (a *App) rest(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-a.done:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
@@ -241,12 +249,8 @@ func (a *App) eventLoop() {
 			cards = true
 		}
 		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
-		t := time.NewTimer(frame)
-		select {
-		case <-a.done:
-			t.Stop()
+		if !a.rest(frame) {
 			return
-		case <-t.C:
 		}
 	}
 }
