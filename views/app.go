@@ -67,9 +67,11 @@ type App struct {
 	help       *helpView
 	confirm    *confirmation
 	drag       *Border
-	// full asks the next frame to redraw everything; without it a frame redraws only the panes
-	// whose programs drew (output and typing cost one pane, not the screen).
+	// full asks the next frame to redraw everything; chrome, the panel, the status bar and the
+	// pane frames. Without either a frame redraws only the panes whose programs drew: output and
+	// typing cost one pane, and a flood of updates the chrome, never the whole screen.
 	full      bool
+	chrome    bool
 	lastSize  [2]int
 	initErr   error
 	message   string
@@ -313,6 +315,7 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventRemoved:
 			a.dropPane(e.ID)
 		case host.EventStatus:
+			a.full = true // an ended pane says why over its content
 			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
 				if info := in.EndInfo(); info != nil && info.Rule != "" {
 					a.say(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
@@ -328,7 +331,7 @@ func (a *App) apply(evs []host.Event, cards bool) {
 
 // rebuild recomputes what depends on the host: the panel, the status bar, the pane badges.
 func (a *App) rebuild() {
-	a.full = true
+	a.chrome = true
 	var cards []host.Card
 	if a.queue != nil {
 		cards = a.queue.Pending()
@@ -455,6 +458,7 @@ func (a *App) addPane(in *host.Instance, target string, axis Axis) {
 	}})
 	a.panes[in.ID()] = p
 	a.layout.Add(target, in.ID(), axis)
+	a.full = true
 	a.moveFocus(in.ID())
 	a.rebuild()
 }
@@ -467,6 +471,7 @@ func (a *App) dropPane(id string) {
 	}
 	p.term.Close()
 	delete(a.panes, id)
+	a.full = true
 	if a.floatID == id {
 		a.floatID, a.floatShown = "", false
 	}

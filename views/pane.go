@@ -60,6 +60,12 @@ func (p *Pane) ID() string { return p.inst.ID() }
 
 // Draw draws the frame and the terminal inside it.
 func (p *Pane) Draw(screen tcell.Screen) {
+	p.drawFrame(screen)
+	p.drawContent(screen)
+}
+
+// drawFrame draws the border with the id, title, status and badges.
+func (p *Pane) drawFrame(screen tcell.Screen) {
 	x, y, w, h := p.GetRect()
 	if w < 2 || h < 2 {
 		return
@@ -116,6 +122,15 @@ func (p *Pane) Draw(screen tcell.Screen) {
 		drawText(screen, x+2, y, min(w-4, lineWidth(l)), l, border)
 	}
 
+}
+
+// drawContent draws the terminal inside the frame, and why the instance ended if it did.
+func (p *Pane) drawContent(screen tcell.Screen) {
+	x, y, w, h := p.GetRect()
+	if w < 2 || h < 2 {
+		return
+	}
+	th := p.theme
 	inner := Rect{x + 1, y + 1, w - 2, h - 2}
 	p.term.SetRect(inner.X, inner.Y, inner.W, inner.H)
 	p.term.Draw(screen)

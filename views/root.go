@@ -22,8 +22,8 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	if a.lastSize != [2]int{w, h} || a.screen.cleared.Swap(false) {
 		a.lastSize, a.full = [2]int{w, h}, true // tview cleared the screen (a resize)
 	}
-	full := a.full
-	a.full = false
+	full, chrome := a.full, a.full || a.chrome
+	a.full, a.chrome = false, false
 	bg := a.theme.Background
 	if full {
 		for j := 0; j < h; j++ {
@@ -40,15 +40,17 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		if p == nil {
 			continue
 		}
-		dirty := p.dirty.Swap(false)
-		if !full && !dirty && p.drawn == rect {
-			continue
-		}
+		dirty := p.dirty.Swap(false) || p.drawn != rect
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
-		p.Draw(screen)
-		p.drawn = rect
-		redrew = true
+		if chrome || dirty {
+			p.drawFrame(screen)
+		}
+		if full || dirty {
+			p.drawContent(screen)
+			p.drawn = rect
+		}
+		redrew = redrew || chrome || dirty
 	}
 	if full && a.layout.Empty() && !(a.floatShown && a.floatID != "") {
 		msg := "No panes. " + a.keys.Prefix.String() + " c opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " q quits."
@@ -63,12 +65,12 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			p.drawn = fr
 		}
 	}
-	if full && a.panelVisible(w) {
+	if chrome && a.panelVisible(w) {
 		pw := panelWidth(w)
 		a.panel.SetRect(w-pw, 0, pw, h-1)
 		a.panel.Draw(screen)
 	}
-	if full {
+	if chrome {
 		a.status.SetRect(0, h-1, w, 1)
 		a.status.now = a.now()
 		a.status.Draw(screen)

@@ -33,12 +33,24 @@ type SidePanel struct {
 	shownUpdates uint64
 	merged       uint64 // updates folded into a later one before the panel showed them
 	schemas      bool   // show each tool's input_schema
+
+	// The pretty state of the last build, kept while the state is the same: under a flood of
+	// updates the panel is rebuilt once a frame, the JSON laid out once a state.
+	stateKey   stateKey
+	stateLines []line
 	cardsTop     int    // the line where the focused card starts, to scroll it into view
 }
 
 // NewSidePanel makes an empty panel.
 func NewSidePanel(th *themes.Theme, keys *keymap.Keymap) *SidePanel {
 	return &SidePanel{Box: tview.NewBox(), theme: th, keys: keys}
+}
+
+// stateKey names one state of one instance.
+type stateKey struct {
+	id       string
+	seq      uint64
+	received time.Time
 }
 
 // panelInput is what a build reads: the focused instance (nil when there is none), the pending
@@ -135,7 +147,11 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	case string(st.Data) == "null":
 		add(plain("null (the Tick has no content yet)", th.PanelMuted))
 	default:
-		out = append(out, prettyJSON(st.Data, th, 2000)...)
+		key := stateKey{inst.ID(), st.Seq, st.Received}
+		if key != p.stateKey {
+			p.stateKey, p.stateLines = key, prettyJSON(st.Data, th, 2000)
+		}
+		out = append(out, p.stateLines...)
 	}
 	blank()
 
