@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,5 +127,32 @@ func TestUpdateStreamIsValid(t *testing.T) {
 	}
 	if n := len(lines[0]); n < 900 || n > 1200 {
 		t.Fatalf("line of %d bytes, want about 1 KiB", n)
+	}
+}
+
+// A flood of updates through a real session keeps only the latest state: the heap after 200,000
+// updates (about 200 MB of input) is where it was after 1,000.
+func TestFloodKeepsMemoryBounded(t *testing.T) {
+	heapAfter := func(n int) uint64 {
+		var latest tick.State
+		var got atomic.Int64
+		s := NewSession(discardCloser{io.Discard}, newUpdateStream(n), SessionHooks{
+			Update: func(st tick.State, _ time.Time) { latest = st; got.Add(1) },
+		})
+		<-s.Done()
+		s.Close(nil)
+		if got.Load() != int64(n) {
+			t.Fatalf("ingested %d of %d", got.Load(), n)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		runtime.KeepAlive(latest)
+		return ms.HeapAlloc
+	}
+	small := heapAfter(1000)
+	big := heapAfter(200_000)
+	if big > small+4<<20 {
+		t.Fatalf("heap grew from %d to %d bytes over the flood", small, big)
 	}
 }
