@@ -122,7 +122,11 @@ func tui(args []string, std stdio, demo bool) int {
 	})
 	sockPath := agent.SocketPath(f.socket)
 	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
-	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}})
+	scrollback := cfg.Scrollback
+	if scrollback == 0 {
+		scrollback = -1 // the config's 0 means none; the host's 0 means the default
+	}
+	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback})
 	defer func() {
 		h.Close()
 		host.KillAllStrays()

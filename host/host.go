@@ -35,6 +35,8 @@ type Config struct {
 	InitTimeout, CallTimeout time.Duration
 	// Env holds KEY=VALUE entries every launched program gets (before OpenSpec.Env).
 	Env []string
+	// Scrollback is how many lines each terminal keeps (see LaunchSpec.Scrollback).
+	Scrollback int
 }
 
 // Host is the registry of instances.
@@ -45,6 +47,7 @@ type Host struct {
 	initTimeout time.Duration
 	callTimeout time.Duration
 	env         []string
+	scrollback  int
 
 	mu        sync.Mutex
 	instances map[string]*Instance
@@ -57,7 +60,7 @@ type Host struct {
 // New makes a Host.
 func New(cfg Config) *Host {
 	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{},
-		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env}
+		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env, scrollback: cfg.Scrollback}
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
 	}
@@ -117,7 +120,7 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.mu.Unlock()
 
 	env := append(append([]string(nil), h.env...), spec.Env...)
-	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows}
+	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback}
 	proc, err := Launch(ls)
 	if err != nil {
 		return nil, err

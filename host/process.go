@@ -48,6 +48,9 @@ type LaunchSpec struct {
 	InstanceID string
 	// Cols and Rows are the initial PTY size; zero means 120x30.
 	Cols, Rows int
+	// Scrollback is how many lines the terminal keeps once they scroll off: 0 means
+	// vt.DefaultScrollback, a negative number none.
+	Scrollback int
 }
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
@@ -120,7 +123,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		spec:       spec,
 		path:       path,
 		master:     master,
-		term:       vt.New(spec.Cols, spec.Rows, master),
+		term:       vt.NewWithOptions(spec.Cols, spec.Rows, vt.Options{Reply: master, Scrollback: spec.Scrollback}),
 		exited:     make(chan struct{}),
 		outputDone: make(chan struct{}),
 		inputDone:  make(chan struct{}),

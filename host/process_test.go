@@ -267,3 +267,21 @@ func TestShellPaneGetsHangup(t *testing.T) {
 		t.Errorf("a shell pane ended by %q, want SIGHUP like a closing terminal", st.ExitStatus)
 	}
 }
+
+func TestScrollbackLimit(t *testing.T) {
+	h := newTestHost(t, Config{Scrollback: 10})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "seq 1 100; sleep 30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(in.Terminal().Text(), "100") {
+		if time.Now().After(deadline) {
+			t.Fatalf("screen %q", in.Terminal().Text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := in.Terminal().ScrollbackLen(); n != 10 {
+		t.Fatalf("scrollback holds %d lines, want the configured 10", n)
+	}
+}
