@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,6 +280,7 @@ func (p *Process) readOutput() {
 		n, err := p.master.Read(buf)
 		if n > 0 {
 			p.term.Write(buf[:n])
+			runtime.Gosched() // a flooding program must not starve the key path of a P
 		}
 		if err != nil {
 			// EIO once every slave holder is gone (Linux), or the master was closed.

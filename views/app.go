@@ -48,7 +48,7 @@ type App struct {
 	keys   *keymap.Keymap
 	logf   func(format string, args ...any)
 	now    func() time.Time
-	screen *trackedScreen
+	screen *keptScreen
 
 	// UI goroutine state.
 	layout     Layout
@@ -72,6 +72,10 @@ type App struct {
 	// typing cost one pane, and a flood of updates the chrome, never the whole screen.
 	full      bool
 	chrome    bool
+	// frameDue is set by drawLoop's paced frames: only they redraw panes whose programs drew.
+	// tview also draws after every key; those draws leave output to the next paced frame, so a
+	// burst of typed keys never repaints a flooding neighbour once per key.
+	frameDue bool
 	lastSize  [2]int
 	initErr   error
 	message   string
@@ -208,18 +212,28 @@ func (a *App) requestDraw() {
 // frame is the shortest time between two draws caused by output (60 per second).
 const frame = 16 * time.Millisecond
 
+// burst is how long a draw waits for more output after the first: a line printed in pieces, or
+// keys echoed one by one, land in one frame instead of two 16 ms apart.
+const burst = 3 * time.Millisecond
+
 func (a *App) drawLoop() {
 	defer a.wg.Done()
+	var last time.Time
 	for {
 		select {
 		case <-a.done:
 			return
 		case <-a.drawReq:
 		}
-		a.app.QueueUpdateDraw(func() {})
-		if !a.rest(frame) {
+		wait := burst
+		if since := time.Since(last); since+wait < frame {
+			wait = frame - since
+		}
+		if !a.rest(wait) {
 			return
 		}
+		a.app.QueueUpdateDraw(func() { a.frameDue = true })
+		last = time.Now()
 	}
 }
 

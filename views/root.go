@@ -19,11 +19,11 @@ type rootView struct {
 func (r *rootView) Draw(screen tcell.Screen) {
 	a := r.a
 	_, _, w, h := r.GetRect()
-	if a.lastSize != [2]int{w, h} || a.screen.cleared.Swap(false) {
-		a.lastSize, a.full = [2]int{w, h}, true // tview cleared the screen (a resize)
+	if a.lastSize != [2]int{w, h} {
+		a.lastSize, a.full = [2]int{w, h}, true // a resize: everything moves
 	}
-	full, chrome := a.full, a.full || a.chrome
-	a.full, a.chrome = false, false
+	full, chrome, due := a.full, a.full || a.chrome, a.frameDue
+	a.full, a.chrome, a.frameDue = false, false, false
 	bg := a.theme.Background
 	if full {
 		for j := 0; j < h; j++ {
@@ -40,7 +40,10 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		if p == nil {
 			continue
 		}
-		dirty := p.dirty.Swap(false) || p.drawn != rect
+		dirty := p.drawn != rect
+		if due || full || chrome {
+			dirty = p.dirty.Swap(false) || dirty
+		}
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
@@ -57,7 +60,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		drawText(screen, ws.X+2, ws.Y+ws.H/2, ws.W-4, plain(msg, a.theme.PanelMuted), bg)
 	}
 	if a.floatID != "" && a.floatShown {
-		if p := a.panes[a.floatID]; p != nil && (redrew || p.dirty.Swap(false)) {
+		if p := a.panes[a.floatID]; p != nil && (redrew || (due && p.dirty.Swap(false))) {
 			fr := a.floatRect(w, h)
 			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)

@@ -1,25 +1,22 @@
 package views
 
 import (
-	"sync/atomic"
-
 	"github.com/gdamore/tcell/v2"
 )
 
-// trackedScreen tells the next frame when tview cleared the screen (it does on every resize
-// event), so the frame redraws everything instead of only what changed.
-type trackedScreen struct {
+// keptScreen keeps what was drawn from one frame to the next. tview clears the screen before
+// every draw and redraws everything; tickmux instead redraws only what changed (root.go), so the
+// clear must not happen: the cell buffer stays, and tcell still sends the terminal only the cells
+// that differ. A resize is seen by the frame as a new size, and redraws everything.
+type keptScreen struct {
 	tcell.Screen
-	cleared atomic.Bool
 }
 
-func (s *trackedScreen) Clear() {
-	s.cleared.Store(true)
-	s.Screen.Clear()
-}
+// Clear keeps the cells: every frame draws over what changed.
+func (s *keptScreen) Clear() {}
 
 // newScreen makes the screen to draw on: the real terminal, or the one given (tests).
-func newScreen(given tcell.Screen) (*trackedScreen, error) {
+func newScreen(given tcell.Screen) (*keptScreen, error) {
 	if given == nil {
 		sc, err := tcell.NewScreen()
 		if err != nil {
@@ -27,5 +24,5 @@ func newScreen(given tcell.Screen) (*trackedScreen, error) {
 		}
 		given = sc
 	}
-	return &trackedScreen{Screen: given}, nil
+	return &keptScreen{Screen: given}, nil
 }

@@ -109,7 +109,7 @@ func (v *TerminalView) Close() {
 
 // Draw draws the terminal in the view's inner rectangle and sizes the PTY to it.
 func (v *TerminalView) Draw(screen tcell.Screen) {
-	v.Box.DrawForSubclass(screen, v)
+	// No Box background: every cell of the rectangle is set below.
 	v.screen = screen
 	x, y, w, h := v.GetInnerRect()
 	if w <= 0 || h <= 0 {
@@ -129,6 +129,9 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	v.term.SnapshotScrolled(&v.snap, scroll)
 	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
 	s := &v.snap
+	// Runs of cells share a style: convert each style once per run, not once per cell.
+	var lastStyle vt.Style
+	lastTcell := cellStyle(lastStyle)
 	for row := 0; row < h; row++ {
 		if row >= s.Rows {
 			for col := 0; col < w; col++ {
@@ -143,7 +146,10 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 				continue
 			}
 			c := cells[col]
-			st := cellStyle(c.Style)
+			if c.Style != lastStyle {
+				lastStyle, lastTcell = c.Style, cellStyle(c.Style)
+			}
+			st := lastTcell
 			if v.sm != nil {
 				st = v.sm.decorate(v, row, col, st)
 			}
