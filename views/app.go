@@ -13,6 +13,7 @@ package views
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -76,6 +77,7 @@ type App struct {
 	// tview also draws after every key; those draws leave output to the next paced frame, so a
 	// burst of typed keys never repaints a flooding neighbour once per key.
 	frameDue bool
+	later    atomic.Bool // a drawLater is pending
 	lastSize  [2]int
 	initErr   error
 	message   string
@@ -209,8 +211,27 @@ func (a *App) requestDraw() {
 	}
 }
 
-// frame is the shortest time between two draws caused by output (60 per second).
-const frame = 16 * time.Millisecond
+// frame is the shortest time between two draws caused by output (120 per second; panes without
+// the focus are drawn at most every background).
+const frame = 8 * time.Millisecond
+
+// eventFrame is the shortest time between two applications of host events: a flood of updates
+// rebuilds the panel and the status bar at most 60 times a second.
+const eventFrame = 16 * time.Millisecond
+
+// background is the shortest time between two draws of a pane without the focus.
+const background = 50 * time.Millisecond
+
+// drawLater asks for a frame after d; one is pending at a time. UI goroutine.
+func (a *App) drawLater(d time.Duration) {
+	if !a.later.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(d, func() { // runs once on the timer's goroutine; it only posts, never blocks
+		a.later.Store(false)
+		a.requestDraw()
+	})
+}
 
 // burst is how long a draw waits for more output after the first: a line printed in pieces, or
 // keys echoed one by one, land in one frame instead of two 16 ms apart.
@@ -265,7 +286,7 @@ func (a *App) eventLoop() {
 			cards = true
 		}
 		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
-		if !a.rest(frame) {
+		if !a.rest(eventFrame) {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -25,7 +26,8 @@ type Pane struct {
 	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
-	drawn Rect // where the pane was last drawn
+	drawn Rect      // where the pane was last drawn
+	at    time.Time // when its content was last drawn
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"time"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
@@ -24,6 +26,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	}
 	full, chrome, due := a.full, a.full || a.chrome, a.frameDue
 	a.full, a.chrome, a.frameDue = false, false, false
+	now := time.Now()
 	bg := a.theme.Background
 	if full {
 		for j := 0; j < h; j++ {
@@ -44,6 +47,16 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		if due || full || chrome {
 			dirty = p.dirty.Swap(false) || dirty
 		}
+		// A pane without the focus whose program keeps drawing (a build log, yes) is shown at
+		// most 20 times a second: nobody reads faster, and its frames would delay the focused
+		// pane's echo.
+		if dirty && !full && id != a.focus && p.drawn == rect {
+			if wait := background - now.Sub(p.at); wait > 0 {
+				p.dirty.Store(true)
+				a.drawLater(wait)
+				dirty = false
+			}
+		}
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
@@ -51,7 +64,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		}
 		if full || dirty {
 			p.drawContent(screen)
-			p.drawn = rect
+			p.drawn, p.at = rect, now
 		}
 		redrew = redrew || chrome || dirty
 	}
