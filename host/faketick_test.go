@@ -98,7 +98,7 @@ func fakeTickMain(mode string) int {
 	}
 	wg.Wait()
 	if mode == "ignoreterm" {
-		select {} // a stubborn Tick: neither EOF nor SIGTERM ends it
+		time.Sleep(time.Hour) // a stubborn Tick: neither EOF nor SIGTERM ends it (select{} could exit: "deadlock")
 	}
 	return 0
 }
