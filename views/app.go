@@ -71,13 +71,13 @@ type App struct {
 	// full asks the next frame to redraw everything; chrome, the panel, the status bar and the
 	// pane frames. Without either a frame redraws only the panes whose programs drew: output and
 	// typing cost one pane, and a flood of updates the chrome, never the whole screen.
-	full      bool
-	chrome    bool
+	full   bool
+	chrome bool
 	// frameDue is set by drawLoop's paced frames: only they redraw panes whose programs drew.
 	// tview also draws after every key; those draws leave output to the next paced frame, so a
 	// burst of typed keys never repaints a flooding neighbour once per key.
-	frameDue bool
-	later    atomic.Bool // a drawLater is pending
+	frameDue  bool
+	later     atomic.Bool // a drawLater is pending
 	lastSize  [2]int
 	initErr   error
 	message   string

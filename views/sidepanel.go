@@ -38,7 +38,7 @@ type SidePanel struct {
 	// updates the panel is rebuilt once a frame, the JSON laid out once a state.
 	stateKey   stateKey
 	stateLines []line
-	cardsTop     int    // the line where the focused card starts, to scroll it into view
+	cardsTop   int // the line where the focused card starts, to scroll it into view
 }
 
 // NewSidePanel makes an empty panel.
