@@ -90,6 +90,7 @@ type App struct {
 	drawReq  chan struct{}
 	tickReq  chan time.Time
 	done     chan struct{}
+	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
 	stopOnce sync.Once
 	wg       sync.WaitGroup
 }
@@ -115,6 +116,7 @@ func New(opts Options) *App {
 		drawReq:  make(chan struct{}, 1),
 		tickReq:  make(chan time.Time, 1),
 		done:     make(chan struct{}),
+		stopped:  make(chan struct{}),
 	}
 	if a.logf == nil {
 		a.logf = func(string, ...any) {}
@@ -161,7 +163,7 @@ func (a *App) Run() error {
 	go a.tickLoop()  // owner: a; exits when done closes
 	err := a.app.Run()
 	a.Stop()
-	a.wg.Wait()
+	<-a.stopped
 	for _, p := range a.panes {
 		p.term.Close()
 	}
@@ -170,37 +172,16 @@ func (a *App) Run() error {
 }
 
 // Stop ends the UI from any goroutine: the App's goroutines are told to stop and waited for
-// (they may need the UI loop to finish a queued update), then tview stops.
+// (they may need the UI loop to finish a queued update), then tview stops and Run returns.
 func (a *App) Stop() {
 	a.stopOnce.Do(func() {
 		close(a.done)
-		go func() { // owner: Stop; returns once the application has stopped
+		go func() { // owner: Stop; Run waits for it
+			defer close(a.stopped)
 			a.wg.Wait()
-			for _, p := range a.snapshotPanes() {
-				p.term.Close()
-			}
 			a.app.Stop()
 		}()
 	})
-}
-
-// snapshotPanes copies the pane list on the UI goroutine, or directly once the UI has stopped.
-func (a *App) snapshotPanes() []*Pane {
-	var out []*Pane
-	done := make(chan struct{})
-	go func() { // owner: snapshotPanes; returns when the copy is taken or the UI has gone
-		defer close(done)
-		a.app.QueueUpdate(func() {
-			for _, p := range a.panes {
-				out = append(out, p)
-			}
-		})
-	}()
-	select {
-	case <-done:
-	case <-time.After(time.Second):
-	}
-	return out
 }
 
 // requestDraw asks for a redraw; requests made during a frame become one draw. Any goroutine.
