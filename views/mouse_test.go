@@ -114,3 +114,22 @@ func TestPanelToggleAndAutoWidth(t *testing.T) {
 	hs.typeText("t")
 	hs.waitGone("agent panel")
 }
+
+func TestStatusBarClickFocuses(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	scr := hs.waitFor(" " + a.ID() + " ")
+	last := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	bar := []rune(last[len(last)-1])
+	x := strings.Index(string(bar), a.ID())
+	if x < 0 {
+		t.Fatalf("status bar %q", string(bar))
+	}
+	col := len([]rune(string(bar)[:x]))
+	hs.click(col+1, 29)
+	waitUntil(t, "the click on the status bar focused "+a.ID(), func() bool { return onUIValue(hs, func() string { return hs.app.focus }) == a.ID() })
+}

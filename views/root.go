@@ -134,8 +134,17 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 			return true, nil
 		}
 
-		// The status bar: click an instance to focus it.
+		// The status bar: click an instance to focus its pane.
 		if y == h-1 {
+			if action == tview.MouseLeftClick {
+				if id := a.status.At(x); id != "" {
+					if id == a.floatID {
+						a.floatShown = true
+					}
+					a.setFocus(id)
+					a.rebuild()
+				}
+			}
 			return true, nil
 		}
 		// The side panel.

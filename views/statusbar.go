@@ -24,6 +24,23 @@ type StatusBar struct {
 	pending int
 	message line
 	now     time.Time
+	spans   []itemSpan // where each instance was drawn, for mouse clicks
+}
+
+// itemSpan is the columns an instance's entry took on the bar.
+type itemSpan struct {
+	id       string
+	from, to int
+}
+
+// At returns the instance whose entry is at column x, or "".
+func (b *StatusBar) At(x int) string {
+	for _, s := range b.spans {
+		if x >= s.from && x < s.to {
+			return s.id
+		}
+	}
+	return ""
 }
 
 type statusItem struct {
@@ -65,7 +82,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		l = append(l, b.message...)
 		l = append(l, seg{"  ", th.StatusBar})
 	}
+	b.spans = b.spans[:0]
 	for _, it := range b.items {
+		from := lineWidth(l)
 		st := th.StatusBar
 		if it.focused {
 			st = st.Bold(true).Reverse(true)
@@ -83,6 +102,7 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		if it.updates > 0 {
 			l = append(l, seg{" ·" + countString(it.updates), th.StatusBar.Dim(true)})
 		}
+		b.spans = append(b.spans, itemSpan{it.id, x + from, x + lineWidth(l)})
 		l = append(l, seg{" ", th.StatusBar})
 	}
 	right := ""
