@@ -112,7 +112,9 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		}
 	}
 	if !inst.IsTick() {
-		add(plain("A plain terminal program: no protocol, no state.", th.PanelMuted))
+		for _, l := range wrapWords("A plain terminal program: no protocol, no state.", w) {
+			add(plain(l, th.PanelMuted))
+		}
 		add(plain(host.Printable(strings.Join(inst.Argv(), " "), false), th.PanelMuted))
 		p.lines = out
 		p.clampScroll()
