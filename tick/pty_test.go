@@ -57,46 +57,7 @@ func TestUIOnControllingTerminal(t *testing.T) {
 		<-waited
 	}()
 
-	// The screen as bytes, and a signal each time more arrives. Owned by the test: ends when
-	// the master reads EIO after the child is gone.
-	var mu sync.Mutex
-	var screen bytes.Buffer
-	more := make(chan struct{}, 1)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			select {
-			case more <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	waitScreen := func(want string) {
-		t.Helper()
-		deadline := time.After(hangGuard)
-		for {
-			mu.Lock()
-			ok := strings.Contains(screen.String(), want)
-			mu.Unlock()
-			if ok {
-				return
-			}
-			select {
-			case <-more:
-			case <-deadline:
-				t.Fatalf("the terminal never showed %q", want)
-			}
-		}
-	}
+	scr := readPTY(master)
 
 	lines := bufio.NewReader(stdout)
 	nextLine := func() string {
@@ -113,7 +74,7 @@ func TestUIOnControllingTerminal(t *testing.T) {
 	if got := nextLine(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"seq":0`) {
 		t.Fatalf("read: %s", got)
 	}
-	waitScreen("value=0")
+	scr.wait(t, "value=0")
 	if _, err := master.Write([]byte("+")); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +88,7 @@ func TestUIOnControllingTerminal(t *testing.T) {
 	if line := nextLine(); json.Unmarshal([]byte(line), &upd) != nil || upd.Method != "tick/update" || string(upd.Params.Data) != `{"value":1}` {
 		t.Fatalf("after typing '+': %s", line)
 	}
-	waitScreen("value=1")
+	scr.wait(t, "value=1")
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -144,7 +105,7 @@ func TestUIOnControllingTerminal(t *testing.T) {
 	if rest, _ := io.ReadAll(lines); len(rest) != 0 {
 		t.Fatalf("more on stdout after the update: %q", rest)
 	}
-	<-drained
+	<-scr.drained
 }
 
 // TestRunByHandInATerminal: started from a shell, stdin and stdout are the terminal the UI draws
@@ -175,51 +136,14 @@ func TestRunByHandInATerminal(t *testing.T) {
 		<-waited
 	}()
 
-	var mu sync.Mutex
-	var screen bytes.Buffer
-	more := make(chan struct{}, 1)
-	drained := make(chan struct{})
-	go func() { // ends when the master reads EIO after the child is gone
-		defer close(drained)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			mu.Lock()
-			screen.Write(buf[:n])
-			mu.Unlock()
-			select {
-			case more <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	waitScreen := func(want string) {
-		t.Helper()
-		deadline := time.After(hangGuard)
-		for {
-			mu.Lock()
-			ok := strings.Contains(screen.String(), want)
-			mu.Unlock()
-			if ok {
-				return
-			}
-			select {
-			case <-more:
-			case <-deadline:
-				t.Fatalf("the terminal never showed %q", want)
-			}
-		}
-	}
-	waitScreen("value=0")
+	scr := readPTY(master)
+	scr.wait(t, "value=0")
 	for range 3 {
 		if _, err := master.Write([]byte("+")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitScreen("value=3") // every key reached the UI
+	scr.wait(t, "value=3") // every key reached the UI
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
@@ -232,8 +156,57 @@ func TestRunByHandInATerminal(t *testing.T) {
 	case <-time.After(hangGuard):
 		t.Fatal("SIGHUP did not end the Tick")
 	}
-	<-drained
-	if strings.Contains(screen.String(), "jsonrpc") {
+	<-scr.drained
+	if strings.Contains(scr.String(), "jsonrpc") {
 		t.Fatal("protocol messages were written on the terminal")
+	}
+}
+
+// ptyScreen collects what a PTY master reads, with a signal each time more arrives.
+type ptyScreen struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	more    chan struct{}
+	drained chan struct{} // closed when the master reads EIO after the child is gone
+}
+
+func readPTY(master io.Reader) *ptyScreen {
+	s := &ptyScreen{more: make(chan struct{}, 1), drained: make(chan struct{})}
+	go func() { // owner: the test; ends when the master reads EIO after the child is gone
+		defer close(s.drained)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			s.mu.Lock()
+			s.buf.Write(buf[:n])
+			s.mu.Unlock()
+			select {
+			case s.more <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *ptyScreen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// wait returns once the screen shows want.
+func (s *ptyScreen) wait(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(hangGuard)
+	for !strings.Contains(s.String(), want) {
+		select {
+		case <-s.more:
+		case <-deadline:
+			t.Fatalf("the terminal never showed %q", want)
+		}
 	}
 }
