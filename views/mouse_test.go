@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
 )
 
 func (hs *harness) click(x, y int) {
@@ -13,6 +15,23 @@ func (hs *harness) click(x, y int) {
 	hs.sync()
 	hs.screen.InjectMouse(x, y, tcell.ButtonNone, tcell.ModNone)
 	hs.sync()
+}
+
+// tickBesideShell runs the UI with a fake Tick and, split beside it with prefix %, a shell.
+func tickBesideShell(t *testing.T, w, h int) (*harness, *host.Instance) {
+	t.Helper()
+	hs := newHarness(t, w, h)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	return hs, a
+}
+
+func (hs *harness) focus() string { return onUIValue(hs, func() string { return hs.app.focus }) }
+func (hs *harness) rects() map[string]Rect {
+	return onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -27,18 +46,13 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 func TestMouseFocusesAndDragsBorders(t *testing.T) {
-	hs := newHarness(t, 120, 40)
-	a := hs.openTick("plain")
-	hs.start()
-	hs.prefix()
-	hs.typeText("%")
-	hs.waitFor("shell:1")
-	rects := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
+	hs, a := tickBesideShell(t, 120, 40)
+	rects := hs.rects()
 	ra := rects[a.ID()]
 
 	// A click in the Tick's pane focuses it.
 	hs.click(ra.X+3, ra.Y+3)
-	waitUntil(t, "the click focused "+a.ID(), func() bool { return onUIValue(hs, func() string { return hs.app.focus }) == a.ID() })
+	waitUntil(t, "the click focused "+a.ID(), func() bool { return hs.focus() == a.ID() })
 
 	// Dragging the border between the panes moves it.
 	border := ra.X + ra.W // the first column of the second pane
@@ -49,18 +63,13 @@ func TestMouseFocusesAndDragsBorders(t *testing.T) {
 	hs.screen.InjectMouse(border-10, 10, tcell.ButtonNone, tcell.ModNone)
 	hs.sync()
 	waitUntil(t, "the drag moved the border", func() bool {
-		r := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
+		r := hs.rects()
 		return r[a.ID()].W <= ra.W-8
 	})
 }
 
 func TestSwapResizeAndFloat(t *testing.T) {
-	hs := newHarness(t, 120, 40)
-	a := hs.openTick("plain")
-	hs.start()
-	hs.prefix()
-	hs.typeText("%")
-	hs.waitFor("shell:1")
+	hs, a := tickBesideShell(t, 120, 40)
 	ids := func() string { return strings.Join(onUIValue(hs, func() []string { return hs.app.layout.IDs() }), " ") }
 
 	// Swap: the focused shell trades places with the Tick.
@@ -69,11 +78,11 @@ func TestSwapResizeAndFloat(t *testing.T) {
 	waitUntil(t, "swap", func() bool { return ids() == "shell:1 "+a.ID() })
 
 	// Resize with keys.
-	before := onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })["shell:1"].W
+	before := hs.rects()["shell:1"].W
 	hs.prefix()
 	hs.typeText("L")
 	waitUntil(t, "resize", func() bool {
-		return onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })["shell:1"].W > before
+		return hs.rects()["shell:1"].W > before
 	})
 
 	// Float the shell over the Tick, hide it by moving the focus, show it again, put it back.
@@ -87,7 +96,7 @@ func TestSwapResizeAndFloat(t *testing.T) {
 	hs.prefix()
 	hs.typeText("h")
 	hs.waitGone("floating")
-	if f := onUIValue(hs, func() string { return hs.app.focus }); f != a.ID() {
+	if f := hs.focus(); f != a.ID() {
 		t.Fatalf("focus %s after leaving the float", f)
 	}
 	hs.prefix()
@@ -116,12 +125,7 @@ func TestPanelToggleAndAutoWidth(t *testing.T) {
 }
 
 func TestStatusBarClickFocuses(t *testing.T) {
-	hs := newHarness(t, 120, 30)
-	a := hs.openTick("plain")
-	hs.start()
-	hs.prefix()
-	hs.typeText("%")
-	hs.waitFor("shell:1")
+	hs, a := tickBesideShell(t, 120, 30)
 	scr := hs.waitFor(" " + a.ID() + " ")
 	last := strings.Split(strings.TrimRight(scr, "\n"), "\n")
 	bar := []rune(last[len(last)-1])
@@ -131,5 +135,5 @@ func TestStatusBarClickFocuses(t *testing.T) {
 	}
 	col := len([]rune(string(bar)[:x]))
 	hs.click(col+1, 29)
-	waitUntil(t, "the click on the status bar focused "+a.ID(), func() bool { return onUIValue(hs, func() string { return hs.app.focus }) == a.ID() })
+	waitUntil(t, "the click on the status bar focused "+a.ID(), func() bool { return hs.focus() == a.ID() })
 }
