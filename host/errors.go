@@ -62,20 +62,21 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // failNone is a failure that happened before anything was sent.
 func failNone(cause error, format string, args ...any) *CallError {
-	msg := cause.Error()
-	if format != "" {
-		msg = fmt.Sprintf(format, args...)
-	}
-	return &CallError{Effect: tick.EffectNone, Message: msg, Err: cause}
+	return fail(tick.EffectNone, cause, format, args...)
 }
 
 // failUnknown is a failure after sending, when the host cannot know what happened.
 func failUnknown(cause error, format string, args ...any) *CallError {
+	return fail(tick.EffectUnknown, cause, format, args...)
+}
+
+// fail reports cause with a message for a person; an empty format uses the cause's own words.
+func fail(effect tick.Effect, cause error, format string, args ...any) *CallError {
 	msg := cause.Error()
 	if format != "" {
 		msg = fmt.Sprintf(format, args...)
 	}
-	return &CallError{Effect: tick.EffectUnknown, Message: msg, Err: cause}
+	return &CallError{Effect: effect, Message: msg, Err: cause}
 }
 
 // fromResponseError reports the Tick's own error answer; its code decides the effect (H-E1).
