@@ -370,17 +370,8 @@ func (c *checker) probeStaleRevision(ctx context.Context) {
 	}
 	stale := c.cat.Revision() + "~stale-by-tickmux-check"
 	_, err := c.sess.Call(ctx, tick.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: stale}, host.InitTimeout)
-	code, answered := codeOf(err)
-	ok := answered && code == tick.CodeCatalogChanged
-	switch {
-	case ok:
-	case err == nil:
-		c.r.find("C-K1", SevFailure, "a call to %q with the stale revision %q ran; it must be refused with -32004 (spec 7.2)", t.Name, stale)
-	case answered:
-		c.r.find("C-K1", SevFailure, "a call to %q with a stale revision got code %d; it must be -32004 (spec 7.2)", t.Name, code)
-	default:
-		c.requestFailed("tick/call with a stale revision", err)
-	}
+	ok := c.expectCode(err, tick.CodeCatalogChanged, "C-K1", SevFailure,
+		fmt.Sprintf("a call to %q with the stale revision %q", t.Name, stale), "spec 7.2")
 	c.r.step("stale revision gets -32004", ok, "called %q with revision %q", t.Name, stale)
 }
 
@@ -388,17 +379,8 @@ func (c *checker) probeStaleRevision(ctx context.Context) {
 func (c *checker) probeUnknownTool(ctx context.Context) {
 	const name = "tickmux-check-no-such-tool"
 	_, err := c.sess.Call(ctx, tick.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()}, host.InitTimeout)
-	code, answered := codeOf(err)
-	ok := answered && code == tick.CodeInvalidParams
-	switch {
-	case ok:
-	case err == nil:
-		c.r.find("C-K2", SevFailure, "a call to the unknown tool %q succeeded; it must be refused with -32602 (spec 7.2)", name)
-	case answered:
-		c.r.find("C-K2", SevFailure, "a call to the unknown tool %q got code %d; it must be -32602 (spec 7.2)", name, code)
-	default:
-		c.requestFailed("tick/call of an unknown tool", err)
-	}
+	ok := c.expectCode(err, tick.CodeInvalidParams, "C-K2", SevFailure,
+		fmt.Sprintf("a call to the unknown tool %q", name), "spec 7.2")
 	c.r.step("unknown tool gets -32602", ok, "called %q", name)
 }
 
@@ -418,15 +400,8 @@ func (c *checker) probeBadArgs(ctx context.Context) {
 		}
 	}
 	_, err := c.sess.Call(ctx, tick.CallParams{Tool: t.Name, Args: args, Revision: c.cat.Revision()}, host.InitTimeout)
-	code, answered := codeOf(err)
-	ok := answered && code == tick.CodeInvalidParams
-	switch {
-	case ok:
-	case err == nil || answered:
-		c.r.find("C-K3", SevWarning, "%q took args its input_schema rejects (%s) without answering -32602; a Tick should check args itself (spec 7.2)", t.Name, args)
-	default:
-		c.requestFailed("tick/call with args that do not fit", err)
-	}
+	ok := c.expectCode(err, tick.CodeInvalidParams, "C-K3", SevWarning,
+		fmt.Sprintf("a call to %q with args its input_schema rejects (%s)", t.Name, args), "spec 7.2: a Tick checks args itself")
 	c.r.step("args that do not fit get -32602", ok, "called %q with %s", t.Name, args)
 }
 
@@ -434,16 +409,28 @@ func (c *checker) probeBadArgs(ctx context.Context) {
 func (c *checker) probeUnknownMethod(ctx context.Context) {
 	const method = "tick/tickmux-check-unknown"
 	_, err := c.sess.Request(ctx, method, struct{}{}, host.InitTimeout)
-	code, answered := codeOf(err)
-	ok := answered && code == tick.CodeMethodNotFound
-	switch {
-	case ok:
-	case err == nil || answered:
-		c.r.find("C-M2", SevWarning, "an unknown method got %s; it should be -32601 (JSON-RPC 2.0)", describeOutcome(err))
-	default:
-		c.requestFailed("an unknown method", err)
-	}
+	ok := c.expectCode(err, tick.CodeMethodNotFound, "C-M2", SevWarning,
+		fmt.Sprintf("the unknown method %q", method), "JSON-RPC 2.0")
 	c.r.step("unknown method gets -32601", ok, "sent %q", method)
+}
+
+// expectCode judges a probe whose one right answer is the error code want. A wrong answer is a
+// finding of rule at sev; a request that failed otherwise is reported as such.
+func (c *checker) expectCode(err error, want int64, rule, sev, what, ref string) bool {
+	code, answered := codeOf(err)
+	switch {
+	case answered && code == want:
+		return true
+	case err == nil || answered:
+		verb := "must"
+		if sev == SevWarning {
+			verb = "should"
+		}
+		c.r.find(rule, sev, "%s got %s; it %s be refused with %d (%s)", what, describeOutcome(err), verb, want, ref)
+	default:
+		c.requestFailed(what, err)
+	}
+	return false
 }
 
 func describeOutcome(err error) string {
