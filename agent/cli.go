@@ -75,7 +75,7 @@ var (
 
 	Close = Verb{Name: "close", Usage: "close ID", Summary: "end a Tick or shell and close its pane, once the person approves", run: runClose}
 
-	MCPVerb = Verb{Name: "mcp", Usage: "mcp [--socket PATH]",
+	MCPVerb = Verb{Name: "mcp", Usage: "mcp [--socket PATH] [--call-wait D]",
 		Summary: "serve MCP on stdio for agents (claude mcp add tickmux -- tickmux mcp)", run: runMCP}
 
 	ServeVerb = Verb{Name: "serve", Usage: "serve [--socket PATH] [--open 'CMD ARG...']...",
@@ -476,14 +476,15 @@ func runClose(r *runner, args []string) int {
 }
 
 func runMCP(r *runner, args []string) int {
-	r.flags()
+	fs := r.flags()
+	callWait := fs.Duration("call-wait", DefaultCallWait, "how long call_tick and query_tick wait before they answer with a ticket (keep it below the client's request timeout)")
 	if _, ok := r.parse(args, 0, 0, false); !ok {
 		return ExitUsage
 	}
 	ctx, stop := r.context()
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(r.errw, format+"\n", args...) }
-	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf})
+	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf, CallWait: *callWait})
 	defer m.Close()
 	in, ok := r.in.(io.ReadCloser)
 	if !ok {
