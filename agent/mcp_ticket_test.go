@@ -456,7 +456,7 @@ func TestMCPNoReplyAfterCancelled(t *testing.T) {
 				continue
 			}
 			if res.ID.Raw() == never {
-				t.Fatalf("a reply to request %d, which the client cancelled: %+v", never, res)
+				t.Fatalf("a reply to request %d, which the client cancelled: %s %v", never, res.Result, res.Error)
 			}
 			if res.ID.Raw() == id {
 				return res
