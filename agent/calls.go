@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,9 +19,12 @@ import (
 // naming the call ("call:N"). The call goes on under the connection, not the request: its card
 // stays until the person answers, cancel_call withdraws it, or the connection ends (which cancels
 // everything it still runs). The outcome is kept until this connection collects it, by wait with
-// calls or by cancel_call, in a book of at most maxTickets calls.
+// calls or by cancel_call, in a book of at most maxTickets calls. A call with Keep (the CLI's
+// call --no-wait, whose process exits) runs under the server instead, in a server-wide book that
+// every connection may collect from.
 
-// maxTickets bounds the calls one connection may have running or uncollected. When the book is
+// maxTickets bounds the calls one connection (or the server's kept book) may have running or
+// uncollected. When the book is
 // full, the oldest uncollected outcome is dropped; when every entry is still running, a new call
 // is refused.
 const maxTickets = 64
@@ -64,7 +68,8 @@ func (b *callBook) watch() <-chan struct{} {
 }
 
 // add enters a new call in the book, dropping the oldest uncollected outcome when it is full.
-func (b *callBook) add(t *ticket, logf func(string, ...any)) error {
+// prefix starts the names: "call:" on connections, keptPrefix on the server.
+func (b *callBook) add(t *ticket, prefix string, logf func(string, ...any)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.calls == nil {
@@ -90,7 +95,7 @@ func (b *callBook) add(t *ticket, logf func(string, ...any)) error {
 		}
 	}
 	b.next++
-	t.name = "call:" + strconv.FormatUint(b.next, 10)
+	t.name = prefix + strconv.FormatUint(b.next, 10)
 	b.calls[t.name] = t
 	b.order = append(b.order, t.name)
 	return nil
@@ -167,7 +172,31 @@ func (b *callBook) collect(names []string) []CallOutcome {
 
 func unknownCall(name string) CallOutcome {
 	return CallOutcome{Call: name, Status: StatusUnknown, Error: failure(ReasonNotFound,
-		"this connection has no call %q: its outcome was already given, or it was made on another connection (each MCP session has its own)", name)}
+		"there is no call %q here: its outcome was already given, or it was made on another connection (each MCP session has its own)", name)}
+}
+
+// book returns the book that holds the call named name: the connection's own, else the
+// server's kept calls.
+func (c *conn) book(name string) *callBook {
+	if strings.HasPrefix(name, keptPrefix) {
+		return &c.s.kept
+	}
+	return &c.calls
+}
+
+const keptPrefix = "call:kept-"
+
+// collectCalls collects the named calls from the books that hold them (see callBook.collect).
+func (c *conn) collectCalls(names []string) []CallOutcome {
+	var own, kept []string
+	for _, name := range names {
+		if c.book(name) == &c.calls {
+			own = append(own, name)
+		} else {
+			kept = append(kept, name)
+		}
+	}
+	return append(c.calls.collect(own), c.s.kept.collect(kept)...)
 }
 
 // outcomeOf says how a call ended, for a wait or cancel_call that collects it.
@@ -195,20 +224,26 @@ func outcomeOf(t *ticket, res CallResult, err error) CallOutcome {
 // or error when it is done, else with a Ticket. A request cancelled before its bound (MCP's
 // notifications/cancelled, the CLI's Ctrl-C) withdraws the call as an unbounded one would be.
 func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.Instance, req host.CallRequest,
-	bound time.Duration, status func() Progress, approval host.ApprovalRequest) (any, error) {
+	bound time.Duration, keep bool, status func() Progress, approval host.ApprovalRequest) (any, error) {
 	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, approval: approval, done: make(chan struct{})}
-	if err := c.calls.add(t, s.logf); err != nil {
+	book, prefix, parent, wg := &c.calls, "call:", c.ctx, &c.reqs
+	if keep {
+		book, prefix, parent, wg = &s.kept, keptPrefix, s.ctx, &s.wg
+	}
+	if err := book.add(t, prefix, s.logf); err != nil {
 		return nil, err
 	}
-	callCtx, cancel := context.WithCancelCause(c.ctx)
+	callCtx, cancel := context.WithCancelCause(parent)
 	t.cancel = cancel
-	c.reqs.Add(1) // this request holds one, so the connection's reader cannot be in Wait at zero
-	go func() {   // owner: the connection; ends with the call (cancel_call, the request's cancel before its bound, and the connection's end cancel it)
-		defer c.reqs.Done()
+	// This request is counted in c.reqs and its connection's reader in s.wg, so neither group
+	// can be waited to zero meanwhile.
+	wg.Add(1)
+	go func() { // owner: the connection, or the server when kept; ends with the call (cancel_call, the request's cancel before its bound, and the end of the connection, or of the server when kept, cancel it)
+		defer wg.Done()
 		res, err := in.Call(callCtx, req)
 		cancel(nil)
 		out := CallResult{Status: StatusOK, ID: in.ID(), Tool: req.Tool, Revision: req.Revision, Result: res}
-		c.calls.finish(t, out, err)
+		book.finish(t, out, err)
 	}()
 
 	stop := c.heartbeat(ctx, id, status)
@@ -224,11 +259,11 @@ func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.
 		select {
 		case <-t.done: // done at the bound: no need for a ticket
 		default:
-			c.calls.handOut(t)
+			book.handOut(t)
 			return s.ticketOf(t), nil
 		}
 	}
-	c.calls.take(t)
+	book.take(t)
 	if t.err != nil {
 		return nil, t.err
 	}
@@ -252,7 +287,8 @@ func (s *Server) ticketOf(t *ticket) Ticket {
 // card was pending, else however the call ended (a call the Tick was running is cancelled
 // there, and the outcome's effect says what it may have done).
 func (s *Server) cancelCall(ctx context.Context, c *conn, p CancelCallParams) (CallOutcome, error) {
-	t := c.calls.get(p.Call)
+	book := c.book(p.Call)
+	t := book.get(p.Call)
 	if t == nil {
 		return unknownCall(p.Call), nil
 	}
@@ -262,7 +298,7 @@ func (s *Server) cancelCall(ctx context.Context, c *conn, p CancelCallParams) (C
 	case <-ctx.Done():
 		return CallOutcome{}, failure(ReasonCancelled, "cancel_call was itself cancelled; %s was told to stop, and wait with calls gives its outcome", p.Call)
 	}
-	c.calls.take(t)
+	book.take(t)
 	return t.outcome, nil
 }
 

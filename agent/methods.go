@@ -275,7 +275,7 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision}
 	if p.TicketAfterS != nil {
 		bound := time.Duration(min(max(*p.TicketAfterS, 0), maxTicketAfter.Seconds()) * float64(time.Second))
-		return s.callTicketed(ctx, c, id, in, req, bound, status, approval)
+		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, approval)
 	}
 	stop := c.heartbeat(ctx, id, status)
 	res, err := in.Call(ctx, req)

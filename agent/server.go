@@ -40,6 +40,8 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
 	closed bool
+
+	kept callBook // calls whose tickets outlive their connection (CallParams.Keep, calls.go)
 }
 
 // Options tune a Server.

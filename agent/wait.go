@@ -60,7 +60,7 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 		timeout = t.C
 	}
 	for {
-		outcomes := c.calls.watch()
+		outcomes, kept := c.calls.watch(), s.kept.watch()
 		res := s.collect(c, p)
 		if res.due() {
 			return res, nil
@@ -73,6 +73,7 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 		case <-sub.C():
 			sub.Drain() // events carry no data: look again at what changed
 		case <-outcomes:
+		case <-kept:
 		case <-timeout:
 			res = s.collect(c, p)
 			res.TimedOut = !res.due()
@@ -112,7 +113,7 @@ func (r WaitResult) due() bool { return len(r.Entries) > 0 || len(r.Gone) > 0 ||
 // collect builds the delivery due now for c, and records what it gives: the outcomes of the
 // named calls that have one, and state news (none when only calls are named).
 func (s *Server) collect(c *conn, p WaitParams) WaitResult {
-	res := WaitResult{Entries: []trim.Entry{}, Calls: c.calls.collect(p.Calls)}
+	res := WaitResult{Entries: []trim.Entry{}, Calls: c.collectCalls(p.Calls)}
 	var scope []*host.Instance
 	named := len(p.IDs) > 0
 	if len(p.Calls) > 0 && !named {

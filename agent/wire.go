@@ -231,6 +231,10 @@ type CallParams struct {
 	Revision     string          `json:"revision,omitempty"`
 	Query        bool            `json:"query,omitempty"`
 	TicketAfterS *float64        `json:"ticket_after_s,omitempty"`
+	// Keep lets a ticketed call outlive this connection (the CLI's call --no-wait): it then runs
+	// until the person answers or tickmux exits, and any connection may collect or withdraw it
+	// (the socket is the user's alone). Without Keep the connection's end withdraws it.
+	Keep bool `json:"keep,omitempty"`
 }
 
 // CallResult is the tool's result (untrusted data) and the revision the call carried. Status is
@@ -257,7 +261,7 @@ const (
 
 // Ticket is the answer to a call that is still under way after its TicketAfterS. Call names it
 // for wait (Calls) and cancel_call; it belongs to this connection, and its card is withdrawn when
-// the connection ends.
+// the connection ends, unless the call asked to Keep it.
 type Ticket struct {
 	Status  string `json:"status"`
 	Call    string `json:"call"`
