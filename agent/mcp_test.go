@@ -63,6 +63,14 @@ func TestMCPToolsAndAnnotations(t *testing.T) {
 		}
 	}
 
+	// The instructions name the resources, the query/call split, the ticket and the recover_with rule.
+	instr := cs.InitializeResult().Instructions
+	for _, want := range []string{"tick://ID/state", "query_tick", "call_tick", `"awaiting_approval"`, `"calls": ["call:N"]`, "cancel_call", "recover_with tool only when missed > 0"} {
+		if !strings.Contains(instr, want) {
+			t.Errorf("instructions do not say %q:\n%s", want, instr)
+		}
+	}
+
 	tmpl, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
