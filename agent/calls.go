@@ -137,14 +137,6 @@ func (b *callBook) take(t *ticket) {
 	}
 }
 
-// handOut marks the ticket as given to the client: from now on only wait and cancel_call
-// collect its outcome.
-func (b *callBook) handOut(t *ticket) {
-	b.mu.Lock()
-	t.handedOut = true
-	b.mu.Unlock()
-}
-
 // collect returns the outcome of each named call that has one (removing it from the book), and
 // an unknown outcome for each name the book does not hold.
 func (b *callBook) collect(names []string) []CallOutcome {
@@ -258,8 +250,7 @@ func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.
 	case <-timer.C:
 		select {
 		case <-t.done: // done at the bound: no need for a ticket
-		default:
-			book.handOut(t)
+		default: // from now on wait and cancel_call collect its outcome
 			return s.ticketOf(t), nil
 		}
 	}

@@ -23,7 +23,7 @@ import (
 //
 // Goroutines: the go-sdk runs each tool call on a goroutine of its own (a call waiting for
 // approval stalls nothing else). MCP itself starts one, the resource watcher, at the first
-// session; Close stops it.
+// resources/list or resources/subscribe; Close stops it.
 type MCP struct {
 	socket string
 	server *mcp.Server
@@ -122,7 +122,6 @@ func (m *MCP) Server() *mcp.Server { return m.server }
 // Run serves one MCP session on t until the client hangs up or ctx ends, then closes the
 // session's socket connection.
 func (m *MCP) Run(ctx context.Context, t mcp.Transport) error {
-	m.startWatch()
 	ss, err := m.server.Connect(ctx, quietCancelled{t}, nil)
 	if err != nil {
 		return err

@@ -87,6 +87,7 @@ func (m *MCP) forgetResources() {
 func (m *MCP) refreshListing(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "resources/list" {
+			m.startWatch() // from now on the client is told when the list changes
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				c, err := m.client(ctx, ss, clientName(ss.InitializeParams().ClientInfo))
 				if err == nil {
@@ -168,12 +169,13 @@ func (m *MCP) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 		if t.Type != "tick" {
 			return invalidParams("%s is a plain terminal program, not a Tick: it has no state to subscribe to", id)
 		}
+		m.startWatch()
 		return nil
 	}
 	return invalidParams("there is no Tick %s in tickmux: resources/list (or list_ticks) shows the Ticks and their tick://ID/state", id)
 }
 
-// startWatch starts the watcher once, at the first session.
+// startWatch starts the watcher once, when a client first lists or subscribes to resources.
 func (m *MCP) startWatch() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
