@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,10 +63,10 @@ var (
 
 	Read = Verb{Name: "read", Usage: "read [--full] ID", Summary: "show a Tick's latest state", run: runRead}
 
-	Call = Verb{Name: "call", Usage: "call [--revision R] ID TOOL [ARGS-JSON]",
+	Call = Verb{Name: "call", Usage: "call [--revision R] [--no-wait] ID TOOL [ARGS-JSON]",
 		Summary: "call a Tick's tool (mutating tools wait for the person's approval)", run: runCall}
 
-	Wait = Verb{Name: "wait", Usage: "wait [--timeout D] [--after ID=SEQ]... [ID...]",
+	Wait = Verb{Name: "wait", Usage: "wait [--timeout D] [--after ID=SEQ]... [--call CALL]... [ID...]",
 		Summary: "wait until a Tick's state changes and show the news", run: runWait}
 
 	Send = Verb{Name: "send", Usage: "send [--enter] ID TEXT|-",
@@ -75,7 +76,7 @@ var (
 
 	Close = Verb{Name: "close", Usage: "close ID", Summary: "end a Tick or shell and close its pane, once the person approves", run: runClose}
 
-	MCPVerb = Verb{Name: "mcp", Usage: "mcp [--socket PATH]",
+	MCPVerb = Verb{Name: "mcp", Usage: "mcp [--socket PATH] [--call-wait D]",
 		Summary: "serve MCP on stdio for agents (claude mcp add tickmux -- tickmux mcp)", run: runMCP}
 
 	ServeVerb = Verb{Name: "serve", Usage: "serve [--socket PATH] [--open 'CMD ARG...']...",
@@ -351,11 +352,16 @@ func (r *runner) printEntry(e trim.Entry, merged bool) {
 func runCall(r *runner, args []string) int {
 	fs := r.flags()
 	revision := fs.String("revision", "", "the catalog revision the call was prepared against (default: the current one)")
+	noWait := fs.Bool("no-wait", false, "do not wait for the person: print a ticket (call:kept-N) that `tickmux wait --call` collects; the card stays until answered")
 	pos, ok := r.parse(args, 2, 3, false)
 	if !ok {
 		return ExitUsage
 	}
 	p := CallParams{ID: pos[0], Tool: pos[1], Revision: *revision}
+	if *noWait {
+		// A second is enough for the card to go up; the call then outlives this process.
+		p.TicketAfterS, p.Keep = ptr(noWaitAfter.Seconds()), true
+	}
 	if len(pos) == 3 {
 		p.Args = json.RawMessage(pos[2])
 		if !json.Valid(p.Args) || !bytes.HasPrefix(bytes.TrimSpace(p.Args), []byte("{")) {
@@ -367,10 +373,22 @@ func runCall(r *runner, args []string) int {
 		if !r.decodeInto(raw, &res) {
 			return ExitFailed
 		}
+		if res.Status != StatusOK { // a ticket
+			var tk Ticket
+			if !r.decodeInto(raw, &tk) {
+				return ExitFailed
+			}
+			fmt.Fprintf(r.out, "%s %s\n", safe(tk.Call), safe(tk.Status))
+			fmt.Fprintf(r.errw, "tickmux call: %s is under way; tickmux wait --call %s gives its outcome\n", safe(tk.Call), safe(tk.Call))
+			return ExitOK
+		}
 		fmt.Fprintln(r.out, indentJSON(res.Result))
 		return ExitOK
 	})
 }
+
+// noWaitAfter is how long call --no-wait waits before it answers with a ticket.
+const noWaitAfter = time.Second
 
 func runWait(r *runner, args []string) int {
 	fs := r.flags()
@@ -385,11 +403,19 @@ func runWait(r *runner, args []string) int {
 		after[id] = n
 		return nil
 	})
+	var calls []string
+	fs.Func("call", "CALL: wait for the outcome of this ticket from call --no-wait (repeat for more); with no ID, state news does not end the wait", func(s string) error {
+		if s == "" {
+			return errors.New("an empty call")
+		}
+		calls = append(calls, s)
+		return nil
+	})
 	ids, ok := r.parse(args, 0, -1, false)
 	if !ok {
 		return ExitUsage
 	}
-	p := WaitParams{IDs: ids, AfterSeq: after, FromNow: true}
+	p := WaitParams{IDs: ids, AfterSeq: after, FromNow: true, Calls: calls}
 	if *timeout > 0 {
 		p.TimeoutS = ptr(timeout.Seconds())
 	}
@@ -407,11 +433,23 @@ func runWait(r *runner, args []string) int {
 		for _, g := range res.Gone {
 			fmt.Fprintf(r.out, "%s: %s\n", g.ID, safe(g.Reason))
 		}
+		code := ExitOK
+		for _, o := range res.Calls {
+			fmt.Fprintf(r.out, "%s: %s\n", safe(o.Call), safe(o.Status))
+			if o.Status == StatusOK {
+				fmt.Fprintln(r.out, indentJSON(o.Result))
+				continue
+			}
+			code = ExitFailed
+			if o.Error != nil {
+				fmt.Fprintf(r.out, "%s (effect: %s)\n", safe(o.Error.Message), o.Error.Effect)
+			}
+		}
 		if res.TimedOut {
 			fmt.Fprintf(r.errw, "tickmux wait: no news within %v\n", *timeout)
 			return ExitFailed
 		}
-		return ExitOK
+		return code
 	})
 }
 
@@ -476,14 +514,15 @@ func runClose(r *runner, args []string) int {
 }
 
 func runMCP(r *runner, args []string) int {
-	r.flags()
+	fs := r.flags()
+	callWait := fs.Duration("call-wait", DefaultCallWait, "how long call_tick and query_tick wait before they answer with a ticket (keep it below the client's request timeout)")
 	if _, ok := r.parse(args, 0, 0, false); !ok {
 		return ExitUsage
 	}
 	ctx, stop := r.context()
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(r.errw, format+"\n", args...) }
-	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf})
+	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf, CallWait: *callWait})
 	defer m.Close()
 	in, ok := r.in.(io.ReadCloser)
 	if !ok {

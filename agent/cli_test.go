@@ -219,6 +219,33 @@ func TestCLIVerbs(t *testing.T) {
 	h.Cards.WaitNone(t)
 }
 
+// call --no-wait answers with a ticket whose card outlives the CLI process; wait --call collects
+// the outcome from another process.
+func TestCLICallNoWait(t *testing.T) {
+	h := agenttest.Start(t)
+	in := h.OpenFake(t)
+	out, stderr, code := runCLI(t, h.Socket, "call", "--no-wait", in.ID(), "set", `{"value": 11}`)
+	name, status, _ := strings.Cut(strings.TrimSpace(out), " ")
+	if code != 0 || !strings.HasPrefix(name, "call:kept-") || (status != agent.StatusAwaitingApproval && status != agent.StatusRunning) ||
+		!strings.Contains(stderr, "tickmux wait --call "+name) {
+		t.Fatalf("call --no-wait: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	card := h.Cards.Next(t) // still up after the CLI exited
+	if card.Req.Tool != "set" || in.State().Seq != 0 {
+		t.Fatalf("card %+v, seq %d", card.Req, in.State().Seq)
+	}
+	run := startCLI(t, h.Socket, "", "wait", "--call", name)
+	h.Cards.Answer(t, card.ID, host.AllowOnce)
+	out, _, code = run.finish(t)
+	if code != 0 || out != name+": ok\n{\n  \"value\": 11\n}\n" {
+		t.Errorf("wait --call: exit %d, %q", code, out)
+	}
+	out, _, code = runCLI(t, h.Socket, "wait", "--call", name, "--timeout", "50ms")
+	if code != agent.ExitFailed || !strings.HasPrefix(out, name+": unknown") {
+		t.Errorf("wait --call for a collected call: exit %d, %q", code, out)
+	}
+}
+
 // The demo Ticks (tickmux example …) through the CLI's open and `tickmux mcp` run as a process.
 func TestMCPProcessWithDemoTicks(t *testing.T) {
 	bin := tickmuxBinary(t)

@@ -15,5 +15,7 @@
 //
 // Files, one concept each: socket.go (path, 0700/0600, one tickmux per socket, peer uid),
 // wire.go (the protocol's shapes), errors.go (host failures as wire errors with their effect),
-// server.go, methods.go, wait.go, client.go, mcp.go and mcp_tools.go, cli.go.
+// server.go, methods.go, wait.go, calls.go (tickets: calls that outlive their request),
+// client.go, mcp.go, mcp_tools.go, mcp_resources.go (tick://ID/state), mcp_cancel.go (no reply
+// after notifications/cancelled), cli.go.
 package agent

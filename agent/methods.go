@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"tickmux/host"
@@ -82,6 +83,12 @@ func (s *Server) dispatch(ctx context.Context, c *conn, req Request) (any, error
 			return nil, err
 		}
 		return s.send(ctx, c, req.ID, p)
+	case MethodCancelCall:
+		var p CancelCallParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.cancelCall(ctx, c, p)
 	case MethodScreen:
 		var p IDParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -221,17 +228,21 @@ func entryOf(in *host.Instance) (trim.Entry, bool) {
 // call runs a tool through the host, which checks the revision and the args (H-K1), asks the
 // person for a mutating tool (H-K2), voids the approval when the catalog moves on (H-K3) and
 // never resends (H-K5). The call carries the revision resolved here, so the answer can name it.
-func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (CallResult, error) {
+// A query (p.Query) refuses a mutating tool before anything happens; since the call carries the
+// revision whose catalog was checked, a catalog that changes meanwhile fails it (H-K3) rather
+// than letting a query run a tool that now mutates. With a bound (p.TicketAfterS) the answer may
+// be a Ticket (calls.go).
+func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (any, error) {
 	in, err := s.tickOf(p.ID, "tools")
 	if err != nil {
-		return CallResult{}, err
+		return nil, err
 	}
 	if p.Tool == "" {
-		return CallResult{}, failure(ReasonBadRequest, "no tool named; describe_tick lists the tools")
+		return nil, failure(ReasonBadRequest, "no tool named; describe_tick lists the tools")
 	}
 	cat := in.Catalog()
 	if cat == nil {
-		return CallResult{}, failure(ReasonNotReady, "%s has no catalog yet", p.ID)
+		return nil, failure(ReasonNotReady, "%s has no catalog yet", p.ID)
 	}
 	revision := p.Revision
 	if revision == "" {
@@ -243,21 +254,36 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (Ca
 	}
 	client := c.client()
 	tool := cat.Tool(p.Tool)
-	stop := c.heartbeat(ctx, id, func() Progress {
+	if p.Query {
+		if revision != cat.Revision() {
+			return nil, failure(ReasonCatalogChanged, "%s has catalog revision %s now, not %s: describe_tick again before calling", in.ID(), cat.Revision(), revision)
+		}
 		if tool != nil && tool.Mutates {
-			if card, ok := s.pendingCard(host.ApprovalRequest{Action: host.ActionCall, Client: client, Instance: in.ID(), Tool: p.Tool, Args: args}); ok {
+			return nil, failure(ReasonMutates, "%s on %s changes things (mutates: true), so query_tick does not run it; use call_tick, which asks the person first", p.Tool, in.ID())
+		}
+	}
+	approval := host.ApprovalRequest{Action: host.ActionCall, Client: client, Instance: in.ID(), Tool: p.Tool, Args: args}
+	status := func() Progress {
+		if tool != nil && tool.Mutates {
+			if card, ok := s.pendingCard(approval); ok {
 				return Progress{Phase: PhaseApproval, Card: card,
 					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)", p.Tool, in.ID(), card)}
 			}
 		}
 		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
-	})
-	res, err := in.Call(ctx, host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision})
+	}
+	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision}
+	if p.TicketAfterS != nil {
+		bound := time.Duration(min(max(*p.TicketAfterS, 0), maxTicketAfter.Seconds()) * float64(time.Second))
+		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, approval)
+	}
+	stop := c.heartbeat(ctx, id, status)
+	res, err := in.Call(ctx, req)
 	stop()
 	if err != nil {
-		return CallResult{}, err
+		return nil, err
 	}
-	return CallResult{ID: in.ID(), Tool: p.Tool, Revision: revision, Result: res}, nil
+	return CallResult{Status: StatusOK, ID: in.ID(), Tool: p.Tool, Revision: revision, Result: res}, nil
 }
 
 // pendingCard finds the approval card that req is waiting on, when the approver is the TUI's queue.

@@ -40,6 +40,8 @@ type Server struct {
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
 	closed bool
+
+	kept callBook // calls whose tickets outlive their connection (CallParams.Keep, calls.go)
 }
 
 // Options tune a Server.
@@ -168,6 +170,7 @@ type conn struct {
 	name     string                             // from hello; shown on approval cards
 	inflight map[uint64]context.CancelCauseFunc // requests running, by id
 	cursors  map[string]uint64                  // per instance: the seq last given to this client (wait.go)
+	calls    callBook                           // calls that answered with a ticket (calls.go)
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {

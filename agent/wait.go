@@ -42,6 +42,11 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 			return WaitResult{}, failure(ReasonBadRequest, "an empty id in ids")
 		}
 	}
+	for _, name := range p.Calls {
+		if name == "" {
+			return WaitResult{}, failure(ReasonBadRequest, "an empty call in calls")
+		}
+	}
 	// Subscribe before the first look, so news that lands in between still wakes the wait.
 	sub := s.h.Subscribe()
 	defer sub.Close()
@@ -55,8 +60,9 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 		timeout = t.C
 	}
 	for {
+		outcomes, kept := c.calls.watch(), s.kept.watch()
 		res := s.collect(c, p)
-		if len(res.Entries) > 0 || len(res.Gone) > 0 {
+		if res.due() {
 			return res, nil
 		}
 		if p.TimeoutS != nil && *p.TimeoutS <= 0 {
@@ -66,9 +72,11 @@ func (s *Server) wait(ctx context.Context, c *conn, p WaitParams) (WaitResult, e
 		select {
 		case <-sub.C():
 			sub.Drain() // events carry no data: look again at what changed
+		case <-outcomes:
+		case <-kept:
 		case <-timeout:
 			res = s.collect(c, p)
-			res.TimedOut = len(res.Entries) == 0 && len(res.Gone) == 0
+			res.TimedOut = !res.due()
 			return res, nil
 		case <-ctx.Done():
 			return WaitResult{}, failure(ReasonCancelled, "the wait was cancelled: %v", context.Cause(ctx))
@@ -99,11 +107,18 @@ func (s *Server) baseline(c *conn, after map[string]uint64) map[string]uint64 {
 	return out
 }
 
-// collect builds the delivery due now for c, and records what it gives.
+// due says whether a delivery has anything to give.
+func (r WaitResult) due() bool { return len(r.Entries) > 0 || len(r.Gone) > 0 || len(r.Calls) > 0 }
+
+// collect builds the delivery due now for c, and records what it gives: the outcomes of the
+// named calls that have one, and state news (none when only calls are named).
 func (s *Server) collect(c *conn, p WaitParams) WaitResult {
-	res := WaitResult{Entries: []trim.Entry{}}
+	res := WaitResult{Entries: []trim.Entry{}, Calls: c.collectCalls(p.Calls)}
 	var scope []*host.Instance
 	named := len(p.IDs) > 0
+	if len(p.Calls) > 0 && !named {
+		return res
+	}
 	if named {
 		seen := map[string]bool{}
 		for _, id := range p.IDs {
@@ -150,6 +165,9 @@ func (s *Server) collect(c *conn, p WaitParams) WaitResult {
 		} else {
 			e.Merged = in.State().Updates // first delivery: every update since launch was folded in
 		}
+		if e.Merged > 0 {
+			e.Missed = e.Merged - 1
+		}
 		res.Entries = append(res.Entries, e)
 	}
 	if len(res.Entries) == 0 {
@@ -163,7 +181,8 @@ func (s *Server) collect(c *conn, p WaitParams) WaitResult {
 }
 
 // watch reports every new state of the instances in p (all when empty) as a Changed
-// notification, until the client cancels it. `tickmux mcp` uses it to send
+// notification, and every change of their status or catalog and their removal as a Changed with
+// Event, until the client cancels it. `tickmux mcp` uses it to send
 // notifications/resources/updated.
 func (s *Server) watch(ctx context.Context, c *conn, id uint64, p WatchParams) (struct{}, error) {
 	want := map[string]bool{}
@@ -179,14 +198,19 @@ func (s *Server) watch(ctx context.Context, c *conn, id uint64, p WatchParams) (
 			return struct{}{}, failure(ReasonCancelled, "the watch ended: %v", context.Cause(ctx))
 		}
 		for _, ev := range sub.Drain() {
-			if ev.Kind != host.EventState || (len(want) > 0 && !want[ev.ID]) {
+			if len(want) > 0 && !want[ev.ID] {
 				continue
 			}
-			in := s.h.Get(ev.ID)
-			if in == nil || !in.Visible() {
-				continue
+			switch ev.Kind {
+			case host.EventState:
+				in := s.h.Get(ev.ID)
+				if in == nil || !in.Visible() {
+					continue
+				}
+				c.notify(NotifyChanged, Changed{Request: id, ID: ev.ID, Seq: in.State().Seq})
+			case host.EventStatus, host.EventCatalog, host.EventRemoved:
+				c.notify(NotifyChanged, Changed{Request: id, ID: ev.ID, Event: ev.Kind.String()})
 			}
-			c.notify(NotifyChanged, Changed{Request: id, ID: ev.ID, Seq: in.State().Seq})
 		}
 	}
 }

@@ -37,6 +37,8 @@ const (
 	MethodSend     = "send"     // SendParams → SendResult; progress while it waits
 	MethodScreen   = "screen"   // IDParams → ScreenResult
 	MethodWatch    = "watch"    // WatchParams → a "changed" notification per new state, until cancelled
+	// MethodCancelCall withdraws a call that answered with a ticket: CancelCallParams → CallOutcome.
+	MethodCancelCall = "cancel_call"
 )
 
 // Notifications.
@@ -83,6 +85,8 @@ const (
 	ReasonSessionEnded   = "session_ended"   // the Tick ended while the request was out
 	ReasonToolFailed     = "tool_failed"     // the Tick answered with an error
 	ReasonFailed         = "failed"          // anything else
+	ReasonMutates        = "mutates"         // query_tick was asked to run a mutating tool
+	ReasonTooMany        = "too_many"        // too many calls await the person on this connection
 )
 
 // Error is a failed request. Effect says what it may have done (HOST.md H-E1): only "none"
@@ -123,11 +127,15 @@ const (
 	PhaseRunning  = "running"
 )
 
-// Changed is sent on a watch for every new state of a watched instance (coalesced).
+// Changed is sent on a watch for every new state of a watched instance (coalesced), and, with
+// Event set, when an instance's status or catalog changes or it leaves (so a listing of the
+// instances can be refreshed).
 type Changed struct {
 	Request uint64 `json:"request"`
 	ID      string `json:"id"`
 	Seq     uint64 `json:"seq"`
+	// Event is "" for a new state, else "status", "catalog" or "removed".
+	Event string `json:"event,omitempty"`
 }
 
 // HelloParams name the client; the name appears on approval cards (it is not authenticated).
@@ -211,19 +219,73 @@ type ReadResult struct {
 }
 
 // CallParams call one tool. Revision "" means the current one.
+//
+// Query refuses a tool with mutates: true before anything happens (MCP's query_tick, which is
+// annotated read-only). TicketAfterS bounds how long the answer may take: when the call is not
+// done by then, the answer is a Ticket and the call goes on; wait with Calls collects its outcome
+// and cancel_call withdraws it. Without TicketAfterS the answer waits for the call's end.
 type CallParams struct {
-	ID       string          `json:"id"`
-	Tool     string          `json:"tool"`
-	Args     json.RawMessage `json:"args,omitempty"`
-	Revision string          `json:"revision,omitempty"`
+	ID           string          `json:"id"`
+	Tool         string          `json:"tool"`
+	Args         json.RawMessage `json:"args,omitempty"`
+	Revision     string          `json:"revision,omitempty"`
+	Query        bool            `json:"query,omitempty"`
+	TicketAfterS *float64        `json:"ticket_after_s,omitempty"`
+	// Keep lets a ticketed call outlive this connection (the CLI's call --no-wait): it then runs
+	// until the person answers or tickmux exits, and any connection may collect or withdraw it
+	// (the socket is the user's alone). Without Keep the connection's end withdraws it.
+	Keep bool `json:"keep,omitempty"`
 }
 
-// CallResult is the tool's result (untrusted data) and the revision the call carried.
+// CallResult is the tool's result (untrusted data) and the revision the call carried. Status is
+// always "ok": a Ticket, the other answer to a call, has another status.
 type CallResult struct {
+	Status   string          `json:"status"`
 	ID       string          `json:"id"`
 	Tool     string          `json:"tool"`
 	Revision string          `json:"revision"`
 	Result   json.RawMessage `json:"result"`
+}
+
+// Call statuses: CallResult and CallOutcome say "ok"; a Ticket says the call is still under way.
+const (
+	StatusOK               = "ok"
+	StatusAwaitingApproval = "awaiting_approval" // a Ticket: the card waits for the person
+	StatusRunning          = "running"           // a Ticket: approved (or a query), the Tick has not answered yet
+	StatusDenied           = "denied"            // an outcome: the person said no; nothing happened
+	StatusVoided           = "voided"            // an outcome: the catalog changed first; nothing happened
+	StatusWithdrawn        = "withdrawn"         // an outcome: cancel_call came first; nothing happened
+	StatusFailed           = "failed"            // an outcome: Error says the effect
+	StatusUnknown          = "unknown"           // no such call on this connection (or already collected)
+)
+
+// Ticket is the answer to a call that is still under way after its TicketAfterS. Call names it
+// for wait (Calls) and cancel_call; it belongs to this connection, and its card is withdrawn when
+// the connection ends, unless the call asked to Keep it.
+type Ticket struct {
+	Status  string `json:"status"`
+	Call    string `json:"call"`
+	ID      string `json:"id"`
+	Tool    string `json:"tool"`
+	Card    uint64 `json:"card,omitempty"`
+	Message string `json:"message"`
+}
+
+// CancelCallParams name a call that answered with a ticket.
+type CancelCallParams struct {
+	Call string `json:"call"`
+}
+
+// CallOutcome is how a ticketed call ended: Status ok with Result, or denied, voided, withdrawn
+// or failed with Error (whose effect says what it may have done), or unknown.
+type CallOutcome struct {
+	Call     string          `json:"call"`
+	Status   string          `json:"status"`
+	ID       string          `json:"id,omitempty"`
+	Tool     string          `json:"tool,omitempty"`
+	Revision string          `json:"revision,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    *Error          `json:"error,omitempty"`
 }
 
 // WaitParams wait for news. IDs empty means every Tick, including those opened meanwhile.
@@ -232,8 +294,12 @@ type CallResult struct {
 // been given yet counts as news, unless FromNow counts it from its state when the wait starts
 // (the CLI, whose connection has no history). TimeoutS <= 0 checks once and returns; nil waits
 // until news.
+//
+// Calls names tickets (call:N) to wait for: the wait returns as soon as one of them has an
+// outcome (each outcome is given once). With Calls and no IDs, state news does not end the wait.
 type WaitParams struct {
 	IDs      []string          `json:"ids,omitempty"`
+	Calls    []string          `json:"calls,omitempty"`
 	AfterSeq map[string]uint64 `json:"after_seq,omitempty"`
 	FromNow  bool              `json:"from_now,omitempty"`
 	TimeoutS *float64          `json:"timeout_s,omitempty"`
@@ -242,9 +308,10 @@ type WaitParams struct {
 // WaitResult is one delivery (H-SUB1): an entry per instance with news, trimmed to the budget
 // (H-SUB2), each naming its recovery tool (H-RC1). Gone lists named ids that cannot bring news.
 type WaitResult struct {
-	Entries  []trim.Entry `json:"entries"`
-	Gone     []Gone       `json:"gone,omitempty"`
-	TimedOut bool         `json:"timed_out,omitempty"`
+	Entries  []trim.Entry  `json:"entries"`
+	Gone     []Gone        `json:"gone,omitempty"`
+	Calls    []CallOutcome `json:"calls,omitempty"`
+	TimedOut bool          `json:"timed_out,omitempty"`
 }
 
 // Gone is a named id that ended or does not exist.

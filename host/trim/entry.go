@@ -11,13 +11,16 @@ import (
 // Entry is one instance's news in a subscription delivery (HOST.md H-SUB1): its latest state, how
 // many updates were merged into it, the recovery tool, and what the trim cut (H-SUB2).
 type Entry struct {
-	ID          string          `json:"id"`
-	Seq         uint64          `json:"seq"`
-	At          string          `json:"at"`
-	Data        json.RawMessage `json:"data"`
-	Merged      uint64          `json:"merged"`
-	RecoverWith string          `json:"recover_with,omitempty"`
-	Trimmed     []Dropped       `json:"trimmed,omitempty"`
+	ID     string          `json:"id"`
+	Seq    uint64          `json:"seq"`
+	At     string          `json:"at"`
+	Data   json.RawMessage `json:"data"`
+	Merged uint64          `json:"merged"`
+	// Missed counts the updates the client never saw: Merged - 1, or 0 (the delivered state is
+	// the one it sees). Only when it is above 0 is the recovery tool worth calling.
+	Missed      uint64    `json:"missed"`
+	RecoverWith string    `json:"recover_with,omitempty"`
+	Trimmed     []Dropped `json:"trimmed,omitempty"`
 	// Series are the instance's state.series declarations, which steer the trim; not delivered.
 	Series []tick.Series `json:"-"`
 }

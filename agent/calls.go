@@ -1,0 +1,297 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"tickmux/host"
+)
+
+// Tickets: a call that outlives its request.
+//
+// MCP clients time requests out (60 s in the TypeScript SDK and the Inspector, whatever the
+// progress), and a person may be away for longer. A call with a bound (CallParams.TicketAfterS)
+// therefore answers by the bound either way: with its result when it is done, or with a Ticket
+// naming the call ("call:N"). The call goes on under the connection, not the request: its card
+// stays until the person answers, cancel_call withdraws it, or the connection ends (which cancels
+// everything it still runs). The outcome is kept until this connection collects it, by wait with
+// calls or by cancel_call, in a book of at most maxTickets calls. A call with Keep (the CLI's
+// call --no-wait, whose process exits) runs under the server instead, in a server-wide book that
+// every connection may collect from.
+
+// maxTickets bounds the calls one connection (or the server's kept book) may have running or
+// uncollected. When the book is
+// full, the oldest uncollected outcome is dropped; when every entry is still running, a new call
+// is refused.
+const maxTickets = 64
+
+// maxTicketAfter bounds TicketAfterS (a longer bound is clamped: it only delays the ticket).
+const maxTicketAfter = 24 * time.Hour
+
+// ticket is one call in a connection's book.
+type ticket struct {
+	name      string // call:N
+	instance  string
+	tool      string
+	revision  string
+	approval  host.ApprovalRequest // what its card shows, to find the card's number
+	cancel    context.CancelCauseFunc
+	done      chan struct{} // closed when outcome is set
+	outcome   CallOutcome
+	err       error // the call's error, as the host gave it
+	result    CallResult
+	handedOut bool // the client was given the ticket (else the request answers itself)
+}
+
+// callBook is a connection's calls that run under the connection rather than a request.
+type callBook struct {
+	mu      sync.Mutex
+	next    uint64
+	calls   map[string]*ticket
+	order   []string      // names, oldest first
+	changed chan struct{} // closed and replaced whenever an outcome arrives
+}
+
+// watch returns a channel closed at the next outcome; take it before looking, so an outcome that
+// arrives in between still wakes the caller.
+func (b *callBook) watch() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.changed
+}
+
+// add enters a new call in the book, dropping the oldest uncollected outcome when it is full.
+// prefix starts the names: "call:" on connections, keptPrefix on the server.
+func (b *callBook) add(t *ticket, prefix string, logf func(string, ...any)) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.calls == nil {
+		b.calls = map[string]*ticket{}
+	}
+	if len(b.calls) >= maxTickets {
+		dropped := false
+		for i, name := range b.order {
+			old := b.calls[name]
+			select {
+			case <-old.done:
+			default:
+				continue
+			}
+			logf("control socket: dropped the uncollected outcome of %s (%s on %s): more than %d calls on one connection", name, old.tool, old.instance, maxTickets)
+			delete(b.calls, name)
+			b.order = append(b.order[:i], b.order[i+1:]...)
+			dropped = true
+			break
+		}
+		if !dropped {
+			return failure(ReasonTooMany, "%d calls on this connection still wait for the person or their Tick; wait for their outcomes (wait with calls) or withdraw some (cancel_call) first", maxTickets)
+		}
+	}
+	b.next++
+	t.name = prefix + strconv.FormatUint(b.next, 10)
+	b.calls[t.name] = t
+	b.order = append(b.order, t.name)
+	return nil
+}
+
+// finish records a call's outcome and wakes whoever waits for one.
+func (b *callBook) finish(t *ticket, res CallResult, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t.result, t.err = res, err
+	t.outcome = outcomeOf(t, res, err)
+	close(t.done)
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
+}
+
+// get returns the call named name, if the book holds it.
+func (b *callBook) get(name string) *ticket {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.calls[name]
+}
+
+// take removes a finished call from the book (its outcome has been given).
+func (b *callBook) take(t *ticket) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.calls[t.name] != t {
+		return
+	}
+	delete(b.calls, t.name)
+	for i, name := range b.order {
+		if name == t.name {
+			b.order = append(b.order[:i], b.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// collect returns the outcome of each named call that has one (removing it from the book), and
+// an unknown outcome for each name the book does not hold.
+func (b *callBook) collect(names []string) []CallOutcome {
+	var out []CallOutcome
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		t := b.get(name)
+		if t == nil {
+			out = append(out, unknownCall(name))
+			continue
+		}
+		select {
+		case <-t.done:
+			b.take(t)
+			out = append(out, t.outcome)
+		default:
+		}
+	}
+	return out
+}
+
+func unknownCall(name string) CallOutcome {
+	return CallOutcome{Call: name, Status: StatusUnknown, Error: failure(ReasonNotFound,
+		"there is no call %q here: its outcome was already given, or it was made on another connection (each MCP session has its own)", name)}
+}
+
+// book returns the book that holds the call named name: the connection's own, else the
+// server's kept calls.
+func (c *conn) book(name string) *callBook {
+	if strings.HasPrefix(name, keptPrefix) {
+		return &c.s.kept
+	}
+	return &c.calls
+}
+
+const keptPrefix = "call:kept-"
+
+// collectCalls collects the named calls from the books that hold them (see callBook.collect).
+func (c *conn) collectCalls(names []string) []CallOutcome {
+	var own, kept []string
+	for _, name := range names {
+		if c.book(name) == &c.calls {
+			own = append(own, name)
+		} else {
+			kept = append(kept, name)
+		}
+	}
+	return append(c.calls.collect(own), c.s.kept.collect(kept)...)
+}
+
+// outcomeOf says how a call ended, for a wait or cancel_call that collects it.
+func outcomeOf(t *ticket, res CallResult, err error) CallOutcome {
+	o := CallOutcome{Call: t.name, ID: t.instance, Tool: t.tool, Revision: t.revision}
+	if err == nil {
+		o.Status, o.Result = StatusOK, res.Result
+		return o
+	}
+	o.Error = errorOf(err)
+	switch o.Error.Reason {
+	case ReasonDenied:
+		o.Status = StatusDenied
+	case ReasonVoided, ReasonCatalogChanged:
+		o.Status = StatusVoided
+	case ReasonWithdrawn:
+		o.Status = StatusWithdrawn
+	default:
+		o.Status = StatusFailed
+	}
+	return o
+}
+
+// callTicketed runs a call under the connection and answers by the bound: with the call's result
+// or error when it is done, else with a Ticket. A request cancelled before its bound (MCP's
+// notifications/cancelled, the CLI's Ctrl-C) withdraws the call as an unbounded one would be.
+func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.Instance, req host.CallRequest,
+	bound time.Duration, keep bool, status func() Progress, approval host.ApprovalRequest) (any, error) {
+	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, approval: approval, done: make(chan struct{})}
+	book, prefix, parent, wg := &c.calls, "call:", c.ctx, &c.reqs
+	if keep {
+		book, prefix, parent, wg = &s.kept, keptPrefix, s.ctx, &s.wg
+	}
+	if err := book.add(t, prefix, s.logf); err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithCancelCause(parent)
+	t.cancel = cancel
+	// This request is counted in c.reqs and its connection's reader in s.wg, so neither group
+	// can be waited to zero meanwhile.
+	wg.Add(1)
+	go func() { // owner: the connection, or the server when kept; ends with the call (cancel_call, the request's cancel before its bound, and the end of the connection, or of the server when kept, cancel it)
+		defer wg.Done()
+		res, err := in.Call(callCtx, req)
+		cancel(nil)
+		out := CallResult{Status: StatusOK, ID: in.ID(), Tool: req.Tool, Revision: req.Revision, Result: res}
+		book.finish(t, out, err)
+	}()
+
+	stop := c.heartbeat(ctx, id, status)
+	defer stop()
+	timer := time.NewTimer(min(max(bound, 0), maxTicketAfter))
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		cancel(context.Cause(ctx))
+		<-t.done
+	case <-timer.C:
+		select {
+		case <-t.done: // done at the bound: no need for a ticket
+		default: // from now on wait and cancel_call collect its outcome
+			return s.ticketOf(t), nil
+		}
+	}
+	book.take(t)
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.result, nil
+}
+
+// ticketOf is the answer for a call still under way: awaiting_approval while its card waits.
+func (s *Server) ticketOf(t *ticket) Ticket {
+	tk := Ticket{Status: StatusRunning, Call: t.name, ID: t.instance, Tool: t.tool}
+	if card, ok := s.pendingCard(t.approval); ok {
+		tk.Status, tk.Card = StatusAwaitingApproval, card
+		tk.Message = fmt.Sprintf("The person has not answered the approval card for %s on %s yet; the call stays pending. "+
+			"Call wait with {\"calls\": [%q]} to get its outcome (call it again while it times out), or cancel_call to withdraw it.", t.tool, t.instance, t.name)
+		return tk
+	}
+	tk.Message = fmt.Sprintf("%s has not answered %s yet; the call goes on. Call wait with {\"calls\": [%q]} to get its outcome.", t.instance, t.tool, t.name)
+	return tk
+}
+
+// cancelCall withdraws a ticketed call and gives its outcome: withdrawn (effect none) while its
+// card was pending, else however the call ended (a call the Tick was running is cancelled
+// there, and the outcome's effect says what it may have done).
+func (s *Server) cancelCall(ctx context.Context, c *conn, p CancelCallParams) (CallOutcome, error) {
+	book := c.book(p.Call)
+	t := book.get(p.Call)
+	if t == nil {
+		return unknownCall(p.Call), nil
+	}
+	t.cancel(errWithdrawnByClient)
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return CallOutcome{}, failure(ReasonCancelled, "cancel_call was itself cancelled; %s was told to stop, and wait with calls gives its outcome", p.Call)
+	}
+	book.take(t)
+	return t.outcome, nil
+}
+
+// errWithdrawnByClient is the cause of a call withdrawn with cancel_call.
+var errWithdrawnByClient = fmt.Errorf("the client withdrew the call: %w", context.Canceled)

@@ -1,0 +1,40 @@
+package agent
+
+import (
+	"testing"
+)
+
+// The book of ticketed calls is bounded: a full book drops its oldest uncollected outcome, and
+// refuses a new call when every entry still runs (their cards are live and cannot be dropped).
+func TestCallBookBounded(t *testing.T) {
+	var b callBook
+	logs := 0
+	logf := func(string, ...any) { logs++ }
+	var all []*ticket
+	for range maxTickets {
+		tk := &ticket{done: make(chan struct{})}
+		if err := b.add(tk, "call:", logf); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, tk)
+	}
+	err := b.add(&ticket{done: make(chan struct{})}, "call:", logf)
+	if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany {
+		t.Fatalf("a call past the bound with every entry running: %v", err)
+	}
+
+	b.finish(all[3], CallResult{}, nil)
+	b.finish(all[7], CallResult{}, nil)
+	extra := &ticket{done: make(chan struct{})}
+	if err := b.add(extra, "call:", logf); err != nil {
+		t.Fatalf("a call past the bound with finished entries: %v", err)
+	}
+	if b.get(all[3].name) != nil || b.get(all[7].name) == nil || b.get(extra.name) == nil || logs != 1 {
+		t.Errorf("want the oldest finished entry dropped (and logged): %s %v, %s %v, logs %d",
+			all[3].name, b.get(all[3].name) != nil, all[7].name, b.get(all[7].name) != nil, logs)
+	}
+	if got := b.collect([]string{all[3].name, all[7].name, all[8].name}); len(got) != 2 ||
+		got[0].Status != StatusUnknown || got[1].Call != all[7].name || got[1].Status != StatusOK {
+		t.Errorf("collect: %+v", got)
+	}
+}
