@@ -241,7 +241,7 @@ func (s *Session) dispatch(m message) error {
 	switch m.kind {
 	case msgTickRequest:
 		s.stats.tickRequests.Add(1)
-		s.logf("ignored a request from the Tick (method %q, id %d): the protocol forbids them (H-M7)", m.method, m.id)
+		s.logf("ignored a request from the Tick (method %q, id %s): the protocol forbids them (H-M7)", m.method, m.idText)
 	case msgNotification:
 		s.stats.ignoredNotifs.Add(1)
 		s.logf("ignored a notification %q from the Tick (H-M3)", m.method)
@@ -314,13 +314,13 @@ func (s *Session) judge(p *pending, m message) reply {
 	}
 	result := json.RawMessage(buf.Bytes())
 	if p.method == tick.MethodRead {
-		st, why := parseState(result, MaxReadBytes)
-		if why != "" {
-			return reply{err: failUnknown(ErrInvalidResult, "the tick/read result %s", why)}
+		st, bad := parseState(result, MaxReadBytes)
+		if bad != nil {
+			return reply{err: failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)}
 		}
 		if p.hasFlr && st.Seq < p.floor {
-			return reply{err: failUnknown(ErrInvalidResult,
-				"the tick/read result has seq %d, below the read floor %d (H-RD1)", st.Seq, p.floor)}
+			bad := &RuleError{Rule: "H-RD1", Reason: fmt.Sprintf("has seq %d, below the read floor %d", st.Seq, p.floor)}
+			return reply{err: failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (H-RD1)", bad.Reason)}
 		}
 		s.lastReadSeq, s.haveRead = st.Seq, true
 	}
@@ -448,9 +448,9 @@ func (s *Session) Read(ctx context.Context, timeout time.Duration) (tick.State, 
 	if err != nil {
 		return tick.State{}, err
 	}
-	st, why := parseState(raw, MaxReadBytes)
-	if why != "" { // judge checked this already
-		return tick.State{}, failUnknown(ErrInvalidResult, "the tick/read result %s", why)
+	st, bad := parseState(raw, MaxReadBytes)
+	if bad != nil { // judge checked this already
+		return tick.State{}, failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)
 	}
 	return st, nil
 }
