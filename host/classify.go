@@ -229,7 +229,7 @@ func stateFromSpans(b []byte, sp stateSpans) (tick.State, *RuleError) {
 	if sp.at.set {
 		at, ok := atString(sp.at.bytes(b))
 		if !ok {
-			return st, &RuleError{Rule: "H-RD3", Reason: "has at " + shortJSON(sp.at.bytes(b)) + ", not an RFC 3339 date-time string (at is optional, but null is not absent)"}
+			return st, &RuleError{Rule: "H-RD3", Reason: "has at " + shortJSON(sp.at.bytes(b)) + ", not an RFC 3339 time (when present, at is an RFC 3339 date-time string, never null)"}
 		}
 		st.At = at
 	}
