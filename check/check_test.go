@@ -210,11 +210,3 @@ func TestCannotStart(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
-
-func TestDebugSteps(t *testing.T) {
-	r, _ := runFake(t, os.Getenv("DEBUG_MODE"))
-	for _, s := range r.Steps {
-		t.Logf("%v %s: %s", s.OK, s.Name, s.Detail)
-	}
-	t.Logf("%+v", r.Findings)
-}
