@@ -103,7 +103,7 @@ func TestCheckVerdicts(t *testing.T) {
 				t.Errorf("ok %v, want %v; findings %+v", r.OK, c.ok, r.Findings)
 			}
 			if c.rule != "" && !hasFinding(r, c.rule, c.severity) {
-				t.Errorf("no %s %s finding in %+v", c.severity, c.rule, r.Findings)
+				t.Errorf("no %s %s finding in %+v; steps %+v", c.severity, c.rule, r.Findings, r.Steps)
 			}
 			if c.rule == "" && len(r.Findings) > 0 {
 				t.Errorf("findings for a conforming Tick: %+v", r.Findings)
