@@ -376,7 +376,7 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 		c.slow(what, took, err)
 		if err == nil {
 			c.saw("a tick/call result", raw)
-		} else if code, _ := codeOf(err); code != tick.CodeInvalidParams && code != tick.CodeInvalidRequest {
+		} else if code, answered := codeOf(err); answered && code != tick.CodeInvalidParams && code != tick.CodeInvalidRequest {
 			err = nil // the query's own failure is not about the param
 		}
 		judge(what, err)
