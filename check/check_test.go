@@ -69,6 +69,8 @@ func TestCheckVerdicts(t *testing.T) {
 		{"readatnull", "H-RD3", SevFailure, false},    // spec: H-RD3, beside H-I1
 		{"readfloor", "H-RD1", SevFailure, false},     // spec: H-RD1, beside H-I1
 		{"describeboth", "H-M6", SevFailure, false},   // spec: H-M6, beside H-I1
+		{"schemastring", "H-D1", SevFailure, false},   // spec: H-D1 (input_schema {"type":"string"})
+		{"dupspaces", "H-D1", SevFailure, false},      // spec: H-D1 ("get" and " get ")
 		{"badpointer", "H-D1", SevFailure, false},     // spec: H-D1, beside H-I1
 		{"staleok", "C-K1", SevFailure, false},        // C-K1
 		{"unknowntoolok", "C-K2", SevFailure, false},  // C-K2
@@ -83,6 +85,8 @@ func TestCheckVerdicts(t *testing.T) {
 		{"strictparams", "C-M3", SevWarning, true},    // C-M3
 		{"leakid", "C-S2", SevFailure, false},         // C-S2
 		{"stderrlog", "C-L1", SevWarning, true},       // C-L1
+		{"stderrui", "", "", true},                    // C-L1 kept: drawing on fd 2 is not logging
+		{"readclock", "", "", true},                   // C-R1 kept: data may change between reads, seq may not
 		{"eofdrop", "C-X4", SevWarning, true},         // C-X4
 		{"eofwait", "", "", true},                     // C-X4 kept: a slow call at EOF is answered
 		{"exitafterinit", "C-X5", SevFailure, false},  // C-X5

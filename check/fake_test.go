@@ -45,6 +45,8 @@ func fakeMain(mode string) int {
 		return freeMain()
 	case "stderrlog":
 		fmt.Fprintln(os.Stderr, "debug: listening on stdin")
+	case "stderrui":
+		fmt.Fprint(os.Stderr, "\x1b[H\x1b[2J\x1b[1mNotes\x1b[0m\r\n") // a UI drawn on fd 2, the terminal
 	case "readfloor":
 		f.update() // seq 1 before initialization: the read floor for the first read
 	case "ignoreterm":
@@ -162,6 +164,8 @@ func (f *fake) handle(line []byte) {
 			st["seq"] = 0 // below the update's 1
 		case "leakid":
 			data["me"] = os.Getenv("TICKLOOP_INSTANCE_ID")
+		case "readclock":
+			data["now"] = time.Now().Format(time.RFC3339Nano) // not business news: no update, same seq
 		}
 		reply(st)
 		switch f.mode {
@@ -250,6 +254,10 @@ func (f *fake) descriptor() map[string]any {
 		d["tools"] = tools[1:]
 	case "protostring":
 		d["protocol"] = "3"
+	case "schemastring":
+		tools[0].(map[string]any)["input_schema"] = map[string]any{"type": "string"} // args are always an object
+	case "dupspaces":
+		tools[1].(map[string]any)["name"] = " get " // "get" again, but for the spaces
 	case "badpointer":
 		d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~2", "newest": "last"}}}
 	case "lint":
