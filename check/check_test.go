@@ -85,6 +85,7 @@ func TestCheckVerdicts(t *testing.T) {
 		{"strictparams", "C-M3", SevWarning, true},    // C-M3
 		{"leakid", "C-S2", SevFailure, false},         // C-S2
 		{"stderrlog", "C-L1", SevWarning, true},       // C-L1
+		{"needstty", "", "", true},                    // C-X3 kept: a Tick that needs its stderr on the terminal
 		{"stderrui", "", "", true},                    // C-L1 kept: drawing on fd 2 is not logging
 		{"readclock", "", "", true},                   // C-R1 kept: data may change between reads, seq may not
 		{"eofdrop", "C-X4", SevWarning, true},         // C-X4

@@ -45,6 +45,11 @@ func fakeMain(mode string) int {
 		return freeMain()
 	case "stderrlog":
 		fmt.Fprintln(os.Stderr, "debug: listening on stdin")
+	case "needstty":
+		if fi, err := os.Stderr.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			fmt.Fprintln(os.Stderr, "stderr is not a terminal")
+			return 1
+		}
 	case "stderrui":
 		fmt.Fprint(os.Stderr, "\x1b[H\x1b[2J\x1b[1mNotes\x1b[0m\r\n") // a UI drawn on fd 2, the terminal
 	case "readfloor":

@@ -25,17 +25,34 @@ const stderrWatch = 300 * time.Millisecond
 func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) {
 	argv, logPath, cleanup := stderrToFile(opts)
 	defer cleanup()
-	in, err := h.Open(host.OpenSpec{Argv: argv, Dir: opts.Dir, Env: opts.Env})
-	if err != nil {
-		r.step("exits on SIGTERM", false, "could not start it again: %v", err)
+	launch := func(argv []string) (*host.Instance, bool) {
+		in, err := h.Open(host.OpenSpec{Argv: argv, Dir: opts.Dir, Env: opts.Env})
+		if err != nil {
+			r.step("exits on SIGTERM", false, "could not start it again: %v", err)
+			return nil, false
+		}
+		select {
+		case <-in.Ready():
+		case <-ctx.Done():
+			in.Close()
+			return nil, false
+		}
+		return in, true
+	}
+	in, ok := launch(argv)
+	if !ok {
 		return
+	}
+	if in.Status() != host.StatusReady && logPath != "" {
+		// Perhaps it needs its stderr on the terminal: judge SIGTERM without the stderr probe.
+		r.step("no logging to stderr", true, "skipped: with its stderr apart the Tick did not start (%s)", host.Printable(in.EndInfo().Reason, false))
+		in.Close()
+		if in, ok = launch(opts.Argv); !ok {
+			return
+		}
+		logPath = ""
 	}
 	defer in.Close()
-	select {
-	case <-in.Ready():
-	case <-ctx.Done():
-		return
-	}
 	if in.Status() != host.StatusReady {
 		r.step("exits on SIGTERM", false, "the second start failed: %s", host.Printable(in.EndInfo().Reason, false))
 		r.find("C-X3", SevWarning, "the Tick initialized once but not a second time: %s", in.EndInfo().Reason)
@@ -62,7 +79,9 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 	}
 	in.Close()
 	if logPath == "" {
-		r.step("no logging to stderr", true, "skipped: cannot run the Tick with its stderr apart")
+		if argv[0] == opts.Argv[0] {
+			r.step("no logging to stderr", true, "skipped: cannot run the Tick with its stderr apart")
+		}
 		return
 	}
 	b, _ := os.ReadFile(logPath)
