@@ -370,7 +370,9 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 		c.saw("a tick/read result", raw)
 	}
 	judge("tick/read with an unknown param", err)
+	sent := "describe and read"
 	if t := c.query(); t != nil {
+		sent = fmt.Sprintf("describe, read and a call to %q", t.Name)
 		p := map[string]any{"tool": t.Name, "args": map[string]any{}, "revision": c.cat.Revision(), unknownParam: true}
 		var took time.Duration
 		took = timed(func() { raw, err = c.sess.Request(ctx, tick.MethodCall, p, c.callTimeout) })
@@ -386,7 +388,7 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 	for _, s := range refused {
 		c.r.find("C-M3", SevWarning, "%s; unknown params should be ignored (spec 4.3)", s)
 	}
-	c.r.step("unknown params are ignored", len(refused) == 0, "sent %q in the params of describe, read and a query call", unknownParam)
+	c.r.step("unknown params are ignored", len(refused) == 0, "sent %q in the params of %s", unknownParam, sent)
 }
 
 // probeWhileCalling sends describe and read while a query call is in flight: they should be
@@ -437,7 +439,7 @@ func (c *checker) probeWhileCalling(ctx context.Context) {
 			t.Name, dDone.Sub(start).Round(time.Millisecond), rDone.Sub(start).Round(time.Millisecond), callTook.Round(time.Millisecond))
 	}
 	c.r.step("describe and read during a call", !waited && dErr == nil && rErr == nil, "called %q (%v); describe and read answered %v after it began",
-		t.Name, callTook.Round(time.Millisecond), rDone.Sub(start).Round(time.Millisecond))
+		t.Name, callTook.Round(time.Microsecond), rDone.Sub(start).Round(time.Microsecond))
 }
 
 // expectCode judges a probe whose one right answer is the error code want. A wrong answer is a
@@ -512,7 +514,7 @@ func (c *checker) probeEOF(ctx context.Context) {
 			if err == nil {
 				c.saw("a tick/call result", res)
 			}
-			c.r.step("answers calls in flight at EOF", true, "%q answered after %v", t.Name, time.Since(start).Round(time.Millisecond))
+			c.r.step("answers calls in flight at EOF", true, "%q answered after %v", t.Name, time.Since(start).Round(time.Microsecond))
 		case errors.Is(err, host.ErrSessionEnded):
 			c.r.step("answers calls in flight at EOF", false, "the Tick exited without answering %q", t.Name)
 			c.r.find("C-X4", SevWarning, "the Tick ended without answering a call to %q that was in flight when its stdin closed; at EOF it should finish calls in flight, then exit (spec 4.5)", t.Name)
