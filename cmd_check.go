@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		usage:   "check [--json] [--watch D] [--cwd DIR] -- CMD [ARG...]",
+		usage:   "check [--json] [--watch D] [--call-timeout D] [--cwd DIR] -- CMD [ARG...]",
 		summary: "judge a Tick against Tick protocol 3",
 		run:     runCheck,
 	})
@@ -29,9 +29,10 @@ func runCheck(args []string, std stdio) int {
 	fs.SetOutput(std.err)
 	asJSON := fs.Bool("json", false, "print exactly one JSON object")
 	watch := fs.Duration("watch", 2*time.Second, "how long to watch updates")
+	callTimeout := fs.Duration("call-timeout", 60*time.Second, "how long each probe waits for a tick/call answer (the draft allows 60 s)")
 	cwd := fs.String("cwd", "", "working directory of the Tick")
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux check [--json] [--watch DURATION] [--cwd DIR] -- CMD [ARG...]")
+		fmt.Fprintln(std.err, "usage: tickmux check [--json] [--watch DURATION] [--call-timeout DURATION] [--cwd DIR] -- CMD [ARG...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +45,7 @@ func runCheck(args []string, std stdio) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	report, err := check.Run(ctx, check.Options{Argv: argv, Dir: *cwd, Watch: *watch})
+	report, err := check.Run(ctx, check.Options{Argv: argv, Dir: *cwd, Watch: *watch, CallTimeout: *callTimeout})
 	if err != nil {
 		if *asJSON {
 			json.NewEncoder(std.out).Encode(map[string]any{"ok": false, "error": err.Error()})

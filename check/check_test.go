@@ -20,12 +20,20 @@ func TestMain(m *testing.M) {
 }
 
 func runFake(t *testing.T, mode string) (*Report, string) {
+	return runFakeWith(t, mode, Options{})
+}
+
+// runFakeWith checks the test binary playing mode; opts may set CallTimeout.
+func runFakeWith(t *testing.T, mode string, opts Options) (*Report, string) {
 	t.Helper()
 	self, _ := os.Executable()
 	log := filepath.Join(t.TempDir(), "mutating.log")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	r, err := Run(ctx, Options{Argv: []string{self}, Env: []string{envMode + "=" + mode, envLog + "=" + log}, Watch: 300 * time.Millisecond})
+	opts.Argv = []string{self}
+	opts.Env = []string{envMode + "=" + mode, envLog + "=" + log}
+	opts.Watch = 300 * time.Millisecond
+	r, err := Run(ctx, opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -48,23 +56,48 @@ func TestCheckVerdicts(t *testing.T) {
 		ok                   bool
 	}{
 		{"good", "", "", true},
-		{"noisy", "H-V2", SevViolation, false},
-		{"updregress", "H-U1", SevViolation, false},
-		{"badversion", "H-I2", SevFailure, false},
-		{"crash", "H-I1", SevFailure, false},
-		{"staleok", "C-K1", SevFailure, false},
-		{"unknowntoolok", "C-K2", SevFailure, false},
-		{"dupreply", "C-M1", SevFailure, false},
-		{"tickrequest", "H-M7", SevFailure, false},
-		{"revnochange", "C-D3", SevFailure, false},
-		{"badargsrun", "C-K3", SevWarning, true},
-		{"unknownmethodok", "C-M2", SevWarning, true},
-		{"slow", "C-R2", SevWarning, true},
-		{"bigstate", "C-S1", SevWarning, true},
-		{"chatty", "C-U2", SevWarning, true},
-		{"ignoreeof", "C-X1", SevWarning, true},
-		{"ignoreterm", "C-X2", SevWarning, true},
-		{"lint", "C-D4", SevWarning, true},
+		{"free", "", "", true},                        // every free choice the draft leaves, taken the other way
+		{"noisy", "H-V2", SevViolation, false},        // spec: H-V2
+		{"updregress", "H-U1", SevViolation, false},   // spec: H-U1
+		{"updplus24", "H-U1", SevViolation, false},    // spec: H-U1 (at "+24:00", which time.Parse takes)
+		{"updcomma", "H-U1", SevViolation, false},     // spec: H-U1 (at "00:00:00,5Z")
+		{"updnullid", "H-M7", SevFailure, false},      // spec: H-M7 (tick/update with id null)
+		{"updstringid", "H-M7", SevFailure, false},    // spec: H-M7 (tick/update with a string id)
+		{"badversion", "H-I2", SevFailure, false},     // spec: H-I2
+		{"protostring", "H-I2", SevFailure, false},    // spec: H-I2
+		{"crash", "H-I1", SevFailure, false},          // spec: H-I1
+		{"readatnull", "H-RD3", SevFailure, false},    // spec: H-RD3, beside H-I1
+		{"readfloor", "H-RD1", SevFailure, false},     // spec: H-RD1, beside H-I1
+		{"describeboth", "H-M6", SevFailure, false},   // spec: H-M6, beside H-I1
+		{"schemastring", "H-D1", SevFailure, false},   // spec: H-D1 (input_schema {"type":"string"})
+		{"dupspaces", "H-D1", SevFailure, false},      // spec: H-D1 ("get" and " get ")
+		{"badpointer", "H-D1", SevFailure, false},     // spec: H-D1, beside H-I1
+		{"staleok", "C-K1", SevFailure, false},        // C-K1
+		{"unknowntoolok", "C-K2", SevFailure, false},  // C-K2
+		{"badargsrun", "C-K3", SevFailure, false},     // C-K3
+		{"toolfirst", "C-K4", SevFailure, false},      // C-K4
+		{"slowrefusal", "C-K5", SevWarning, true},     // C-K5: slow, reported with its time, not missing
+		{"dupreply", "C-M1", SevFailure, false},       // C-M1
+		{"tickrequest", "H-M7", SevFailure, false},    // spec: H-M7
+		{"revnochange", "C-D3", SevFailure, false},    // C-D3
+		{"sideeffect", "C-R1", SevFailure, false},     // C-R1
+		{"blockdescribe", "C-R3", SevWarning, true},   // C-R3
+		{"strictparams", "C-M3", SevWarning, true},    // C-M3
+		{"leakid", "C-S2", SevFailure, false},         // C-S2
+		{"stderrlog", "C-L1", SevWarning, true},       // C-L1
+		{"needstty", "", "", true},                    // C-X3 kept: a Tick that needs its stderr on the terminal
+		{"stderrui", "", "", true},                    // C-L1 kept: drawing on fd 2 is not logging
+		{"readclock", "", "", true},                   // C-R1 kept: data may change between reads, seq may not
+		{"eofdrop", "C-X4", SevWarning, true},         // C-X4
+		{"eofwait", "", "", true},                     // C-X4 kept: a slow call at EOF is answered
+		{"exitafterinit", "C-X5", SevFailure, false},  // C-X5
+		{"unknownmethodok", "C-M2", SevWarning, true}, // C-M2
+		{"slow", "C-R2", SevWarning, true},            // C-R2
+		{"bigstate", "C-S1", SevWarning, true},        // C-S1
+		{"chatty", "C-U2", SevWarning, true},          // C-U2
+		{"ignoreeof", "C-X1", SevWarning, true},       // C-X1
+		{"ignoreterm", "C-X2", SevWarning, true},      // C-X2
+		{"lint", "C-D4", SevWarning, true},            // C-D4
 		{"mutatingonly", "", "", true},
 	}
 	for _, c := range cases {
@@ -75,10 +108,17 @@ func TestCheckVerdicts(t *testing.T) {
 				t.Errorf("ok %v, want %v; findings %+v", r.OK, c.ok, r.Findings)
 			}
 			if c.rule != "" && !hasFinding(r, c.rule, c.severity) {
-				t.Errorf("no %s %s finding in %+v", c.severity, c.rule, r.Findings)
+				t.Errorf("no %s %s finding in %+v; steps %+v", c.severity, c.rule, r.Findings, r.Steps)
 			}
 			if c.rule == "" && len(r.Findings) > 0 {
 				t.Errorf("findings for a conforming Tick: %+v", r.Findings)
+			}
+			if c.rule == "" {
+				for _, s := range r.Steps {
+					if !s.OK {
+						t.Errorf("step %q failed for a conforming Tick: %s", s.Name, s.Detail)
+					}
+				}
 			}
 			if r.Ended == nil || r.Ended.Reason == "" {
 				t.Error("no end reason")
@@ -88,6 +128,61 @@ func TestCheckVerdicts(t *testing.T) {
 				t.Errorf("check called a mutating tool: %q", mutated)
 			}
 		})
+	}
+}
+
+// spec: H-I1 — a failed initialization names H-I1 and, beside it, the precise rule, sorted by
+// the host's typed errors.
+func TestInitFailureNamesThePreciseRule(t *testing.T) {
+	for mode, rule := range map[string]string{"readatnull": "H-RD3", "readfloor": "H-RD1", "describeboth": "H-M6", "badpointer": "H-D1"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			r, _ := runFake(t, mode)
+			if !hasFinding(r, "H-I1", SevFailure) || !hasFinding(r, rule, SevFailure) {
+				t.Fatalf("findings %+v, want H-I1 and %s", r.Findings, rule)
+			}
+		})
+	}
+}
+
+// spec: H-I2 — protocol "3" (a string) says what is wrong, not "version 3; this host speaks 3".
+func TestVersionMessage(t *testing.T) {
+	r, _ := runFake(t, "protostring")
+	for _, f := range r.Findings {
+		if f.Rule == "H-I2" {
+			if !strings.Contains(f.Message, `protocol must be the number 3, got the string "3"`) || strings.Contains(f.Message, "version 3;") {
+				t.Fatalf("message %q", f.Message)
+			}
+			return
+		}
+	}
+	t.Fatalf("no H-I2 finding: %+v", r.Findings)
+}
+
+// C-X5 — a Tick that exits right after initialization is not ok, and the report lists what it
+// skipped and why.
+func TestExitAfterInitListsSkippedProbes(t *testing.T) {
+	r, _ := runFake(t, "exitafterinit")
+	if r.OK {
+		t.Fatal("ok")
+	}
+	for _, s := range r.Steps {
+		if s.Name == "probes skipped" && strings.Contains(s.Detail, "unknown tool gets -32602") && strings.Contains(s.Detail, "exited") {
+			return
+		}
+	}
+	t.Fatalf("no step listing the skipped probes with the reason: %+v", r.Steps)
+}
+
+// C-M1 — a call never answered is missing after --call-timeout; a slow one is not (C-K5 above).
+func TestCallTimeout(t *testing.T) {
+	start := time.Now()
+	r, _ := runFakeWith(t, "neveranswer", Options{CallTimeout: 500 * time.Millisecond})
+	if !hasFinding(r, "C-M1", SevFailure) || r.OK {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("check took %v with a 500ms call timeout", took)
 	}
 }
 

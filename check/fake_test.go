@@ -41,6 +41,19 @@ func fakeMain(mode string) int {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: cannot find config")
 		return 1
+	case "free":
+		return freeMain()
+	case "stderrlog":
+		fmt.Fprintln(os.Stderr, "debug: listening on stdin")
+	case "needstty":
+		if fi, err := os.Stderr.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			fmt.Fprintln(os.Stderr, "stderr is not a terminal")
+			return 1
+		}
+	case "stderrui":
+		fmt.Fprint(os.Stderr, "\x1b[H\x1b[2J\x1b[1mNotes\x1b[0m\r\n") // a UI drawn on fd 2, the terminal
+	case "readfloor":
+		f.update() // seq 1 before initialization: the read floor for the first read
 	case "ignoreterm":
 		signal.Ignore(syscall.SIGTERM)
 	case "chatty":
@@ -53,9 +66,25 @@ func fakeMain(mode string) int {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 1<<20)
+	var calls sync.WaitGroup
 	for in.Scan() {
-		f.handle(in.Bytes())
+		line := append([]byte(nil), in.Bytes()...)
+		if mode == "eofdrop" || mode == "eofwait" {
+			calls.Add(1)
+			go func() { // owner: fakeMain; returns once the request is answered
+				defer calls.Done()
+				f.handle(line)
+			}()
+			continue
+		}
+		f.handle(line)
 	}
+	if mode == "eofdrop" {
+		// Exit with the call still running. syscall.Exit, not os.Exit: under -race os.Exit
+		// waits a second first (GORACE atexit_sleep_ms), time enough for the call to finish.
+		syscall.Exit(0)
+	}
+	calls.Wait()
 	if mode == "ignoreeof" || mode == "ignoreterm" {
 		time.Sleep(time.Hour) // not select{}: with nothing else running, Go would call that a deadlock and exit
 	}
@@ -90,6 +119,10 @@ func (f *fake) handle(line []byte) {
 	if json.Unmarshal(line, &req) != nil || req.ID == nil {
 		return
 	}
+	var params map[string]json.RawMessage
+	_ = json.Unmarshal(line, &struct {
+		P *map[string]json.RawMessage `json:"params"`
+	}{&params})
 	reply := func(result any) {
 		f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
@@ -99,8 +132,16 @@ func (f *fake) handle(line []byte) {
 	if f.mode == "slow" {
 		time.Sleep(300 * time.Millisecond)
 	}
+	if _, extra := params["tickmux_check_unknown_param"]; extra && f.mode == "strictparams" {
+		fail(-32602, "unknown param")
+		return
+	}
 	switch req.Method {
 	case "tick/describe":
+		if f.mode == "describeboth" {
+			f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.descriptor(), "error": map[string]any{"code": 1, "message": "both"}})
+			return
+		}
 		reply(f.descriptor())
 		if f.mode == "revnochange" {
 			f.mu.Lock()
@@ -118,10 +159,29 @@ func (f *fake) handle(line []byte) {
 		seq := f.seq
 		f.mu.Unlock()
 		data := map[string]any{"n": seq}
-		if f.mode == "bigstate" {
+		st := map[string]any{"seq": seq, "data": data}
+		switch f.mode {
+		case "bigstate":
 			data["blob"] = strings.Repeat("x", 40<<10)
+		case "readatnull":
+			st["at"] = nil
+		case "readfloor":
+			st["seq"] = 0 // below the update's 1
+		case "leakid":
+			data["me"] = os.Getenv("TICKLOOP_INSTANCE_ID")
+		case "readclock":
+			data["now"] = time.Now().Format(time.RFC3339Nano) // not business news: no update, same seq
 		}
-		reply(map[string]any{"seq": seq, "data": data})
+		reply(st)
+		switch f.mode {
+		case "sideeffect":
+			f.update() // a read that changes the state
+		case "exitafterinit":
+			time.Sleep(50 * time.Millisecond)
+			os.Exit(0)
+		case "updplus24", "updcomma", "updnullid", "updstringid":
+			f.oddUpdate()
+		}
 		if f.mode == "noisy" {
 			os.Stdout.WriteString("debug: read answered\n")
 		}
@@ -135,7 +195,14 @@ func (f *fake) handle(line []byte) {
 	case "tick/call":
 		tool := req.Params.Tool
 		mutates := tool == "set"
+		if f.mode == "toolfirst" && tool != "get" && tool != "set" {
+			fail(-32602, "no such tool") // checked before the revision: wrong
+			return
+		}
 		if req.Params.Revision != f.rev && f.mode != "staleok" {
+			if f.mode == "slowrefusal" {
+				time.Sleep(1200 * time.Millisecond)
+			}
 			fail(-32004, "catalog changed")
 			return
 		}
@@ -146,6 +213,14 @@ func (f *fake) handle(line []byte) {
 		case "get":
 			if f.mode != "badargsrun" && strings.TrimSpace(string(req.Params.Args)) != "{}" {
 				fail(-32602, "get takes no args")
+				return
+			}
+			switch f.mode {
+			case "blockdescribe":
+				time.Sleep(600 * time.Millisecond) // and nothing else is read meanwhile
+			case "eofdrop", "eofwait":
+				time.Sleep(300 * time.Millisecond)
+			case "neveranswer":
 				return
 			}
 			reply(map[string]any{"n": 1})
@@ -182,10 +257,39 @@ func (f *fake) descriptor() map[string]any {
 		d["tools"] = tools[:1]
 	case "mutatingonly":
 		d["tools"] = tools[1:]
+	case "protostring":
+		d["protocol"] = "3"
+	case "schemastring":
+		tools[0].(map[string]any)["input_schema"] = map[string]any{"type": "string"} // args are always an object
+	case "dupspaces":
+		tools[1].(map[string]any)["name"] = " get " // "get" again, but for the spaces
+	case "badpointer":
+		d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~2", "newest": "last"}}}
 	case "lint":
 		d["kind"] = "Not Dotted"
 		d["description"] = ""
 		tools[0].(map[string]any)["description"] = ""
 	}
 	return d
+}
+
+// oddUpdate sends the update a mode names, each breaking a rule of spec 8.2 or 3.2.
+func (f *fake) oddUpdate() {
+	f.mu.Lock()
+	f.seq++
+	seq := f.seq
+	f.mu.Unlock()
+	params := map[string]any{"seq": seq, "data": map[string]any{"n": seq}}
+	msg := map[string]any{"jsonrpc": "2.0", "method": "tick/update", "params": params}
+	switch f.mode {
+	case "updplus24":
+		params["at"] = "2026-11-30T10:00:00+24:00" // time.Parse takes it; RFC 3339 does not
+	case "updcomma":
+		params["at"] = "2026-11-30T00:00:00,5Z"
+	case "updnullid":
+		msg["id"] = nil // a request, not an update
+	case "updstringid":
+		msg["id"] = "u1"
+	}
+	f.send(msg)
 }

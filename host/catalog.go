@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"tickmux/tick"
@@ -64,12 +65,8 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	}
 
 	// The version comes first: a Tick of another version may shape everything else differently.
-	if v, ok := top["protocol"]; !ok {
-		return nil, &DescriptorError{Rule: "H-I2", Problems: []string{
-			fmt.Sprintf("it has no protocol field; this host speaks Tick protocol %d", tick.ProtocolVersion)}}
-	} else if n, isInt, _ := parseInteger(v); !isInt || n != tick.ProtocolVersion || bytes.HasPrefix(v, []byte("-")) {
-		return nil, &DescriptorError{Rule: "H-I2", Problems: []string{
-			fmt.Sprintf("unsupported Tick protocol version %s; this host speaks Tick protocol %d", strings.Trim(string(v), `"`), tick.ProtocolVersion)}}
+	if why := checkProtocol(top); why != "" {
+		return nil, &DescriptorError{Rule: "H-I2", Problems: []string{why}}
 	}
 
 	var probs []string
@@ -105,6 +102,7 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	d.RecoverWith = str("recover_with", false, false)
 
 	schemas := map[string]*tick.Schema{}
+	trimmed := map[string]bool{} // names compared without surrounding spaces (H-D1)
 	var rawTools []json.RawMessage
 	if v, ok := top["tools"]; !ok || string(v) == "null" {
 		bad("tools is missing (a Tick with no tools has \"tools\": [])")
@@ -119,14 +117,20 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 		if len(tprobs) > 0 && t.Name == "" {
 			continue
 		}
-		if _, dup := schemas[t.Name]; dup {
-			bad("tools[%d] repeats the name %q", i, t.Name)
+		if key := strings.TrimSpace(t.Name); trimmed[key] {
+			bad("tools[%d] repeats the name %q (names are compared without surrounding spaces)", i, key)
 			continue
+		} else {
+			trimmed[key] = true
 		}
 		if len(tprobs) == 0 {
 			s, err := tick.CompileSchema(t.InputSchema)
 			if err != nil {
 				bad("tool %q: %v", t.Name, err)
+				continue
+			}
+			if why := neverAnObject(t.InputSchema); why != "" {
+				bad("tool %q: input_schema can never match the args object: %s", t.Name, why)
 				continue
 			}
 			schemas[t.Name] = s
@@ -220,8 +224,8 @@ func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []strin
 			probs = append(probs, fmt.Sprintf("state.series[%d] has no path string", i))
 			continue
 		}
-		if s.Path != "" && !strings.HasPrefix(s.Path, "/") {
-			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is not a JSON Pointer (\"\" or starting with /)", i, s.Path))
+		if !validPointer(s.Path) {
+			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is not a JSON Pointer (RFC 6901: \"\" or starting with /, ~ only in ~0 and ~1)", i, s.Path))
 		}
 		if seen[s.Path] {
 			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is declared twice", i, s.Path))
@@ -239,4 +243,76 @@ func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []strin
 func IsDescriptorError(err error) bool {
 	var de *DescriptorError
 	return errors.As(err, &de)
+}
+
+// checkProtocol says what is wrong with the protocol member, "" when it is the number 3 (H-I2).
+func checkProtocol(top map[string]json.RawMessage) string {
+	v, ok := top["protocol"]
+	if !ok {
+		return fmt.Sprintf("it has no protocol field; this host speaks Tick protocol %d", tick.ProtocolVersion)
+	}
+	n, isInt, nonNeg := parseInteger(v)
+	switch {
+	case v[0] == '"':
+		return fmt.Sprintf("protocol must be the number %d, got the string %s", tick.ProtocolVersion, shortJSON(v))
+	case !isInt:
+		return fmt.Sprintf("protocol must be the number %d, got %s", tick.ProtocolVersion, shortJSON(v))
+	case !nonNeg || n != tick.ProtocolVersion:
+		return fmt.Sprintf("unsupported Tick protocol version %s; this host speaks Tick protocol %d", shortJSON(v), tick.ProtocolVersion)
+	}
+	return ""
+}
+
+// neverAnObject says why a (valid) input_schema can match no JSON object at its top level, ""
+// when it may match one. args are always an object (spec 7.1), so such a tool could never be
+// called (H-D1). It reads the top-level type, const and enum; deeper reasoning is the schema's.
+func neverAnObject(schema json.RawMessage) string {
+	var top struct {
+		Type  json.RawMessage   `json:"type"`
+		Const json.RawMessage   `json:"const"`
+		Enum  []json.RawMessage `json:"enum"`
+	}
+	if json.Unmarshal(schema, &top) != nil {
+		return ""
+	}
+	isObject := func(v json.RawMessage) bool {
+		v = bytes.TrimSpace(v)
+		return len(v) > 0 && v[0] == '{'
+	}
+	if top.Type != nil {
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(top.Type, &one) == nil:
+			if one != "object" {
+				return fmt.Sprintf("its type is %q", one)
+			}
+		case json.Unmarshal(top.Type, &many) == nil:
+			if !slices.Contains(many, "object") {
+				return fmt.Sprintf("its type %s does not include \"object\"", shortJSON(top.Type))
+			}
+		}
+	}
+	if top.Const != nil && !isObject(top.Const) {
+		return fmt.Sprintf("its const %s is not an object", shortJSON(top.Const))
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(schema, &raw) == nil && raw["enum"] != nil && !slices.ContainsFunc(top.Enum, isObject) {
+		return "its enum holds no object"
+	}
+	return ""
+}
+
+// validPointer reports whether p is an RFC 6901 JSON Pointer: "" or "/"-separated reference
+// tokens in which "~" appears only as "~0" or "~1".
+func validPointer(p string) bool {
+	if p != "" && p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return false
+		}
+	}
+	return true
 }

@@ -76,6 +76,28 @@ func TestParseDescriptorRejects(t *testing.T) {
 		{"series newest bad", `newest must be "first" or "last"`, func(d map[string]any) {
 			d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a", "newest": "middle"}}}
 		}},
+		{"tool names repeat but for spaces", `repeats the name "increment"`, func(d map[string]any) {
+			tools(d)[1].(map[string]any)["name"] = " increment\t"
+			delete(d, "recover_with")
+		}},
+		{"schema type string", `input_schema can never match the args object: its type is "string"`, func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"type": "string"}
+		}},
+		{"schema types without object", `does not include "object"`, func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"type": []any{"array", "null"}}
+		}},
+		{"schema const not an object", "its const 5 is not an object", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"const": 5}
+		}},
+		{"schema enum without an object", "its enum holds no object", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"enum": []any{1, "a"}}
+		}},
+		{"series path bad tilde", "is not a JSON Pointer", func(d map[string]any) {
+			d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~2b", "newest": "last"}}}
+		}},
+		{"series path trailing tilde", "is not a JSON Pointer", func(d map[string]any) {
+			d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~", "newest": "last"}}}
+		}},
 		{"too big", "over the limit of 524288", func(d map[string]any) { d["description"] = strings.Repeat("d", 512<<10) }},
 	}
 	for _, c := range cases {
@@ -108,21 +130,46 @@ func TestParseDescriptorListsEveryProblem(t *testing.T) {
 	}
 }
 
-// spec: H-I2
+// spec: H-I2 — a version other than 3 names both versions; a protocol that is not a number
+// says so rather than claiming a version mismatch.
 func TestParseDescriptorVersion(t *testing.T) {
-	for _, v := range []any{2, 4, "3", 3.5} {
+	for v, want := range map[any]string{
+		2:     "unsupported Tick protocol version 2; this host speaks Tick protocol 3",
+		4:     "unsupported Tick protocol version 4; this host speaks Tick protocol 3",
+		-3:    "unsupported Tick protocol version -3; this host speaks Tick protocol 3",
+		"3":   `protocol must be the number 3, got the string "3"`,
+		3.5:   "protocol must be the number 3, got 3.5",
+		true:  "protocol must be the number 3, got true",
+		"two": `protocol must be the number 3, got the string "two"`,
+	} {
 		_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["protocol"] = v })))
 		var de *DescriptorError
 		if !errors.As(err, &de) || de.Rule != "H-I2" {
 			t.Fatalf("protocol %v: %v", v, err)
 		}
-		if !strings.Contains(err.Error(), "this host speaks Tick protocol 3") || !strings.Contains(err.Error(), "unsupported Tick protocol version") {
-			t.Fatalf("protocol %v: message %q", v, err)
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("protocol %v: message %q, want %q", v, err, want)
 		}
 	}
-	_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["protocol"] = 2 })))
-	if want := "unsupported Tick protocol version 2; this host speaks Tick protocol 3"; !strings.Contains(err.Error(), want) {
-		t.Fatalf("message %q lacks %q", err, want)
+	for _, ok := range []string{`3`, `3.0`, `3e0`, `0.3e1`} {
+		raw := strings.Replace(goodDescriptor, `"protocol":3`, `"protocol":`+ok, 1)
+		if _, err := ParseDescriptor(json.RawMessage(raw)); err != nil {
+			t.Errorf("protocol %s (the number 3): %v", ok, err)
+		}
+	}
+}
+
+// spec: H-D1 — names with surrounding spaces are names; ~0 and ~1 are the pointer's escapes; a
+// schema whose type includes object is fine.
+func TestParseDescriptorAcceptsEdges(t *testing.T) {
+	raw := edit(t, func(d map[string]any) {
+		tool0(d)["name"] = " increment "
+		tool0(d)["input_schema"] = map[string]any{"type": []any{"object", "null"}}
+		tools(d)[1].(map[string]any)["input_schema"] = map[string]any{"enum": []any{1, map[string]any{}}}
+		d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~0b/c~1d/", "newest": "last"}}}
+	})
+	if _, err := ParseDescriptor(json.RawMessage(raw)); err != nil {
+		t.Fatal(err)
 	}
 }
 

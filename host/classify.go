@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"tickmux/tick"
@@ -18,14 +17,15 @@ const (
 	msgResponse     msgKind = iota // an integer id and no method
 	msgUpdate                      // the tick/update notification
 	msgNotification                // another notification: ignored and counted (H-M3)
-	msgTickRequest                 // an integer id and a method: forbidden, ignored and counted (H-M7)
+	msgTickRequest                 // a method and an id of any value: forbidden, ignored and counted (H-M7)
 )
 
 // message is a classified line. Raw members are copies: they outlive the reader's buffer.
 type message struct {
 	kind   msgKind
-	id     uint64 // msgResponse, msgTickRequest
+	id     uint64 // msgResponse
 	idOK   bool   // id is an unsigned integer the host could have assigned
+	idText string // msgTickRequest: the id as it came, for the log
 	method string
 
 	// msgResponse
@@ -72,6 +72,18 @@ func classify(line []byte) (message, error) {
 			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, shortJSON(rpc))
 		}
 	}
+	hasMethod := false
+	if sc.method.set && line[sc.method.start] == '"' {
+		hasMethod = true
+		m.method = memberName(sc.method.bytes(line), bytes.IndexByte(sc.method.bytes(line), '\\') >= 0)
+	}
+	if hasMethod && sc.id.set {
+		// JSON-RPC 2.0: a message with a method and an id member is a request, whatever the id's
+		// value (null and strings included); never an update or a notification (H-M7).
+		m.kind = msgTickRequest
+		m.idText = shortJSON(sc.id.bytes(line))
+		return m, nil
+	}
 	hasID := false
 	if sc.id.set {
 		if n, isInt, nonNeg := parseInteger(sc.id.bytes(line)); isInt {
@@ -79,15 +91,7 @@ func classify(line []byte) (message, error) {
 			m.id, m.idOK = n, nonNeg
 		}
 	}
-	hasMethod := false
-	if sc.method.set && line[sc.method.start] == '"' {
-		hasMethod = true
-		m.method = memberName(sc.method.bytes(line), bytes.IndexByte(sc.method.bytes(line), '\\') >= 0)
-	}
 	switch {
-	case hasID && hasMethod:
-		m.kind = msgTickRequest
-		return m, nil
 	case hasID:
 		m.kind = msgResponse
 		classifyResponse(&m, line, &sc)
@@ -104,9 +108,9 @@ func classify(line []byte) (message, error) {
 		if n := sc.params.compactLen(); n > MaxUpdateBytes {
 			return m, violation("H-U1", "a tick/update is %d bytes re-encoded, over the limit of %d", n, MaxUpdateBytes)
 		}
-		st, why := stateFromSpans(line, sc.state)
-		if why != "" {
-			return m, violation("H-U1", "a tick/update %s", why)
+		st, bad := stateFromSpans(line, sc.state)
+		if bad != nil {
+			return m, violation("H-U1", "a tick/update %s", bad.Reason)
 		}
 		if string(st.Data) == "null" {
 			return m, violation("H-U1", "a tick/update has data null")
@@ -171,17 +175,17 @@ func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
 }
 
 // parseState checks a TickState (spec 6.2, a tick/read result) and returns it with data in
-// compact form. why says what is wrong, "" if nothing.
-func parseState(raw json.RawMessage, limit int) (tick.State, string) {
+// compact form. When it is not valid, bad says why and names the rule.
+func parseState(raw json.RawMessage, limit int) (tick.State, *RuleError) {
 	if raw == nil {
-		return tick.State{}, "is missing"
+		return tick.State{}, &RuleError{Rule: "H-RD3", Reason: "is missing"}
 	}
 	st, err := scanState(raw)
 	if err != nil {
-		return tick.State{}, "is not valid JSON"
+		return tick.State{}, &RuleError{Rule: "H-RD3", Reason: "is not valid JSON"}
 	}
 	if n := len(raw) - countWS(raw); n > limit {
-		return tick.State{}, "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)
+		return tick.State{}, &RuleError{Rule: "H-V3", Reason: "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)}
 	}
 	return stateFromSpans(raw, st)
 }
@@ -202,47 +206,54 @@ func countWS(b []byte) int {
 	return n
 }
 
-// stateFromSpans checks the members of a TickState found by the scanner.
-func stateFromSpans(b []byte, sp stateSpans) (tick.State, string) {
+// stateFromSpans checks the members of a TickState found by the scanner: seq is an unsigned
+// integer (the seq rules, H-RD1/H-U1), data is present, at is absent or an RFC 3339 date-time
+// string (H-RD3/H-U1). bad names the rule a read result breaks; an update breaks H-U1 whatever it is.
+func stateFromSpans(b []byte, sp stateSpans) (tick.State, *RuleError) {
 	var st tick.State
 	if !sp.object {
-		return st, "is not an object"
+		return st, &RuleError{Rule: "H-RD3", Reason: "is not an object"}
 	}
 	if !sp.seq.set {
-		return st, "has no seq"
+		return st, &RuleError{Rule: "H-RD1", Reason: "has no seq"}
 	}
 	rawSeq := sp.seq.bytes(b)
 	seq, isInt, nonNeg := parseInteger(rawSeq)
 	if !isInt || !nonNeg || seq > tick.MaxSafeInteger {
-		return st, "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"
+		return st, &RuleError{Rule: "H-RD1", Reason: "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"}
 	}
 	if !sp.data.set {
-		return st, "has no data"
+		return st, &RuleError{Rule: "H-RD3", Reason: "has no data"}
 	}
 	st.Seq, st.Data = seq, compactCopy(b, sp.data)
-	if sp.at.set && string(sp.at.bytes(b)) != "null" {
-		rawAt := sp.at.bytes(b)
-		var at string
-		if rawAt[0] != '"' || json.Unmarshal(rawAt, &at) != nil {
-			return st, "has at " + shortJSON(rawAt) + ", not an RFC 3339 string"
-		}
-		if _, err := parseRFC3339(at); err != nil {
-			return st, "has at " + strconv.Quote(at) + ", not an RFC 3339 time"
+	if sp.at.set {
+		at, ok := atString(sp.at.bytes(b))
+		if !ok {
+			return st, &RuleError{Rule: "H-RD3", Reason: "has at " + shortJSON(sp.at.bytes(b)) + ", not an RFC 3339 time (when present, at is an RFC 3339 date-time string, never null)"}
 		}
 		st.At = at
 	}
-	return st, ""
+	return st, nil
 }
 
-// parseRFC3339 accepts RFC 3339 date-times, including the lowercase t and z the RFC allows.
-func parseRFC3339(s string) (time.Time, error) {
-	b := []byte(s)
-	for i, c := range b {
-		if c == 't' || c == 'z' {
-			b[i] = c - 'a' + 'A'
-		}
+// atString reads the at member: a JSON string holding an RFC 3339 date-time. The common case,
+// a string with no escapes, is checked in place, with no JSON decoder.
+func atString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false // null, a number, …
 	}
-	return time.Parse(time.RFC3339Nano, string(b))
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		if !validDateTime(inner) {
+			return "", false
+		}
+		return string(inner), true
+	}
+	var s string // escapes: decode them first (the scanner has validated the string)
+	if json.Unmarshal(raw, &s) != nil || !validDateTime([]byte(s)) {
+		return "", false
+	}
+	return s, true
 }
 
 // parseInteger reads a JSON number that denotes an integer (1, 1.0, 1e3). It returns the

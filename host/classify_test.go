@@ -59,10 +59,21 @@ var classifyCases = []classifyCase{
 	{"update with unknown fields", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":7,"data":1,"extra":true},"x":1}`, "", msgUpdate},
 	// spec: H-M3 — other notifications are ignored, not violations.
 	{"other notification", `{"jsonrpc":"2.0","method":"tick/log","params":{"msg":"hi"}}`, "", msgNotification},
-	{"notification with null id", `{"jsonrpc":"2.0","id":null,"method":"tick/other"}`, "", msgNotification},
-	// spec: H-M7 — a request from the Tick is ignored.
+	// spec: H-M7 — a request from the Tick is ignored: a method and an id member of any value.
 	{"request from the tick", `{"jsonrpc":"2.0","id":9,"method":"host/exec","params":{}}`, "", msgTickRequest},
 	{"update with an id is a request", `{"jsonrpc":"2.0","id":9,"method":"tick/update","params":{"seq":1,"data":{}}}`, "", msgTickRequest},
+	{"update with a null id is a request", `{"jsonrpc":"2.0","id":null,"method":"tick/update","params":{"seq":1,"data":{}}}`, "", msgTickRequest},
+	{"update with a string id is a request", `{"jsonrpc":"2.0","id":"u1","method":"tick/update","params":{"seq":1,"data":{}}}`, "", msgTickRequest},
+	{"notification with null id is a request", `{"jsonrpc":"2.0","id":null,"method":"tick/other"}`, "", msgTickRequest},
+	{"a request's bad params are not judged", `{"jsonrpc":"2.0","id":null,"method":"tick/update","params":{"seq":-1,"data":null,"at":"x"}}`, "", msgTickRequest},
+	// spec: H-U1 — at is an RFC 3339 §5.6 date-time: leap seconds in, time.Parse's extras out.
+	{"update at leap second", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2016-12-31T23:59:60Z"}}`, "", msgUpdate},
+	{"update at leap second with offset", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2016-12-31T15:59:60.5-08:00"}}`, "", msgUpdate},
+	{"update at escaped", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2016-12-31T23:59:59\u005a"}}`, "", msgUpdate},
+	{"update at null", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":null}}`, "H-U1", 0},
+	{"update at +24:00", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2026-11-30T10:00:00+24:00"}}`, "H-U1", 0},
+	{"update at comma fraction", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2026-11-30T00:00:00,5Z"}}`, "H-U1", 0},
+	{"update at not a leap minute", `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":1,"data":{},"at":"2016-12-31T12:30:60Z"}}`, "H-U1", 0},
 }
 
 func TestClassify(t *testing.T) {

@@ -112,3 +112,37 @@ func (v *Violation) Error() string {
 func violation(rule, format string, args ...any) *Violation {
 	return &Violation{Rule: rule, Reason: fmt.Sprintf(format, args...)}
 }
+
+// RuleError is a failed request's cause when the Tick broke a rule with its own HOST.md id, such
+// as a read result below the read floor (H-RD1) or with a bad at (H-RD3). It travels inside a
+// CallError; RuleOf finds it.
+type RuleError struct {
+	Rule   string // the HOST.md id
+	Reason string // what the Tick did, for a person
+}
+
+func (e *RuleError) Error() string { return e.Reason + " (" + e.Rule + ")" }
+
+// RuleOf returns the HOST.md id of the most precise rule behind err, or "" when err names none:
+// a *Violation's or *DescriptorError's own rule, a *RuleError's, H-M6 for a malformed response
+// and H-V3 for a result over its limit.
+func RuleOf(err error) string {
+	var v *Violation
+	var de *DescriptorError
+	var re *RuleError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &v):
+		return v.Rule
+	case errors.As(err, &de):
+		return de.Rule
+	case errors.As(err, &re):
+		return re.Rule
+	case errors.Is(err, ErrMalformedResponse):
+		return "H-M6"
+	case errors.Is(err, ErrResultTooLarge):
+		return "H-V3"
+	}
+	return ""
+}

@@ -241,7 +241,7 @@ func (s *Session) dispatch(m message) error {
 	switch m.kind {
 	case msgTickRequest:
 		s.stats.tickRequests.Add(1)
-		s.logf("ignored a request from the Tick (method %q, id %d): the protocol forbids them (H-M7)", m.method, m.id)
+		s.logf("ignored a request from the Tick (method %q, id %s): the protocol forbids them (H-M7)", m.method, m.idText)
 	case msgNotification:
 		s.stats.ignoredNotifs.Add(1)
 		s.logf("ignored a notification %q from the Tick (H-M3)", m.method)
@@ -314,13 +314,13 @@ func (s *Session) judge(p *pending, m message) reply {
 	}
 	result := json.RawMessage(buf.Bytes())
 	if p.method == tick.MethodRead {
-		st, why := parseState(result, MaxReadBytes)
-		if why != "" {
-			return reply{err: failUnknown(ErrInvalidResult, "the tick/read result %s", why)}
+		st, bad := parseState(result, MaxReadBytes)
+		if bad != nil {
+			return reply{err: failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)}
 		}
 		if p.hasFlr && st.Seq < p.floor {
-			return reply{err: failUnknown(ErrInvalidResult,
-				"the tick/read result has seq %d, below the read floor %d (H-RD1)", st.Seq, p.floor)}
+			bad := &RuleError{Rule: "H-RD1", Reason: fmt.Sprintf("has seq %d, below the read floor %d", st.Seq, p.floor)}
+			return reply{err: failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (H-RD1)", bad.Reason)}
 		}
 		s.lastReadSeq, s.haveRead = st.Seq, true
 	}
@@ -330,6 +330,12 @@ func (s *Session) judge(p *pending, m message) reply {
 // request sends one request and waits for its outcome. It waits for a free slot first (H-C1);
 // a request still queued when ctx ends or the session ends was never sent (effect none).
 func (s *Session) request(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
+	return s.send(ctx, method, params, timeout, false)
+}
+
+// send is request; with closeStdin the Tick's stdin is closed right after the request's line,
+// under the same write lock, so the Tick reads the request and then EOF.
+func (s *Session) send(ctx context.Context, method string, params any, timeout time.Duration, closeStdin bool) (json.RawMessage, error) {
 	select {
 	case s.slots <- struct{}{}:
 	case <-s.done:
@@ -370,7 +376,7 @@ func (s *Session) request(ctx context.Context, method string, params any, timeou
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	if err := s.writeLine(line, deadline); err != nil {
+	if err := s.writeLine(line, deadline, closeStdin); err != nil {
 		// Part of the line may have gone out: what the Tick did with it cannot be known.
 		s.retire(id)
 		s.end(fmt.Errorf("%w: %v", ErrStdinBlocked, err))
@@ -417,15 +423,18 @@ func (s *Session) retire(id uint64) bool {
 
 // writeLine writes one whole request line (H-T2). A Tick that stops reading its stdin cannot
 // block the host past the request's deadline.
-func (s *Session) writeLine(line []byte, deadline time.Time) error {
+func (s *Session) writeLine(line []byte, deadline time.Time, closeAfter bool) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if d, ok := s.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		if d.SetWriteDeadline(deadline) == nil {
+		if d.SetWriteDeadline(deadline) == nil && !closeAfter {
 			defer d.SetWriteDeadline(time.Time{})
 		}
 	}
 	_, err := s.w.Write(line)
+	if err == nil && closeAfter {
+		err = s.w.Close()
+	}
 	return err
 }
 
@@ -448,9 +457,9 @@ func (s *Session) Read(ctx context.Context, timeout time.Duration) (tick.State, 
 	if err != nil {
 		return tick.State{}, err
 	}
-	st, why := parseState(raw, MaxReadBytes)
-	if why != "" { // judge checked this already
-		return tick.State{}, failUnknown(ErrInvalidResult, "the tick/read result %s", why)
+	st, bad := parseState(raw, MaxReadBytes)
+	if bad != nil { // judge checked this already
+		return tick.State{}, failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)
 	}
 	return st, nil
 }
@@ -467,6 +476,15 @@ func (s *Session) Call(ctx context.Context, params tick.CallParams, timeout time
 // Request sends any method with params and waits for the raw result, for check's probes.
 func (s *Session) Request(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
 	return s.request(ctx, method, params, timeout)
+}
+
+// CallThenCloseStdin sends tick/call and closes the Tick's stdin right after its line: the Tick
+// reads the call, then EOF. For check's probe of spec 4.5 (calls in flight finish first).
+func (s *Session) CallThenCloseStdin(ctx context.Context, params tick.CallParams, timeout time.Duration) (json.RawMessage, error) {
+	if params.Args == nil {
+		params.Args = json.RawMessage("{}")
+	}
+	return s.send(ctx, tick.MethodCall, params, timeout, true)
 }
 
 // CloseStdin closes the Tick's stdin: it reads EOF (spec 4.5). The session goes on until the

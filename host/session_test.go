@@ -245,6 +245,9 @@ func TestReadBelowFloorFailsThatRead(t *testing.T) {
 	if !errors.Is(err, ErrInvalidResult) || !strings.Contains(err.Error(), "below the read floor 10") {
 		t.Fatalf("read: %v", err)
 	}
+	if RuleOf(err) != "H-RD1" {
+		t.Fatalf("rule of %v: %q, want H-RD1", err, RuleOf(err))
+	}
 	mustCall(t, in, "setread", `{"seq":10}`)
 	st, err := in.Read(context.Background())
 	if err != nil || st.Seq != 10 {
@@ -304,11 +307,36 @@ func TestReadAtAndNullData(t *testing.T) {
 		t.Fatalf("read %+v %v", got, err)
 	}
 	mustCall(t, in, "setread", `{"at":"last tuesday"}`)
-	if _, err := in.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
-		t.Fatalf("a read with a bad at: %v", err)
+	if _, err := in.Read(context.Background()); err == nil || !strings.Contains(err.Error(), "RFC 3339") || RuleOf(err) != "H-RD3" {
+		t.Fatalf("a read with a bad at: %v (rule %q)", err, RuleOf(err))
 	}
 	if in.Status() != StatusReady {
 		t.Fatal("a bad read ended the session")
+	}
+}
+
+// spec: H-RD3 — at is optional, but null is present and not a string; every RFC 3339 §5.6
+// date-time is taken, a leap second included.
+func TestParseStateAt(t *testing.T) {
+	for raw, rule := range map[string]string{
+		`{"seq":1,"data":{},"at":null}`:                        "H-RD3",
+		`{"seq":1,"data":{},"at":"2026-11-30T10:00:00+24:00"}`: "H-RD3",
+		`{"seq":1,"data":{},"at":"2026-11-30T00:00:00,5Z"}`:    "H-RD3",
+		`{"seq":1,"data":{},"at":"2016-12-31T23:59:60Z"}`:      "",
+		`{"seq":1,"data":{}}`:                                  "",
+		`{"seq":-1,"data":{}}`:                                 "H-RD1",
+		`{"data":{}}`:                                          "H-RD1",
+		`{"seq":1}`:                                            "H-RD3",
+		`[1]`:                                                  "H-RD3",
+	} {
+		_, bad := parseState([]byte(raw), MaxReadBytes)
+		got := ""
+		if bad != nil {
+			got = bad.Rule
+		}
+		if got != rule {
+			t.Errorf("%s: rule %q (%v), want %q", raw, got, bad, rule)
+		}
 	}
 }
 
