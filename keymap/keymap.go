@@ -183,7 +183,6 @@ var defaultBindings = []struct {
 	{ModePrefix, "g", Lock},
 	{ModePrefix, "q", Quit},
 	{ModePrefix, "C-b", SendPrefix},
-	{ModeRoot, "C-g", Lock},
 
 	{ModeCard, "y", AllowOnce},
 	{ModeCard, "r", AllowRevision},

@@ -95,6 +95,13 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s has no help", b.Action)
 		}
 	}
+	// Outside locked mode no key without the prefix is taken from a pane: emacs, nano and
+	// readline need every control key (C-g cancels in all three).
+	for _, b := range k.Bindings() {
+		if b.Mode == ModeRoot {
+			t.Errorf("root binding %s → %s takes a key from every pane", b.Key, b.Action)
+		}
+	}
 	// Locked mode has an exit.
 	if len(k.KeysFor(ModeLocked, Unlock)) == 0 {
 		t.Error("no way out of locked mode")

@@ -50,7 +50,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.rebuild()
 		return nil // any other key is swallowed: never typed into a pane by accident
 	case keymap.ModeScroll:
-		if act, ok := a.keys.Lookup(keymap.ModeScroll, k); ok {
+		if p := a.focusedPane(); p != nil && p.term.Searching() {
+			p.term.ScrollKey(ev) // every key goes to the query being typed; Enter searches
+		} else if act, ok := a.keys.Lookup(keymap.ModeScroll, k); ok {
 			a.doScroll(act)
 		} else if p := a.focusedPane(); p != nil {
 			p.term.ScrollKey(ev) // search typing and the like

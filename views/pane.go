@@ -45,6 +45,8 @@ type paneTerm interface {
 	StartScroll()
 	StopScroll()
 	Scrolling() bool
+	// Searching reports whether a search query is being typed: then every key is the query's.
+	Searching() bool
 	ScrollKey(ev *tcell.EventKey)
 	ScrollAction(act keymap.Action)
 	// FocusChanged tells the program it gained or lost the focus, if it asked (DEC 1004).

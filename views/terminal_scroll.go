@@ -49,6 +49,10 @@ func (v *TerminalView) StopScroll() {
 // Scrolling reports whether the view is in scroll mode.
 func (v *TerminalView) Scrolling() bool { return v.sm != nil }
 
+// Searching reports whether a search query is being typed (after / or ?): every key then
+// belongs to the query until Enter or Esc.
+func (v *TerminalView) Searching() bool { return v.sm != nil && v.sm.searching }
+
 // ScrollAction performs a scroll-mode action.
 func (v *TerminalView) ScrollAction(act keymap.Action) {
 	sm := v.sm
@@ -205,9 +209,9 @@ func (sm *scrollMode) drawStatus(v *TerminalView, screen tcell.Screen, x, y, w, 
 	var text string
 	switch {
 	case sm.searching:
-		prompt := "?"
+		prompt := "(search up) " // towards older lines, as tmux words it
 		if sm.forward {
-			prompt = "/"
+			prompt = "(search down) "
 		}
 		text = prompt + string(sm.query)
 	case sm.message != "":
