@@ -4,7 +4,12 @@ package main
 // binary): what reaches a pane's program, scroll-mode search, tabs, and closing panes.
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -61,6 +66,81 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	for strings.Contains(r.screen(), "SCROLL") {
 		if time.Now().After(deadline) {
 			t.Fatalf("q did not leave scroll mode:\n%s", r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A program that left a daemon holding its terminal (setsid, environment cleared) neither keeps
+// its pane from closing nor tickmux from quitting.
+func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
+	r := shellRig(t)
+	pidFile := filepath.Join(r.dir, "daemon.pid")
+	r.keys("C-b", "%")
+	r.waitFor("shell:2")
+	r.keys("env -i setsid sleep 300 & echo $! > "+pidFile+"; echo daemon-started", "Enter")
+	r.waitFor("daemon-started")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+
+	r.keys("C-b", "x")
+	r.waitFor("close shell:2")
+	r.keys("y")
+	r.waitGone("shell:2")
+	r.keys("C-b", "%")
+	r.waitFor("shell:3")
+	r.keys("env -i setsid sleep 300 & echo $! >> "+pidFile+"; echo second-daemon", "Enter")
+	r.waitFor("second-daemon")
+	b, _ = os.ReadFile(pidFile)
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		}
+	}
+
+	// Quitting ends every pane, the one with a daemon too, and tickmux exits.
+	r.quit()
+	r.waitExited(5 * time.Second)
+}
+
+// quit asks tickmux to quit and confirms.
+func (r *tmuxRig) quit() {
+	r.t.Helper()
+	r.keys("C-b", "q")
+	r.waitFor("quit tickmux")
+	r.keys("y")
+}
+
+// waitExited waits until tickmux has exited (tmux's pane is dead or gone).
+func (r *tmuxRig) waitExited(limit time.Duration) {
+	r.t.Helper()
+	start := time.Now()
+	for {
+		out, err := exec.Command("tmux", "-S", r.tmuxSoc, "list-panes", "-a", "-F", "#{pane_dead} #{pane_current_command}").CombinedOutput()
+		if err != nil || strings.HasPrefix(string(out), "1") || !strings.Contains(string(out), filepath.Base(r.self)) {
+			return
+		}
+		if time.Since(start) > limit {
+			r.t.Fatalf("tickmux still runs %v after quitting:\n%s", limit, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitGone polls until the screen no longer shows s.
+func (r *tmuxRig) waitGone(s string) {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(r.screen(), s) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the screen still shows %q:\n%s", s, r.screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
