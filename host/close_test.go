@@ -70,3 +70,32 @@ func waitDaemon(t *testing.T, p *Process) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// An instance closed while it initializes: initialize and finish both leave the starting
+// status, and both used to close ready (a second close panics). Closes land all through the
+// initialization here; ready is closed exactly once either way.
+func TestCloseDuringInitializationClosesReadyOnce(t *testing.T) {
+	h := newTestHost(t, Config{})
+	const n = 24
+	done := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		in := openFake(t, h, "good")
+		go func(d time.Duration) { // owner: this test; ends after Close
+			time.Sleep(d)
+			in.Close()
+			done <- struct{}{}
+		}(time.Duration(i) * time.Millisecond)
+		defer waitReady0(t, in)
+	}
+	for i := 0; i < n; i++ {
+		<-done
+	}
+}
+
+func waitReady0(t *testing.T, in *Instance) {
+	select {
+	case <-in.Ready():
+	case <-time.After(hangGuard):
+		t.Errorf("%s: ready never closed", in.ID())
+	}
+}

@@ -93,6 +93,8 @@ type App struct {
 	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
 	stopOnce sync.Once
 	wg       sync.WaitGroup
+
+	handoff // when the UI loop stopped, and the screen's error (handoff.go)
 }
 
 // New builds the UI; Run shows it.
@@ -102,6 +104,7 @@ func New(opts Options) *App {
 		cfg = config.Default()
 	}
 	a := &App{
+		handoff:  handoff{uiStopped: make(chan struct{})},
 		app:      tview.NewApplication(),
 		host:     opts.Host,
 		queue:    opts.Approvals,
@@ -138,6 +141,7 @@ func New(opts Options) *App {
 		a.initErr = fmt.Errorf("cannot open the terminal: %w", err)
 	} else {
 		a.screen = screen
+		screen.onError = a.failed
 		a.app.SetScreen(screen) // initializes it
 	}
 	a.sub = a.host.Subscribe()
@@ -162,13 +166,14 @@ func (a *App) Run() error {
 	go a.drawLoop()  // owner: a; exits when done closes
 	go a.tickLoop()  // owner: a; exits when done closes
 	err := a.app.Run()
+	close(a.uiStopped)
 	a.Stop()
 	<-a.stopped
 	for _, p := range a.panes {
 		p.term.Close()
 	}
 	a.sub.Close()
-	return err
+	return a.runError(err)
 }
 
 // Stop ends the UI from any goroutine: the App's goroutines are told to stop and waited for
@@ -234,7 +239,9 @@ func (a *App) drawLoop() {
 		if !a.rest(wait) {
 			return
 		}
-		a.app.QueueUpdateDraw(func() { a.frameDue = true })
+		if !a.post(func() { a.frameDue = true }) {
+			return
+		}
 		last = time.Now()
 	}
 }
@@ -266,7 +273,9 @@ func (a *App) eventLoop() {
 		case <-a.approved:
 			cards = true
 		}
-		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
+		if !a.post(func() { a.apply(evs, cards) }) {
+			return
+		}
 		if !a.rest(eventFrame) {
 			return
 		}
@@ -293,7 +302,9 @@ func (a *App) tickLoop() {
 		case <-t.C:
 		}
 		var again bool
-		a.app.QueueUpdateDraw(func() { again = a.onTick() })
+		if !a.post(func() { again = a.onTick() }) {
+			return
+		}
 		next = nextMinute(time.Now())
 		if again {
 			next = time.Now().Truncate(time.Second).Add(time.Second)
