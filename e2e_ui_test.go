@@ -145,3 +145,45 @@ func (r *tmuxRig) waitGone(s string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A program's OSC 52 reaches the person's clipboard (here tmux's buffers, set-clipboard on) only
+// when the config says clipboard = "on".
+func TestEndToEndProgramClipboard(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		r := newTmuxRig(t)
+		if on {
+			os.MkdirAll(filepath.Join(r.dir, "tickmux"), 0o700)
+			os.WriteFile(filepath.Join(r.dir, "tickmux", "config.toml"), []byte("clipboard = \"on\"\n"), 0o600)
+		}
+		r.start()
+		r.tmux("set-option", "-g", "set-clipboard", "on")
+		r.waitFor("shell:1")
+		// "from-the-program" in base64.
+		r.keys(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent`, "Enter")
+		r.waitFor("osc-sent")
+		time.Sleep(300 * time.Millisecond)
+		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+		got := strings.Contains(string(out), "from-the-program")
+		if got != on {
+			t.Fatalf("clipboard on=%v: tmux's buffer %q", on, out)
+		}
+		// Copy mode copies either way.
+		r.keys("echo copy-me-$((6*7)); echo next", "Enter")
+		r.waitFor("copy-me-42")
+		r.keys("C-b", "[")
+		r.waitFor("SCROLL")
+		r.keys("k", "k", "y")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			if strings.Contains(string(out), "copy-me-42") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("copy mode did not copy (on=%v): buffer %q\n%s", on, out, r.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
+	}
+}

@@ -479,7 +479,7 @@ func (a *App) addPane(in *host.Instance, target string, axis Axis) {
 	p := newPane(in, nil, a.theme)
 	// The view's watcher may fire at once (the program drew before the pane existed): the pane
 	// it marks must exist first.
-	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: func() {
+	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
 		p.dirty.Store(true)
 		a.requestDraw()
 	}})

@@ -373,6 +373,15 @@ func (v *TerminalView) setClipboard(text string) {
 	}()
 }
 
+// programClipboard is what a program asked to put on the clipboard (OSC 52): dropped unless the
+// config lets programs do it (clipboard = "on"), so no program writes the desktop's clipboard
+// behind the person's back.
+func (v *TerminalView) programClipboard(data []byte) {
+	if v.opts.ProgramClipboard {
+		v.setClipboard(string(data))
+	}
+}
+
 // systemClipboard is the command that sets the desktop's clipboard, nil when there is none.
 func systemClipboard() []string {
 	candidates := [][]string{{"pbcopy"}}
