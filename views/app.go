@@ -95,6 +95,7 @@ type App struct {
 	wg       sync.WaitGroup
 
 	handoff // when the UI loop stopped, and the screen's error (handoff.go)
+	uiState // tabs, the float's place, the paste buffer (uistate.go)
 }
 
 // New builds the UI; Run shows it.

@@ -314,13 +314,15 @@ func (a *App) toggleFloat() {
 		id := a.floatID
 		a.floatID, a.floatShown = "", false
 		a.panes[id].float = false
-		target := a.lastTiled
-		if !a.layout.Has(target) {
-			if ids := a.layout.IDs(); len(ids) > 0 {
-				target = ids[0]
+		if !a.layout.PutBack(id, a.floatPlace) { // where it was, unless that part has gone
+			target := a.lastTiled
+			if !a.layout.Has(target) {
+				if ids := a.layout.IDs(); len(ids) > 0 {
+					target = ids[0]
+				}
 			}
+			a.layout.Add(target, id, SideBySide)
 		}
-		a.layout.Add(target, id, SideBySide)
 		a.moveFocus(id)
 	case a.floatID != "":
 		if a.focus != a.floatID {
@@ -330,7 +332,7 @@ func (a *App) toggleFloat() {
 		a.moveFocus(a.floatID)
 	case a.focus != "" && len(a.layout.IDs()) > 1:
 		id := a.focus
-		a.layout.Remove(id)
+		a.floatPlace = a.layout.Lift(id)
 		a.floatID, a.floatShown = id, true
 		a.panes[id].float = true
 		a.lastTiled = a.layout.IDs()[0]

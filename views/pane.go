@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -142,7 +143,7 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	// An ended pane says why at its bottom, over the last screen it had.
 	if e := p.inst.EndInfo(); e != nil && inner.H > 0 {
 		msg := "ended: " + e.Reason
-		if e.ExitStatus != "" {
+		if e.ExitStatus != "" && !strings.Contains(e.Reason, e.ExitStatus) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
