@@ -187,3 +187,23 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
 	}
 }
+
+// The README's CLI examples work from a pane: tickmux is found by name, an open of the bundled
+// example is approved and shows, and an open of a missing program fails before any card.
+func TestEndToEndCLIFromAPane(t *testing.T) {
+	r := shellRig(t)
+	r.keys("tickmux ls && echo ls-ok-$((6*7))", "Enter")
+	r.waitFor("ls-ok-42")
+	r.keys("tickmux open -- no-such-program-for-tickmux; echo open-failed-$?", "Enter")
+	s := r.waitFor("open-failed-")
+	if strings.Contains(s, "pending") || !strings.Contains(s, "not found") {
+		t.Fatalf("the open of a missing program:\n%s", s)
+	}
+	r.keys("clear; tickmux open -- tickmux example counter && echo opened-ok", "Enter")
+	r.waitFor("1 pending")
+	r.keys("C-b", "a")
+	r.waitFor("allow once")
+	r.keys("y")
+	r.waitFor("opened-ok")
+	r.waitFor("hosted:1")
+}
