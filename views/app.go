@@ -412,10 +412,11 @@ func (a *App) rebuild() {
 	a.status.items = a.status.items[:0]
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
-			id: in.ID(), title: in.Title(), updates: in.State().Updates, status: in.Status(),
+			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
 			focused: in.ID() == a.focus, alert: alerts[in.ID()],
 		})
 	}
+	a.status.tabs = a.tabItems()
 	a.status.message = nil
 	if a.message != "" && a.now().Sub(a.messageAt) < 10*time.Second {
 		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
@@ -477,14 +478,7 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 }
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
-	p := newPane(in, nil, a.theme)
-	// The view's watcher may fire at once (the program drew before the pane existed): the pane
-	// it marks must exist first.
-	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
-		p.dirty.Store(true)
-		a.requestDraw()
-	}})
-	a.panes[in.ID()] = p
+	a.makePane(in)
 	a.layout.Add(target, in.ID(), axis)
 	a.full = true
 	a.moveFocus(in.ID())
@@ -499,6 +493,7 @@ func (a *App) dropPane(id string) {
 	}
 	p.term.Close()
 	delete(a.panes, id)
+	a.tabForget(id)
 	a.full = true
 	if a.floatID == id {
 		a.floatID, a.floatShown = "", false
@@ -523,6 +518,7 @@ func (a *App) dropPane(id string) {
 		a.focus = "" // the old pane is gone: nobody to tell
 		a.moveFocus(next)
 	}
+	a.closeEmptyTab()
 }
 
 // closePane ends a pane's program (in the background: a stubborn one takes 2 s) and removes it.
@@ -598,6 +594,7 @@ func (a *App) Focus(id string) {
 // setFocus moves the focus to pane id.
 func (a *App) setFocus(id string) {
 	if _, ok := a.panes[id]; ok {
+		a.showTabOf(id)
 		a.moveFocus(id)
 		a.panel.focused = false
 	}
@@ -611,6 +608,7 @@ func (a *App) moveFocus(id string) {
 	}
 	if old := a.panes[a.focus]; old != nil {
 		old.term.FocusChanged(false)
+		a.lastPane = a.focus
 	}
 	a.focus = id
 	if p := a.panes[id]; p != nil {

@@ -19,6 +19,13 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	case a.confirm != nil:
 		a.answerConfirm(ev)
 		return nil
+	case a.input != nil:
+		a.inputKey(ev)
+		return nil
+	case a.paneNumbersShown():
+		a.paneNumberKey(ev)
+		a.rebuild()
+		return nil
 	case a.prompt.open:
 		return a.prompt.handle(ev)
 	case a.help.open:
@@ -131,6 +138,27 @@ func (a *App) do(act keymap.Action) {
 		a.splitShell(Stacked)
 	case keymap.NewShell:
 		a.splitShell(a.autoAxis())
+	case keymap.NewTab:
+		a.newTab()
+	case keymap.NextTab, keymap.PrevTab:
+		a.ensureTabs()
+		step := 1
+		if act == keymap.PrevTab {
+			step = len(a.tabs) - 1
+		}
+		a.switchTab((a.cur + step) % len(a.tabs))
+	case keymap.RenameTab:
+		a.renameTab()
+	case keymap.RenamePane:
+		a.renamePane()
+	case keymap.LastPane:
+		a.goLastPane()
+	case keymap.DisplayPanes:
+		a.showPaneNumbers()
+	case keymap.RespawnPane:
+		a.respawn()
+	case keymap.PasteBuffer:
+		a.pasteBuffer()
 	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:
 		if a.floatShown && a.focus == a.floatID {
 			a.floatShown = false // moving out of the float hides it; it keeps running
@@ -228,6 +256,10 @@ func (a *App) do(act keymap.Action) {
 			k := a.keys.Prefix
 			p.term.Key(tcell.NewEventKey(k.Code, k.Rune, k.Mod))
 		}
+	default:
+		if n, ok := keymap.TabOf(act); ok {
+			a.switchTab(n)
+		}
 	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
 		a.answerCard(act)
 	case keymap.LeaveCard:
@@ -294,6 +326,11 @@ func (a *App) doScroll(act keymap.Action) {
 		p.term.StopScroll()
 		a.mode = keymap.ModeRoot
 		return
+	}
+	if act == keymap.Copy {
+		if text := p.term.Selection(); text != "" {
+			a.pasteBuf = text // prefix ] pastes it
+		}
 	}
 	p.term.ScrollAction(act)
 	if act == keymap.Copy {

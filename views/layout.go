@@ -428,3 +428,13 @@ func (l *Layout) contains(n *node) bool {
 	}
 	return false
 }
+
+// Rename gives pane old's place to pane new (a respawned program).
+func (l *Layout) Rename(old, new string) {
+	if n := l.find(old); n != nil {
+		n.id = new
+		if l.zoomed == old {
+			l.zoomed = new
+		}
+	}
+}

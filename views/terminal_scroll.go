@@ -53,6 +53,14 @@ func (v *TerminalView) Scrolling() bool { return v.sm != nil }
 // belongs to the query until Enter or Esc.
 func (v *TerminalView) Searching() bool { return v.sm != nil && v.sm.searching }
 
+// Selection is the text Copy would copy now: the selection, or the cursor's line.
+func (v *TerminalView) Selection() string {
+	if v.sm == nil {
+		return ""
+	}
+	return v.sm.selectedText(v)
+}
+
 // ScrollAction performs a scroll-mode action.
 func (v *TerminalView) ScrollAction(act keymap.Action) {
 	sm := v.sm
