@@ -113,7 +113,7 @@ func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 // quit asks tickmux to quit and confirms.
 func (r *tmuxRig) quit() {
 	r.t.Helper()
-	r.keys("C-b", "q")
+	r.keys("C-b", "Q")
 	r.waitFor("quit tickmux")
 	r.keys("y")
 }
@@ -206,4 +206,47 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 	r.keys("y")
 	r.waitFor("opened-ok")
 	r.waitFor("hosted:1")
+}
+
+// Tabs as tmux's windows, through the real key path: a new tab, moving between tabs, the list on
+// the status bar; and prefix ] pasting what scroll mode copied.
+func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
+	r := shellRig(t)
+	r.keys("echo tab-zero-$((6*7))", "Enter")
+	r.waitFor("tab-zero-42")
+	r.keys("C-b", "c")
+	r.waitFor("shell:2")
+	s := r.waitFor("1:")
+	if strings.Contains(s, "tab-zero-42") || !strings.Contains(s, "0:") {
+		t.Fatalf("the new tab:\n%s", s)
+	}
+	r.keys("echo in-tab-one", "Enter")
+	r.waitFor("in-tab-one")
+	r.keys("C-b", "p")
+	r.waitFor("tab-zero-42")
+	r.keys("C-b", "1")
+	r.waitFor("in-tab-one")
+	r.keys("C-b", ",")
+	r.waitFor("rename tab 1")
+	r.keys("C-u")
+	r.keys("-l", "work")
+	r.keys("Enter")
+	r.waitFor("1:work*")
+
+	// Copy a line in scroll mode, paste it at the prompt with prefix ].
+	r.keys("echo copied-$((6*7))-line", "Enter")
+	r.waitFor("copied-42-line")
+	r.keys("C-b", "[")
+	r.waitFor("SCROLL")
+	r.keys("k", "y")
+	r.waitGone("SCROLL")
+	r.keys("C-b", "]")
+	r.keys("Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(r.screen(), "copied-42-line") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("prefix ] did not paste the copied line:\n%s", r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
