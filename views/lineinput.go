@@ -1,6 +1,8 @@
 package views
 
 import (
+	"strings"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -44,4 +46,9 @@ func (a *App) drawInput(screen tcell.Screen, w, h int) {
 	}
 	a.input.field.SetRect(0, h-1, w, 1)
 	a.input.field.Draw(screen)
+}
+
+// inputPaste puts a paste into the question's line, on one line.
+func (a *App) inputPaste(text string) {
+	a.input.field.PasteHandler()(strings.ReplaceAll(text, "\n", " "), func(tview.Primitive) {})
 }

@@ -118,7 +118,7 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
 		a.full = true
-		if a.prompt.open || a.help.open || a.confirm != nil {
+		if a.prompt.open || a.help.open || a.confirm != nil || a.input != nil {
 			return true, nil
 		}
 		x, y := event.Position()
@@ -208,6 +208,10 @@ func (r *rootView) PasteHandler() func(text string, setFocus func(p tview.Primit
 		a := r.a
 		if a.prompt.open {
 			a.prompt.paste(text)
+			return
+		}
+		if a.input != nil {
+			a.inputPaste(text)
 			return
 		}
 		if a.mode != keymap.ModeRoot && a.mode != keymap.ModeLocked {
