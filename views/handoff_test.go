@@ -27,6 +27,14 @@ func TestRunReturnsWhenTheScreenFails(t *testing.T) {
 		}()
 		time.Sleep(20 * time.Millisecond)
 		hs.screen.PostEvent(tcell.NewEventError(errors.New("the terminal went away")))
+		// More work queued behind the error: a loop that stopped at the error would leave it,
+		// and whoever queued it, waiting.
+		busy2 := make(chan struct{})
+		go func() { // owner: this test; ends when the UI ran the update
+			hs.app.app.QueueUpdate(func() { time.Sleep(20 * time.Millisecond) })
+			close(busy2)
+		}()
+		defer func() { <-busy2 }()
 		select {
 		case err := <-hs.done:
 			hs.running = false
