@@ -46,7 +46,9 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	r.keys("-l", "line 1234")
 	r.waitFor("(search up) line 1234")
 	r.keys("Enter")
-	s := r.waitFor("line 1234")
+	r.waitFor("line 1234")
+	time.Sleep(300 * time.Millisecond) // Enter copied and left scroll mode before the fix
+	s := r.screen()
 	if !strings.Contains(s, "SCROLL") || strings.Contains(s, "copied") {
 		t.Fatalf("Enter after the query did not search:\n%s", s)
 	}
@@ -78,8 +80,8 @@ func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 	pidFile := filepath.Join(r.dir, "daemon.pid")
 	r.keys("C-b", "%")
 	r.waitFor("shell:2")
-	r.keys("env -i setsid sleep 300 & echo $! > "+pidFile+"; echo daemon-started", "Enter")
-	r.waitFor("daemon-started")
+	r.keys("env -i setsid sleep 300 & echo $! > "+pidFile+"; echo daemon-started-$((6*7))", "Enter")
+	r.waitFor("daemon-started-42")
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +98,8 @@ func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 	r.waitGone("shell:2")
 	r.keys("C-b", "%")
 	r.waitFor("shell:3")
-	r.keys("env -i setsid sleep 300 & echo $! >> "+pidFile+"; echo second-daemon", "Enter")
-	r.waitFor("second-daemon")
+	r.keys("env -i setsid sleep 300 & echo $! >> "+pidFile+"; echo second-daemon-$((6*7))", "Enter")
+	r.waitFor("second-daemon-42")
 	b, _ = os.ReadFile(pidFile)
 	for _, f := range strings.Fields(string(b)) {
 		if pid, err := strconv.Atoi(f); err == nil {
@@ -159,11 +161,15 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 		r.tmux("set-option", "-g", "set-clipboard", "on")
 		r.waitFor("shell:1")
 		// "from-the-program" in base64.
-		r.keys(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent`, "Enter")
-		r.waitFor("osc-sent")
-		time.Sleep(300 * time.Millisecond)
-		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
-		got := strings.Contains(string(out), "from-the-program")
+		r.keys(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "Enter")
+		r.waitFor("osc-sent-42")
+		// Off: nothing may arrive (checked for a while); on: it arrives.
+		var out []byte
+		got := false
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
+			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			got = strings.Contains(string(out), "from-the-program")
+		}
 		if got != on {
 			t.Fatalf("clipboard on=%v: tmux's buffer %q", on, out)
 		}
@@ -194,8 +200,8 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 	r := shellRig(t)
 	r.keys("tickmux ls && echo ls-ok-$((6*7))", "Enter")
 	r.waitFor("ls-ok-42")
-	r.keys("tickmux open -- no-such-program-for-tickmux; echo open-failed-$?", "Enter")
-	s := r.waitFor("open-failed-")
+	r.keys("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "Enter")
+	s := r.waitFor("open-failed-with-1")
 	if strings.Contains(s, "pending") || !strings.Contains(s, "not found") {
 		t.Fatalf("the open of a missing program:\n%s", s)
 	}

@@ -23,15 +23,15 @@ func (a *App) runError(err error) error {
 	return err
 }
 
-// post runs f on the UI goroutine, then draws, and waits for it. It returns false, without
-// waiting, once the UI loop has stopped or the App is stopping: tview's QueueUpdate would wait
+// post runs f on the UI goroutine, then draws, and waits for it; once the App is stopping, f is
+// skipped. It returns false as soon as the UI loop has stopped: tview's QueueUpdate would wait
 // for ever for a loop that no longer runs, and Run, waiting for the App's goroutines, with it.
 func (a *App) post(f func()) bool {
 	ran := make(chan struct{})
-	// owner: tview's loop, which runs the update and so ends it. If that loop stopped first (it
-	// can only stop by itself on a screen it no longer has, see failed), the goroutine stays
-	// blocked until the process exits; nobody waits for it.
-	go func() {
+	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
+	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
+	// screen errors stop the App in order, and Stop lets queued work run before stopping tview.
+	go func() { // owner: tview's loop, which ends it by running the update
 		a.app.QueueUpdateDraw(func() {
 			select {
 			case <-a.done:
