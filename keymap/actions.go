@@ -110,7 +110,7 @@ var allActions = []struct {
 	{ScrollMode, "scroll back, search and copy"},
 	{Lock, "locked mode: every key goes to the pane"},
 	{Unlock, "leave locked mode"},
-	{Quit, "quit tickmux (ends every program)"},
+	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{SendPrefix, "send the prefix key to the pane"},
 	{NewTab, "open a new tab (tmux's window) with a shell"},
 	{NextTab, "go to the next tab"},

@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"tickmux/host"
+	"tickmux/keymap"
 )
 
 // promptView is the command prompt (prefix + :): a command line and a working directory. The
@@ -123,6 +124,10 @@ func (p *promptView) submit() {
 		}
 	case line == "":
 		p.err = "type a command (a Tick), or !command for a plain program"
+		return
+	case line == "quit" || line == "kill-server": // as tmux's command prompt has it
+		p.open = false
+		p.a.do(keymap.Quit) // asks first
 		return
 	default:
 		argv, err := splitCommand(line)

@@ -175,3 +175,18 @@ func (hs *harness) fieldIs(f interface{ GetText() string }, want string) {
 		return got == want
 	})
 }
+
+func TestPromptQuitAsksFirst(t *testing.T) {
+	for _, cmd := range []string{"quit", "kill-server"} {
+		hs := newHarness(t, 120, 30)
+		hs.start()
+		hs.openShell("echo still-here; exec cat", "still-here")
+		hs.press(":")
+		hs.waitFor("command:")
+		hs.typeText(cmd)
+		hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+		hs.waitFor("quit tickmux and end 1 running programs?")
+		hs.typeText("n")
+		hs.waitGone("quit tickmux")
+	}
+}
