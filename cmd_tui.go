@@ -113,6 +113,11 @@ func tui(args []string, std stdio, demo bool) int {
 	defer logFile.Close()
 	logf := logger.Printf
 	logf("tickmux starting (pid %d)", os.Getpid())
+	if cleanup, err := putSelfOnPath(); err != nil {
+		logf("%v: programs in panes will not find tickmux by name", err)
+	} else {
+		defer cleanup()
+	}
 
 	var app atomic.Pointer[views.App]
 	queue := host.NewApprovalQueue(func() {

@@ -167,7 +167,7 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	}
 
 	// Quit: every program ends with tickmux.
-	r.keys("C-b", "q")
+	r.keys("C-b", "Q")
 	r.waitFor("quit tickmux")
 	r.keys("y")
 	deadline := time.Now().Add(20 * time.Second)

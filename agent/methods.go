@@ -343,6 +343,10 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (Ti
 	if p.Cwd != "" {
 		what += " in " + p.Cwd
 	}
+	// What cannot start is refused now, not after the person approved it.
+	if err := host.CheckCommand(p.Command, p.Cwd); err != nil {
+		return TickInfo{}, failure(ReasonFailed, "%v", err)
+	}
 	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell}
 	if err := s.approve(ctx, c, id, req, what); err != nil {
 		return TickInfo{}, err

@@ -4,6 +4,7 @@
 //	prefix = "C-b"
 //	scrollback = 10000      # lines kept per pane
 //	side_panel = "auto"     # auto (shown at 100 columns or more), on, off
+//	clipboard = "off"       # on: programs in panes may set the clipboard (OSC 52)
 //
 //	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
 //	border_focused = "#ff8700"
@@ -44,6 +45,7 @@ type File struct {
 	Prefix     string                       `toml:"prefix"`
 	Scrollback *int                         `toml:"scrollback"`
 	SidePanel  string                       `toml:"side_panel"`
+	Clipboard  string                       `toml:"clipboard"`
 	Colors     map[string]string            `toml:"colors"`
 	Keys       map[string]map[string]string `toml:"keys"`
 }
@@ -55,6 +57,9 @@ type Config struct {
 	Keymap     *keymap.Keymap
 	Scrollback int
 	SidePanel  string
+	// ProgramClipboard lets programs in panes set the clipboard with OSC 52 (clipboard = "on").
+	// Off by default, as tmux's set-clipboard external: copy mode still copies.
+	ProgramClipboard bool
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/tickmux/config.toml, or ~/.config/tickmux/config.toml.
@@ -117,7 +122,7 @@ func (cfg *Config) apply(text string) error {
 		for _, k := range und {
 			keys = append(keys, k.String())
 		}
-		return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, [colors], [keys.MODE])", strings.Join(keys, ", "))
+		return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, [colors], [keys.MODE])", strings.Join(keys, ", "))
 	}
 	if f.Theme != "" && !themes.NoColor() {
 		th, err := themes.ByName(f.Theme)
@@ -174,6 +179,13 @@ func (cfg *Config) apply(text string) error {
 		cfg.SidePanel = f.SidePanel
 	default:
 		return fmt.Errorf("side_panel = %q: use auto, on or off", f.SidePanel)
+	}
+	switch f.Clipboard {
+	case "", "off":
+	case "on":
+		cfg.ProgramClipboard = true
+	default:
+		return fmt.Errorf("clipboard = %q: use off (programs in panes cannot set the clipboard) or on", f.Clipboard)
 	}
 	return nil
 }

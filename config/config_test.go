@@ -18,6 +18,7 @@ theme = "light"
 prefix = "C-a"
 scrollback = 500
 side_panel = "off"
+clipboard = "on"
 
 [colors]
 badge = "black on #ffd700 bold"
@@ -32,7 +33,7 @@ badge = "black on #ffd700 bold"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Theme.Name != "light" || cfg.Scrollback != 500 || cfg.SidePanel != PanelOff {
+	if cfg.Theme.Name != "light" || cfg.Scrollback != 500 || cfg.SidePanel != PanelOff || !cfg.ProgramClipboard {
 		t.Fatalf("cfg %+v", cfg)
 	}
 	if cfg.Keymap.Prefix != keymap.MustParse("C-a") {
@@ -62,6 +63,7 @@ func TestParseErrorsSayWhat(t *testing.T) {
 		"[keys.sideways]\n\"v\" = \"zoom\"": "unknown key mode",
 		`scrollback = -1`:                   "scrollback",
 		`side_panel = "left"`:               "side_panel",
+		`clipboard = "yes"`:                 "clipboard",
 		`theme = `:                          "",
 	}
 	for text, want := range cases {
@@ -69,6 +71,17 @@ func TestParseErrorsSayWhat(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want one mentioning %q", text, err, want)
 		}
+	}
+}
+
+func TestClipboardOffByDefault(t *testing.T) {
+	cfg, err := Parse(``)
+	if err != nil || cfg.ProgramClipboard {
+		t.Fatalf("programs may set the clipboard by default (%v)", err)
+	}
+	cfg, err = Parse(`clipboard = "off"`)
+	if err != nil || cfg.ProgramClipboard {
+		t.Fatalf("clipboard = off: %v %v", cfg.ProgramClipboard, err)
 	}
 }
 

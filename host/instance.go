@@ -282,8 +282,9 @@ func (in *Instance) initialize() {
 	in.storeState(st, time.Now(), false)
 	in.status = StatusReady
 	in.everReady = true
-	in.mu.Unlock()
+	// Under the lock that finish also takes to leave StatusStarting: ready is closed once.
 	close(in.ready)
+	in.mu.Unlock()
 	in.host.bus.post(EventCatalog, in.id)
 	in.host.bus.post(EventState, in.id)
 	in.host.bus.post(EventStatus, in.id)
@@ -407,6 +408,13 @@ func (in *Instance) finish(info *EndInfo) {
 			v.cancel(fmt.Errorf("%w: the instance ended", ErrSessionEnded))
 			delete(in.voiders, id)
 		}
+		// initialize closes ready under this lock only while the status is starting, which
+		// this section has just ended: exactly one of the two closes it.
+		select {
+		case <-in.ready:
+		default:
+			close(in.ready)
+		}
 	}
 	in.mu.Unlock()
 	if !first {
@@ -414,11 +422,6 @@ func (in *Instance) finish(info *EndInfo) {
 	}
 	if in.sess != nil {
 		in.sess.end(errors.New(info.Reason))
-	}
-	select {
-	case <-in.ready:
-	default:
-		close(in.ready)
 	}
 	in.host.bus.post(EventStatus, in.id)
 	in.host.logf("%s ended: %s", in.id, info.Reason)

@@ -119,6 +119,10 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		slave.Close()
 		return nil, fmt.Errorf("cannot start %q: cannot size the PTY: %w", spec.Argv[0], err)
 	}
+	if master, err = pollable(master); err != nil {
+		slave.Close()
+		return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
+	}
 
 	p := &Process{
 		spec:       spec,
@@ -474,6 +478,31 @@ func (p *Process) Close() {
 	})
 	<-p.outputDone
 	<-p.inputDone
+}
+
+// pollable returns the PTY master as a non-blocking file served by the runtime poller, and closes
+// the one it was given. creack/pty's calls to Fd() leave the master in blocking mode; then a Read
+// waits in the kernel, Close cannot interrupt it and waits for it instead, and the slave is never
+// hung up: a daemon the program left holding the slave would make Close hang for ever. A
+// descriptor that is already non-blocking when os.NewFile wraps it stays so, whatever calls Fd.
+func pollable(master *os.File) (*os.File, error) {
+	rc, err := master.SyscallConn()
+	if err != nil {
+		master.Close()
+		return nil, fmt.Errorf("cannot use the PTY: %w", err)
+	}
+	fd := -1
+	cerr := rc.Control(func(f uintptr) { fd, err = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) })
+	name := master.Name()
+	master.Close()
+	if cerr != nil || err != nil {
+		return nil, fmt.Errorf("cannot use the PTY: %w", errors.Join(cerr, err))
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("cannot use the PTY: %w", err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {

@@ -1,5 +1,7 @@
 package keymap
 
+import "fmt"
+
 // Action names something tickmux can do. Actions are what the config file binds keys to.
 type Action string
 
@@ -34,6 +36,26 @@ const (
 	Unlock      Action = "unlock"
 	Quit        Action = "quit"
 	SendPrefix  Action = "send-prefix"
+
+	NewTab       Action = "new-tab"
+	NextTab      Action = "next-tab"
+	PrevTab      Action = "prev-tab"
+	RenameTab    Action = "rename-tab"
+	RenamePane   Action = "rename-pane"
+	LastPane     Action = "last-pane"
+	DisplayPanes Action = "display-panes"
+	RespawnPane  Action = "respawn-pane"
+	PasteBuffer  Action = "paste-buffer"
+	SelectTab0   Action = "select-tab-0"
+	SelectTab1   Action = "select-tab-1"
+	SelectTab2   Action = "select-tab-2"
+	SelectTab3   Action = "select-tab-3"
+	SelectTab4   Action = "select-tab-4"
+	SelectTab5   Action = "select-tab-5"
+	SelectTab6   Action = "select-tab-6"
+	SelectTab7   Action = "select-tab-7"
+	SelectTab8   Action = "select-tab-8"
+	SelectTab9   Action = "select-tab-9"
 
 	AllowOnce     Action = "allow-once"
 	AllowRevision Action = "allow-revision"
@@ -88,8 +110,27 @@ var allActions = []struct {
 	{ScrollMode, "scroll back, search and copy"},
 	{Lock, "locked mode: every key goes to the pane"},
 	{Unlock, "leave locked mode"},
-	{Quit, "quit tickmux (ends every program)"},
+	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{SendPrefix, "send the prefix key to the pane"},
+	{NewTab, "open a new tab (tmux's window) with a shell"},
+	{NextTab, "go to the next tab"},
+	{PrevTab, "go to the previous tab"},
+	{RenameTab, "rename the tab"},
+	{SelectTab0, "go to tab 0"},
+	{SelectTab1, "go to tab 1"},
+	{SelectTab2, "go to tab 2"},
+	{SelectTab3, "go to tab 3"},
+	{SelectTab4, "go to tab 4"},
+	{SelectTab5, "go to tab 5"},
+	{SelectTab6, "go to tab 6"},
+	{SelectTab7, "go to tab 7"},
+	{SelectTab8, "go to tab 8"},
+	{SelectTab9, "go to tab 9"},
+	{RenamePane, "rename the pane"},
+	{LastPane, "go back to the pane focused before"},
+	{DisplayPanes, "show pane numbers; type one to go there"},
+	{RespawnPane, "start an ended pane's program again, in the same place"},
+	{PasteBuffer, "paste what copy mode copied last into the pane"},
 	{AllowOnce, "allow this request once"},
 	{AllowRevision, "allow this tool while the catalog revision stays the same"},
 	{Deny, "deny this request"},
@@ -111,6 +152,18 @@ var allActions = []struct {
 	{CursorRight, "move the cursor right"},
 	{Copy, "copy the selection (OSC 52 and the system clipboard)"},
 	{ExitMode, "leave scroll mode"},
+}
+
+// SelectTab is the action going to tab n (0 to 9).
+func SelectTab(n int) Action { return Action(fmt.Sprintf("select-tab-%d", n)) }
+
+// TabOf reports which tab a select-tab action goes to.
+func TabOf(a Action) (int, bool) {
+	var n int
+	if _, err := fmt.Sscanf(string(a), "select-tab-%d", &n); err != nil || n < 0 || n > 9 {
+		return 0, false
+	}
+	return n, true
 }
 
 // Valid reports whether a names an action.

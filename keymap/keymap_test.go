@@ -74,6 +74,18 @@ func TestDefaults(t *testing.T) {
 		{ModeCard, "n", Deny},
 		{ModeCard, "Esc", LeaveCard},
 		{ModeLocked, "C-g", Unlock},
+		// Where tmux has the same action, its key.
+		{ModePrefix, "c", NewTab},
+		{ModePrefix, "n", NextTab},
+		{ModePrefix, "p", PrevTab},
+		{ModePrefix, ",", RenameTab},
+		{ModePrefix, "0", SelectTab0},
+		{ModePrefix, "9", SelectTab9},
+		{ModePrefix, ";", LastPane},
+		{ModePrefix, "q", DisplayPanes},
+		{ModePrefix, "]", PasteBuffer},
+		{ModePrefix, "Q", Quit},
+		{ModePrefix, "C", NewShell},
 	}
 	for _, c := range table {
 		if a, ok := k.Lookup(c.mode, MustParse(c.key)); !ok || a != c.want {
@@ -93,6 +105,13 @@ func TestDefaults(t *testing.T) {
 	for _, b := range k.Bindings() {
 		if b.Action.Help() == "" {
 			t.Errorf("%s has no help", b.Action)
+		}
+	}
+	// Outside locked mode no key without the prefix is taken from a pane: emacs, nano and
+	// readline need every control key (C-g cancels in all three).
+	for _, b := range k.Bindings() {
+		if b.Mode == ModeRoot {
+			t.Errorf("root binding %s → %s takes a key from every pane", b.Key, b.Action)
 		}
 	}
 	// Locked mode has an exit.
@@ -120,5 +139,20 @@ func TestBindString(t *testing.T) {
 	}
 	if err := k.BindString("nowhere", "v", "zoom"); err == nil {
 		t.Fatal("bound in an unknown mode")
+	}
+}
+
+func TestSelectTabActions(t *testing.T) {
+	for n := 0; n <= 9; n++ {
+		a := SelectTab(n)
+		if !a.Valid() || a.Help() == "" {
+			t.Errorf("%s is not a documented action", a)
+		}
+		if got, ok := TabOf(a); !ok || got != n {
+			t.Errorf("TabOf(%s) = %d, %v", a, got, ok)
+		}
+	}
+	if _, ok := TabOf(Zoom); ok {
+		t.Error("zoom selects a tab")
 	}
 }

@@ -93,6 +93,9 @@ type App struct {
 	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
 	stopOnce sync.Once
 	wg       sync.WaitGroup
+
+	handoff // when the UI loop stopped, and the screen's error (handoff.go)
+	uiState // tabs, the float's place, the paste buffer (uistate.go)
 }
 
 // New builds the UI; Run shows it.
@@ -102,6 +105,7 @@ func New(opts Options) *App {
 		cfg = config.Default()
 	}
 	a := &App{
+		handoff:  handoff{uiStopped: make(chan struct{})},
 		app:      tview.NewApplication(),
 		host:     opts.Host,
 		queue:    opts.Approvals,
@@ -138,6 +142,7 @@ func New(opts Options) *App {
 		a.initErr = fmt.Errorf("cannot open the terminal: %w", err)
 	} else {
 		a.screen = screen
+		screen.onError = a.failed
 		a.app.SetScreen(screen) // initializes it
 	}
 	a.sub = a.host.Subscribe()
@@ -162,13 +167,14 @@ func (a *App) Run() error {
 	go a.drawLoop()  // owner: a; exits when done closes
 	go a.tickLoop()  // owner: a; exits when done closes
 	err := a.app.Run()
+	close(a.uiStopped)
 	a.Stop()
 	<-a.stopped
 	for _, p := range a.panes {
 		p.term.Close()
 	}
 	a.sub.Close()
-	return err
+	return a.runError(err)
 }
 
 // Stop ends the UI from any goroutine: the App's goroutines are told to stop and waited for
@@ -179,6 +185,7 @@ func (a *App) Stop() {
 		go func() { // owner: Stop; Run waits for it
 			defer close(a.stopped)
 			a.wg.Wait()
+			a.post(func() {}) // what was queued before runs before tview stops
 			a.app.Stop()
 		}()
 	})
@@ -234,7 +241,9 @@ func (a *App) drawLoop() {
 		if !a.rest(wait) {
 			return
 		}
-		a.app.QueueUpdateDraw(func() { a.frameDue = true })
+		if !a.post(func() { a.frameDue = true }) {
+			return
+		}
 		last = time.Now()
 	}
 }
@@ -266,7 +275,9 @@ func (a *App) eventLoop() {
 		case <-a.approved:
 			cards = true
 		}
-		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
+		if !a.post(func() { a.apply(evs, cards) }) {
+			return
+		}
 		if !a.rest(eventFrame) {
 			return
 		}
@@ -293,7 +304,9 @@ func (a *App) tickLoop() {
 		case <-t.C:
 		}
 		var again bool
-		a.app.QueueUpdateDraw(func() { again = a.onTick() })
+		if !a.post(func() { again = a.onTick() }) {
+			return
+		}
 		next = nextMinute(time.Now())
 		if again {
 			next = time.Now().Truncate(time.Second).Add(time.Second)
@@ -400,10 +413,11 @@ func (a *App) rebuild() {
 	a.status.items = a.status.items[:0]
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
-			id: in.ID(), title: in.Title(), updates: in.State().Updates, status: in.Status(),
+			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
 			focused: in.ID() == a.focus, alert: alerts[in.ID()],
 		})
 	}
+	a.status.tabs = a.tabItems()
 	a.status.message = nil
 	if a.message != "" && a.now().Sub(a.messageAt) < 10*time.Second {
 		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
@@ -465,14 +479,7 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 }
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
-	p := newPane(in, nil, a.theme)
-	// The view's watcher may fire at once (the program drew before the pane existed): the pane
-	// it marks must exist first.
-	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, RequestDraw: func() {
-		p.dirty.Store(true)
-		a.requestDraw()
-	}})
-	a.panes[in.ID()] = p
+	a.makePane(in)
 	a.layout.Add(target, in.ID(), axis)
 	a.full = true
 	a.moveFocus(in.ID())
@@ -487,6 +494,7 @@ func (a *App) dropPane(id string) {
 	}
 	p.term.Close()
 	delete(a.panes, id)
+	a.tabForget(id)
 	a.full = true
 	if a.floatID == id {
 		a.floatID, a.floatShown = "", false
@@ -511,6 +519,7 @@ func (a *App) dropPane(id string) {
 		a.focus = "" // the old pane is gone: nobody to tell
 		a.moveFocus(next)
 	}
+	a.closeEmptyTab()
 }
 
 // closePane ends a pane's program (in the background: a stubborn one takes 2 s) and removes it.
@@ -586,6 +595,7 @@ func (a *App) Focus(id string) {
 // setFocus moves the focus to pane id.
 func (a *App) setFocus(id string) {
 	if _, ok := a.panes[id]; ok {
+		a.showTabOf(id)
 		a.moveFocus(id)
 		a.panel.focused = false
 	}
@@ -599,6 +609,7 @@ func (a *App) moveFocus(id string) {
 	}
 	if old := a.panes[a.focus]; old != nil {
 		old.term.FocusChanged(false)
+		a.lastPane = a.focus
 	}
 	a.focus = id
 	if p := a.panes[id]; p != nil {

@@ -1,10 +1,12 @@
 package views
 
 import (
+	"os"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
 
+	"tickmux/config"
 	"tickmux/keymap"
 )
 
@@ -98,6 +100,19 @@ func padRight(s string, n int) string {
 	return s + " "
 }
 
+// configPath is the config file tickmux read, or the one it would read, with the home directory
+// written ~.
+func (h *helpView) configPath() string {
+	p := h.a.cfg.Path
+	if p == "" {
+		p = config.DefaultPath()
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home+"/") {
+		p = "~" + p[len(home):]
+	}
+	return p
+}
+
 func (h *helpView) draw(screen tcell.Screen, w, hh int) {
 	th := h.a.theme
 	bw, bh := min(w-4, 90), max(6, hh-4)
@@ -107,7 +122,7 @@ func (h *helpView) draw(screen tcell.Screen, w, hh int) {
 			screen.SetContent(i, j, ' ', nil, th.Prompt)
 		}
 	}
-	drawText(screen, x+1, y, bw-2, line{{"tickmux keys", th.PanelHeading}, {"  (config: ~/.config/tickmux/config.toml)", th.Prompt}}, th.Prompt)
+	drawText(screen, x+1, y, bw-2, line{{"tickmux keys", th.PanelHeading}, untrusted("  (config: "+h.configPath()+")", th.Prompt)}, th.Prompt)
 	drawText(screen, x+1, y+1, bw-2, line{{"search: ", th.Prompt.Bold(true)}, untrusted(h.query, th.Prompt), {"█", th.Prompt}}, th.Prompt)
 	rows := h.rows()
 	view := bh - 4

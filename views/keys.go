@@ -19,6 +19,13 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	case a.confirm != nil:
 		a.answerConfirm(ev)
 		return nil
+	case a.input != nil:
+		a.inputKey(ev)
+		return nil
+	case a.paneNumbersShown():
+		a.paneNumberKey(ev)
+		a.rebuild()
+		return nil
 	case a.prompt.open:
 		return a.prompt.handle(ev)
 	case a.help.open:
@@ -50,7 +57,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.rebuild()
 		return nil // any other key is swallowed: never typed into a pane by accident
 	case keymap.ModeScroll:
-		if act, ok := a.keys.Lookup(keymap.ModeScroll, k); ok {
+		if p := a.focusedPane(); p != nil && p.term.Searching() {
+			p.term.ScrollKey(ev) // every key goes to the query being typed; Enter searches
+		} else if act, ok := a.keys.Lookup(keymap.ModeScroll, k); ok {
 			a.doScroll(act)
 		} else if p := a.focusedPane(); p != nil {
 			p.term.ScrollKey(ev) // search typing and the like
@@ -129,6 +138,27 @@ func (a *App) do(act keymap.Action) {
 		a.splitShell(Stacked)
 	case keymap.NewShell:
 		a.splitShell(a.autoAxis())
+	case keymap.NewTab:
+		a.newTab()
+	case keymap.NextTab, keymap.PrevTab:
+		a.ensureTabs()
+		step := 1
+		if act == keymap.PrevTab {
+			step = len(a.tabs) - 1
+		}
+		a.switchTab((a.cur + step) % len(a.tabs))
+	case keymap.RenameTab:
+		a.renameTab()
+	case keymap.RenamePane:
+		a.renamePane()
+	case keymap.LastPane:
+		a.goLastPane()
+	case keymap.DisplayPanes:
+		a.showPaneNumbers()
+	case keymap.RespawnPane:
+		a.respawn()
+	case keymap.PasteBuffer:
+		a.pasteBuffer()
 	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:
 		if a.floatShown && a.focus == a.floatID {
 			a.floatShown = false // moving out of the float hides it; it keeps running
@@ -226,6 +256,10 @@ func (a *App) do(act keymap.Action) {
 			k := a.keys.Prefix
 			p.term.Key(tcell.NewEventKey(k.Code, k.Rune, k.Mod))
 		}
+	default:
+		if n, ok := keymap.TabOf(act); ok {
+			a.switchTab(n)
+		}
 	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
 		a.answerCard(act)
 	case keymap.LeaveCard:
@@ -293,6 +327,11 @@ func (a *App) doScroll(act keymap.Action) {
 		a.mode = keymap.ModeRoot
 		return
 	}
+	if act == keymap.Copy {
+		if text := p.term.Selection(); text != "" {
+			a.pasteBuf = text // prefix ] pastes it
+		}
+	}
 	p.term.ScrollAction(act)
 	if act == keymap.Copy {
 		a.say("copied")
@@ -312,13 +351,15 @@ func (a *App) toggleFloat() {
 		id := a.floatID
 		a.floatID, a.floatShown = "", false
 		a.panes[id].float = false
-		target := a.lastTiled
-		if !a.layout.Has(target) {
-			if ids := a.layout.IDs(); len(ids) > 0 {
-				target = ids[0]
+		if !a.layout.PutBack(id, a.floatPlace) { // where it was, unless that part has gone
+			target := a.lastTiled
+			if !a.layout.Has(target) {
+				if ids := a.layout.IDs(); len(ids) > 0 {
+					target = ids[0]
+				}
 			}
+			a.layout.Add(target, id, SideBySide)
 		}
-		a.layout.Add(target, id, SideBySide)
 		a.moveFocus(id)
 	case a.floatID != "":
 		if a.focus != a.floatID {
@@ -328,7 +369,7 @@ func (a *App) toggleFloat() {
 		a.moveFocus(a.floatID)
 	case a.focus != "" && len(a.layout.IDs()) > 1:
 		id := a.focus
-		a.layout.Remove(id)
+		a.floatPlace = a.layout.Lift(id)
 		a.floatID, a.floatShown = id, true
 		a.panes[id].float = true
 		a.lastTiled = a.layout.IDs()[0]

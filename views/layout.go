@@ -376,3 +376,65 @@ func (l *Layout) Drag(b *Border, x, y int) {
 		n.ratio = clampRatio(float64(y-n.rect.Y)/float64(n.rect.H), n.rect.H)
 	}
 }
+
+// Place is where a pane was in the layout: beside which part of it, along which axis, on which
+// side and at what share. Lift returns it; PutBack puts a pane back there.
+type Place struct {
+	sibling *node // what shared the pane's split; it takes the split's place while the pane is away
+	axis    Axis
+	ratio   float64
+	first   bool // the pane was the split's first child (left or top)
+}
+
+// Lift takes id out of the layout like Remove and says where it was.
+func (l *Layout) Lift(id string) Place {
+	n := l.find(id)
+	if n == nil || n.parent == nil {
+		l.Remove(id)
+		return Place{}
+	}
+	p := n.parent
+	at := Place{sibling: p.b, axis: p.axis, ratio: p.ratio, first: p.a == n}
+	if !at.first {
+		at.sibling = p.a
+	}
+	l.Remove(id)
+	return at
+}
+
+// PutBack places id where Lift took it from, if what was beside it is still in the layout; it
+// reports whether it could.
+func (l *Layout) PutBack(id string, at Place) bool {
+	if at.sibling == nil || !l.contains(at.sibling) {
+		return false
+	}
+	leaf := &node{id: id}
+	split := &node{axis: at.axis, ratio: at.ratio, a: at.sibling, b: leaf}
+	if at.first {
+		split.a, split.b = leaf, at.sibling
+	}
+	l.replace(at.sibling, split)
+	at.sibling.parent, leaf.parent = split, split
+	l.zoomed = ""
+	return true
+}
+
+// contains reports whether n is a node of the layout's tree.
+func (l *Layout) contains(n *node) bool {
+	for ; n != nil; n = n.parent {
+		if n == l.root {
+			return true
+		}
+	}
+	return false
+}
+
+// Rename gives pane old's place to pane new (a respawned program).
+func (l *Layout) Rename(old, new string) {
+	if n := l.find(old); n != nil {
+		n.id = new
+		if l.zoomed == old {
+			l.zoomed = new
+		}
+	}
+}

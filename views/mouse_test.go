@@ -105,7 +105,7 @@ func TestSwapResizeAndFloat(t *testing.T) {
 	hs.prefix()
 	hs.typeText("w")
 	hs.waitGone("floating")
-	waitUntil(t, "unfloat", func() bool { return ids() == a.ID()+" shell:1" })
+	waitUntil(t, "unfloat, back where it was", func() bool { return ids() == "shell:1 "+a.ID() })
 }
 
 func TestPanelToggleAndAutoWidth(t *testing.T) {

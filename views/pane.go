@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,7 @@ type Pane struct {
 	focused bool
 	alert   bool // an approval card waits for this instance
 	float   bool
+	name    string // given by the person (prefix T); "" shows the program's title
 	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
@@ -45,6 +47,10 @@ type paneTerm interface {
 	StartScroll()
 	StopScroll()
 	Scrolling() bool
+	// Searching reports whether a search query is being typed: then every key is the query's.
+	Searching() bool
+	// Selection is the text copy would copy now ("" outside scroll mode).
+	Selection() string
 	ScrollKey(ev *tcell.EventKey)
 	ScrollAction(act keymap.Action)
 	// FocusChanged tells the program it gained or lost the focus, if it asked (DEC 1004).
@@ -102,7 +108,11 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if p.focused {
 		title = th.TitleFocused
 	}
-	l := line{{" " + p.inst.ID() + " ", title}, untrusted(p.inst.Title(), title), {" · ", title}}
+	name := p.name
+	if name == "" {
+		name = p.inst.Title()
+	}
+	l := line{{" " + p.inst.ID() + " ", title}, untrusted(name, title), {" · ", title}}
 	status := p.inst.Status()
 	switch status {
 	case host.StatusEnded:
@@ -140,7 +150,7 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	// An ended pane says why at its bottom, over the last screen it had.
 	if e := p.inst.EndInfo(); e != nil && inner.H > 0 {
 		msg := "ended: " + e.Reason
-		if e.ExitStatus != "" {
+		if e.ExitStatus != "" && !strings.Contains(e.Reason, e.ExitStatus) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)

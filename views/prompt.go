@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"tickmux/host"
+	"tickmux/keymap"
 )
 
 // promptView is the command prompt (prefix + :): a command line and a working directory. The
@@ -22,7 +23,14 @@ type promptView struct {
 	dir    *tview.InputField
 	active int // 0 command, 1 directory
 	err    string
+
+	history []string // commands opened, oldest first
+	histAt  int      // the entry shown; len(history) is the line being typed
+	draft   string   // the line being typed, kept while going through the history
 }
+
+// maxHistory is how many commands the prompt remembers.
+const maxHistory = 100
 
 func newPromptView(a *App) *promptView {
 	p := &promptView{a: a}
@@ -40,6 +48,7 @@ func newPromptView(a *App) *promptView {
 func (p *promptView) show() {
 	p.open, p.active, p.err = true, 0, ""
 	p.cmd.SetText("")
+	p.histAt, p.draft = len(p.history), ""
 	dir := ""
 	if fp := p.a.focusedPane(); fp != nil {
 		dir = fp.inst.Process().ForegroundCwd()
@@ -68,14 +77,24 @@ func (p *promptView) field() *tview.InputField {
 	return p.dir
 }
 
-// handle edits the fields; Enter opens, Tab and the arrows switch field, Esc cancels.
+// handle edits the fields; Enter opens, Up and Down go through the history, Tab completes,
+// Shift-Tab switches field, Esc cancels.
 func (p *promptView) handle(ev *tcell.EventKey) *tcell.EventKey {
 	switch ev.Key() {
 	case tcell.KeyEscape:
 		p.open = false
-	case tcell.KeyTab, tcell.KeyBacktab, tcell.KeyUp, tcell.KeyDown:
+	case tcell.KeyUp, tcell.KeyDown:
+		if p.active == 0 {
+			p.recall(ev.Key() == tcell.KeyUp)
+			break
+		}
+		p.active = 0
+		p.focusField()
+	case tcell.KeyBacktab:
 		p.active = 1 - p.active
 		p.focusField()
+	case tcell.KeyTab:
+		p.complete()
 	case tcell.KeyEnter:
 		p.submit()
 	default:
@@ -106,6 +125,10 @@ func (p *promptView) submit() {
 	case line == "":
 		p.err = "type a command (a Tick), or !command for a plain program"
 		return
+	case line == "quit" || line == "kill-server": // as tmux's command prompt has it
+		p.open = false
+		p.a.do(keymap.Quit) // asks first
+		return
 	default:
 		argv, err := splitCommand(line)
 		if err != nil {
@@ -119,6 +142,34 @@ func (p *promptView) submit() {
 		return
 	}
 	p.open = false
+	if n := len(p.history); n == 0 || p.history[n-1] != line {
+		p.history = append(p.history, line)
+		if len(p.history) > maxHistory {
+			p.history = p.history[1:]
+		}
+	}
+}
+
+// recall shows the previous (older) or next command of the history.
+func (p *promptView) recall(older bool) {
+	at := p.histAt
+	if older {
+		at--
+	} else {
+		at++
+	}
+	if at < 0 || at > len(p.history) {
+		return
+	}
+	if p.histAt == len(p.history) {
+		p.draft = p.cmd.GetText()
+	}
+	p.histAt = at
+	if at == len(p.history) {
+		p.cmd.SetText(p.draft)
+	} else {
+		p.cmd.SetText(p.history[at])
+	}
 }
 
 func expandHome(dir string) string {
@@ -204,7 +255,7 @@ func (p *promptView) draw(screen tcell.Screen, w, h int) {
 	p.cmd.Draw(screen)
 	p.dir.Draw(screen)
 	hint := line{{"Enter", th.KeyHint}, {" open as a Tick · ", th.Prompt}, {"!cmd", th.KeyHint}, {" a plain program · ", th.Prompt},
-		{"Tab", th.KeyHint}, {" next field · ", th.Prompt}, {"Esc", th.KeyHint}, {" cancel", th.Prompt}}
+		{"↑↓", th.KeyHint}, {" history · ", th.Prompt}, {"Tab", th.KeyHint}, {" complete · ", th.Prompt}, {"S-Tab", th.KeyHint}, {" field · ", th.Prompt}, {"Esc", th.KeyHint}, {" cancel", th.Prompt}}
 	drawText(screen, x+2, y+3, bw-4, hint, th.Prompt)
 	if p.err != "" {
 		drawText(screen, x+2, y+4, bw-4, line{untrusted(p.err, th.Error)}, th.Prompt)

@@ -69,9 +69,10 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		redrew = redrew || chrome || dirty
 	}
 	if full && a.layout.Empty() && !(a.floatShown && a.floatID != "") {
-		msg := "No panes. " + a.keys.Prefix.String() + " c opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " q quits."
+		msg := "No panes. " + a.keys.Prefix.String() + " C opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " Q quits."
 		drawText(screen, ws.X+2, ws.Y+ws.H/2, ws.W-4, plain(msg, a.theme.PanelMuted), bg)
 	}
+	a.drawPaneNumbers(screen, rects) // while shown (prefix q), over every frame
 	if a.floatID != "" && a.floatShown {
 		if p := a.panes[a.floatID]; p != nil && (redrew || (due && p.dirty.Swap(false))) {
 			fr := a.floatRect(w, h)
@@ -97,11 +98,12 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	if a.prompt.open {
 		a.prompt.draw(screen, w, h)
 	}
+	a.drawInput(screen, w, h)
 	if a.help.open {
 		a.help.draw(screen, w, h)
 	}
 	// The terminal cursor belongs to the focused pane, unless an overlay has it.
-	if !a.prompt.open && !a.help.open {
+	if !a.prompt.open && !a.help.open && a.input == nil {
 		if p := a.focusedPane(); p != nil && p.focused && a.mode != keymap.ModeScroll {
 			p.term.PlaceCursor(screen)
 		} else {
@@ -116,7 +118,7 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
 		a.full = true
-		if a.prompt.open || a.help.open || a.confirm != nil {
+		if a.prompt.open || a.help.open || a.confirm != nil || a.input != nil {
 			return true, nil
 		}
 		x, y := event.Position()
@@ -206,6 +208,10 @@ func (r *rootView) PasteHandler() func(text string, setFocus func(p tview.Primit
 		a := r.a
 		if a.prompt.open {
 			a.prompt.paste(text)
+			return
+		}
+		if a.input != nil {
+			a.inputPaste(text)
 			return
 		}
 		if a.mode != keymap.ModeRoot && a.mode != keymap.ModeLocked {

@@ -10,6 +10,20 @@ import (
 // that differ. A resize is seen by the frame as a new size, and redraws everything.
 type keptScreen struct {
 	tcell.Screen
+	// onError receives the screen's errors instead of tview, which would stop its loop at once.
+	onError func(*tcell.EventError)
+}
+
+// PollEvent hands errors to onError and returns the other events.
+func (s *keptScreen) PollEvent() tcell.Event {
+	for {
+		ev := s.Screen.PollEvent()
+		if e, ok := ev.(*tcell.EventError); ok && s.onError != nil {
+			s.onError(e)
+			continue
+		}
+		return ev
+	}
 }
 
 // Clear keeps the cells: every frame draws over what changed.

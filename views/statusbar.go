@@ -25,6 +25,8 @@ type StatusBar struct {
 	message line
 	now     time.Time
 	spans   []itemSpan // where each instance was drawn, for mouse clicks
+	buf     line       // the line being drawn, kept between draws
+	tabs    []tabItem  // the tabs, listed before the instances when there are two or more
 }
 
 // itemSpan is the columns an instance's entry took on the bar.
@@ -56,64 +58,89 @@ func NewStatusBar(th *themes.Theme, keys *keymap.Keymap) *StatusBar {
 	return &StatusBar{Box: tview.NewBox(), theme: th, keys: keys, mode: keymap.ModeRoot}
 }
 
-// Draw draws the bar on its one row.
+// Draw draws the bar on its one row. It measures each piece once as it goes and stops at the
+// edge: the cost is linear in what fits on the bar, whatever the number of instances.
 func (b *StatusBar) Draw(screen tcell.Screen) {
 	x, y, w, _ := b.GetRect()
 	th := b.theme
-	var l line
+	right := ""
+	if keys := b.keys.KeysFor(keymap.ModePrefix, keymap.Help); len(keys) > 0 {
+		right = b.keys.Prefix.String() + " " + keys[0].String() + " help  "
+	}
+	right += b.now.Format("15:04") + " "
+	rw := min(width(right), w)
+	avail := max(0, w-rw-1) // one blank column always parts the items from the hint
+
+	l := b.buf[:0]
+	used := 0
+	add := func(text string, st tcell.Style) {
+		l = append(l, seg{text, st})
+		used += width(text)
+	}
 	switch b.mode {
 	case keymap.ModePrefix:
-		l = append(l, seg{" " + b.keys.Prefix.String() + " ", th.StatusAccent}, seg{" ", th.StatusBar})
+		add(" "+b.keys.Prefix.String()+" ", th.StatusAccent)
+		add(" ", th.StatusBar)
 	case keymap.ModeCard:
-		l = append(l, seg{" APPROVE ", th.Badge}, seg{" ", th.StatusBar})
+		add(" APPROVE ", th.Badge)
+		add(" ", th.StatusBar)
 	case keymap.ModeScroll:
-		l = append(l, seg{" SCROLL ", th.StatusAccent}, seg{" ", th.StatusBar})
+		add(" SCROLL ", th.StatusAccent)
+		add(" ", th.StatusBar)
 	case keymap.ModeLocked:
-		l = append(l, seg{" LOCKED ", th.StatusAccent}, seg{" ", th.StatusBar})
+		add(" LOCKED ", th.StatusAccent)
+		add(" ", th.StatusBar)
 	}
 	if b.pending > 0 {
 		hint := ""
 		if keys := b.keys.KeysFor(keymap.ModePrefix, keymap.Approvals); len(keys) > 0 {
 			hint = " " + b.keys.Prefix.String() + " " + keys[0].String()
 		}
-		l = append(l, seg{fmt.Sprintf(" ⚑ %d pending%s ", b.pending, hint), th.Badge}, seg{" ", th.StatusBar})
+		add(fmt.Sprintf(" ⚑ %d pending%s ", b.pending, hint), th.Badge)
+		add(" ", th.StatusBar)
+	}
+	for _, s := range b.message {
+		add(s.text, s.style)
 	}
 	if len(b.message) > 0 {
-		l = append(l, b.message...)
-		l = append(l, seg{"  ", th.StatusBar})
+		add("  ", th.StatusBar)
 	}
+	l = b.tabSegs(l, &used, avail)
 	b.spans = b.spans[:0]
 	for _, it := range b.items {
-		from := lineWidth(l)
+		if used >= avail {
+			used++ // the rest would not show (not even measured): an ellipsis says so
+			break
+		}
+		from := used
 		st := th.StatusBar
 		if it.focused {
 			st = st.Bold(true).Reverse(true)
 		}
-		l = append(l, seg{" " + it.id + " ", st})
-		l = append(l, untrusted(shorten(it.title, 18), th.StatusBar))
+		add(" "+it.id+" ", st)
+		t := untrusted(shorten(it.title, 18), th.StatusBar)
+		add(t.text, t.style)
 		switch {
 		case it.alert:
-			l = append(l, seg{" ⚑", th.Badge})
+			add(" ⚑", th.Badge)
 		case it.status == host.StatusEnded:
-			l = append(l, seg{" ✗", th.StatusBar.Foreground(tcell.ColorRed)})
+			add(" ✗", th.StatusBar.Foreground(tcell.ColorRed))
 		case it.status == host.StatusStarting:
-			l = append(l, seg{" …", th.StatusBar})
+			add(" …", th.StatusBar)
 		}
 		if it.updates > 0 {
-			l = append(l, seg{" ·" + countString(it.updates), th.StatusBar.Dim(true)})
+			add(" ·"+countString(it.updates), th.StatusBar.Dim(true))
 		}
-		b.spans = append(b.spans, itemSpan{it.id, x + from, x + lineWidth(l)})
-		l = append(l, seg{" ", th.StatusBar})
+		b.spans = append(b.spans, itemSpan{it.id, x + from, x + min(used, avail)})
+		add(" ", th.StatusBar)
 	}
-	right := ""
-	if keys := b.keys.KeysFor(keymap.ModePrefix, keymap.Help); len(keys) > 0 {
-		right = b.keys.Prefix.String() + " " + keys[0].String() + " help  "
+	b.buf = l
+	drawText(screen, x, y, avail, l, th.StatusBar)
+	if used > avail && avail > 0 {
+		screen.SetContent(x+avail-1, y, '…', nil, th.StatusBar) // cut: say so
 	}
-	right += b.now.Format("15:04") + " "
-	rw := width(right)
-	used := drawText(screen, x, y, max(0, w-rw), l, th.StatusBar)
-	_ = used
-	drawText(screen, x+max(0, w-rw), y, min(rw, w), plain(right, th.StatusBar), th.StatusBar)
+	drawText(screen, x+avail, y, w-avail-rw, nil, th.StatusBar)
+	drawText(screen, x+w-rw, y, rw, plain(right, th.StatusBar), th.StatusBar)
 }
 
 // countString writes a count compactly: 999, 1.2k, 34k, 1.2M.

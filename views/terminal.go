@@ -30,6 +30,8 @@ type TerminalOptions struct {
 	// runs on the UI goroutine. Nil means the outer terminal's clipboard through tcell (OSC 52)
 	// and the system clipboard tool when there is one.
 	Clipboard func(text string)
+	// ProgramClipboard lets the program set the clipboard (OSC 52); copy mode copies either way.
+	ProgramClipboard bool
 }
 
 // TerminalView is a tview widget showing a program's terminal: it draws the emulated screen
@@ -120,7 +122,7 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 		_ = v.backend.Resize(w, h)
 	}
 	if data, ok := v.term.TakeClipboard(); ok {
-		v.setClipboard(string(data))
+		v.programClipboard(data)
 	}
 	scroll := v.scroll
 	if v.sm != nil {

@@ -49,6 +49,18 @@ func (v *TerminalView) StopScroll() {
 // Scrolling reports whether the view is in scroll mode.
 func (v *TerminalView) Scrolling() bool { return v.sm != nil }
 
+// Searching reports whether a search query is being typed (after / or ?): every key then
+// belongs to the query until Enter or Esc.
+func (v *TerminalView) Searching() bool { return v.sm != nil && v.sm.searching }
+
+// Selection is the text Copy would copy now: the selection, or the cursor's line.
+func (v *TerminalView) Selection() string {
+	if v.sm == nil {
+		return ""
+	}
+	return v.sm.selectedText(v)
+}
+
 // ScrollAction performs a scroll-mode action.
 func (v *TerminalView) ScrollAction(act keymap.Action) {
 	sm := v.sm
@@ -205,9 +217,9 @@ func (sm *scrollMode) drawStatus(v *TerminalView, screen tcell.Screen, x, y, w, 
 	var text string
 	switch {
 	case sm.searching:
-		prompt := "?"
+		prompt := "(search up) " // towards older lines, as tmux words it
 		if sm.forward {
-			prompt = "/"
+			prompt = "(search down) "
 		}
 		text = prompt + string(sm.query)
 	case sm.message != "":
@@ -367,6 +379,15 @@ func (v *TerminalView) setClipboard(text string) {
 		cmd.Stdin = strings.NewReader(text)
 		_ = cmd.Run()
 	}()
+}
+
+// programClipboard is what a program asked to put on the clipboard (OSC 52): dropped unless the
+// config lets programs do it (clipboard = "on"), so no program writes the desktop's clipboard
+// behind the person's back.
+func (v *TerminalView) programClipboard(data []byte) {
+	if v.opts.ProgramClipboard {
+		v.setClipboard(string(data))
+	}
 }
 
 // systemClipboard is the command that sets the desktop's clipboard, nil when there is none.

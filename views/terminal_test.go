@@ -229,10 +229,30 @@ func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 	v := newTestView(t, f)
 	var copied []string
 	v.opts.Clipboard = func(s string) { copied = append(copied, s) }
+	v.opts.ProgramClipboard = true
 	f.term.Write([]byte("\x1b]52;c;aGVsbG8=\x07"))
 	drawView(t, v, 10, 3)
 	if len(copied) != 1 || copied[0] != "hello" {
 		t.Errorf("copied %q", copied)
+	}
+}
+
+// By default a program cannot set the person's clipboard (OSC 52), as with tmux's
+// set-clipboard external; copy mode still copies.
+func TestProgramClipboardIsOffByDefault(t *testing.T) {
+	f := newFakeBackend(10, 3)
+	v := newTestView(t, f)
+	var copied []string
+	v.opts.Clipboard = func(s string) { copied = append(copied, s) }
+	f.term.Write([]byte("\x1b]52;c;aGVsbG8=\x07hi"))
+	drawView(t, v, 10, 3)
+	if len(copied) != 0 {
+		t.Fatalf("a program set the clipboard: %q", copied)
+	}
+	v.StartScroll()
+	v.ScrollAction(keymap.Copy)
+	if len(copied) != 1 || copied[0] != "hi" {
+		t.Errorf("copy mode copied %q, want [hi]", copied)
 	}
 }
 

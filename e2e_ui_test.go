@@ -1,0 +1,258 @@
+package main
+
+// End-to-end checks of keys a person types in a real terminal (tmux send-keys into the real
+// binary): what reaches a pane's program, scroll-mode search, tabs, and closing panes.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// shellRig starts tickmux with one shell pane and waits for its prompt.
+func shellRig(t *testing.T) *tmuxRig {
+	t.Helper()
+	r := newTmuxRig(t)
+	r.start()
+	r.waitFor("shell:1")
+	r.keys("echo shell-up-$((6*7))", "Enter")
+	r.waitFor("shell-up-42")
+	return r
+}
+
+func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
+	r := shellRig(t)
+	r.keys("cat -v", "Enter")
+	time.Sleep(200 * time.Millisecond)
+	r.keys("C-g", "Enter")
+	s := r.waitFor("^G")
+	if strings.Contains(s, "LOCKED") {
+		t.Fatalf("a bare C-g locked tickmux:\n%s", s)
+	}
+}
+
+func TestEndToEndScrollSearch(t *testing.T) {
+	r := shellRig(t)
+	r.keys("seq -f 'line %g' 2000; echo all-printed", "Enter")
+	r.waitFor("all-printed")
+	r.keys("C-b", "[")
+	r.waitFor("SCROLL")
+	r.keys("/")
+	r.keys("-l", "line 1234")
+	r.waitFor("(search up) line 1234")
+	r.keys("Enter")
+	r.waitFor("line 1234")
+	time.Sleep(300 * time.Millisecond) // Enter copied and left scroll mode before the fix
+	s := r.screen()
+	if !strings.Contains(s, "SCROLL") || strings.Contains(s, "copied") {
+		t.Fatalf("Enter after the query did not search:\n%s", s)
+	}
+	r.keys("/")
+	r.keys("-l", "line 12")
+	r.keys("Enter")
+	r.waitFor("line 1233")
+	r.keys("n")
+	r.keys("n")
+	// The match is highlighted on the cursor's line; the status bar still says SCROLL.
+	s = r.waitFor("line 1231")
+	if !strings.Contains(s, "SCROLL") {
+		t.Fatalf("n left scroll mode:\n%s", s)
+	}
+	r.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(r.screen(), "SCROLL") {
+		if time.Now().After(deadline) {
+			t.Fatalf("q did not leave scroll mode:\n%s", r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A program that left a daemon holding its terminal (setsid, environment cleared) neither keeps
+// its pane from closing nor tickmux from quitting.
+func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
+	r := shellRig(t)
+	pidFile := filepath.Join(r.dir, "daemon.pid")
+	r.keys("C-b", "%")
+	r.waitFor("shell:2")
+	r.keys("env -i setsid sleep 300 & echo $! > "+pidFile+"; echo daemon-started-$((6*7))", "Enter")
+	r.waitFor("daemon-started-42")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+
+	r.keys("C-b", "x")
+	r.waitFor("close shell:2")
+	r.keys("y")
+	r.waitGone("shell:2")
+	r.keys("C-b", "%")
+	r.waitFor("shell:3")
+	r.keys("env -i setsid sleep 300 & echo $! >> "+pidFile+"; echo second-daemon-$((6*7))", "Enter")
+	r.waitFor("second-daemon-42")
+	b, _ = os.ReadFile(pidFile)
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		}
+	}
+
+	// Quitting ends every pane, the one with a daemon too, and tickmux exits.
+	r.quit()
+	r.waitExited(5 * time.Second)
+}
+
+// quit asks tickmux to quit and confirms.
+func (r *tmuxRig) quit() {
+	r.t.Helper()
+	r.keys("C-b", "Q")
+	r.waitFor("quit tickmux")
+	r.keys("y")
+}
+
+// waitExited waits until tickmux has exited (tmux's pane is dead or gone).
+func (r *tmuxRig) waitExited(limit time.Duration) {
+	r.t.Helper()
+	start := time.Now()
+	for {
+		out, err := exec.Command("tmux", "-S", r.tmuxSoc, "list-panes", "-a", "-F", "#{pane_dead} #{pane_current_command}").CombinedOutput()
+		if err != nil || strings.HasPrefix(string(out), "1") || !strings.Contains(string(out), filepath.Base(r.self)) {
+			return
+		}
+		if time.Since(start) > limit {
+			r.t.Fatalf("tickmux still runs %v after quitting:\n%s", limit, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitGone polls until the screen no longer shows s.
+func (r *tmuxRig) waitGone(s string) {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Contains(r.screen(), s) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the screen still shows %q:\n%s", s, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A program's OSC 52 reaches the person's clipboard (here tmux's buffers, set-clipboard on) only
+// when the config says clipboard = "on".
+func TestEndToEndProgramClipboard(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		r := newTmuxRig(t)
+		if on {
+			os.MkdirAll(filepath.Join(r.dir, "tickmux"), 0o700)
+			os.WriteFile(filepath.Join(r.dir, "tickmux", "config.toml"), []byte("clipboard = \"on\"\n"), 0o600)
+		}
+		r.start()
+		r.tmux("set-option", "-g", "set-clipboard", "on")
+		r.waitFor("shell:1")
+		// "from-the-program" in base64.
+		r.keys(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "Enter")
+		r.waitFor("osc-sent-42")
+		// Off: nothing may arrive (checked for a while); on: it arrives.
+		var out []byte
+		got := false
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
+			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			got = strings.Contains(string(out), "from-the-program")
+		}
+		if got != on {
+			t.Fatalf("clipboard on=%v: tmux's buffer %q", on, out)
+		}
+		// Copy mode copies either way.
+		r.keys("echo copy-me-$((6*7)); echo next", "Enter")
+		r.waitFor("copy-me-42")
+		r.keys("C-b", "[")
+		r.waitFor("SCROLL")
+		r.keys("k", "k", "y")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			if strings.Contains(string(out), "copy-me-42") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("copy mode did not copy (on=%v): buffer %q\n%s", on, out, r.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
+	}
+}
+
+// The README's CLI examples work from a pane: tickmux is found by name, an open of the bundled
+// example is approved and shows, and an open of a missing program fails before any card.
+func TestEndToEndCLIFromAPane(t *testing.T) {
+	r := shellRig(t)
+	r.keys("tickmux ls && echo ls-ok-$((6*7))", "Enter")
+	r.waitFor("ls-ok-42")
+	r.keys("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "Enter")
+	s := r.waitFor("open-failed-with-1")
+	if strings.Contains(s, "pending") || !strings.Contains(s, "not found") {
+		t.Fatalf("the open of a missing program:\n%s", s)
+	}
+	r.keys("clear; tickmux open -- tickmux example counter && echo opened-ok", "Enter")
+	r.waitFor("1 pending")
+	r.keys("C-b", "a")
+	r.waitFor("allow once")
+	r.keys("y")
+	r.waitFor("opened-ok")
+	r.waitFor("hosted:1")
+}
+
+// Tabs as tmux's windows, through the real key path: a new tab, moving between tabs, the list on
+// the status bar; and prefix ] pasting what scroll mode copied.
+func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
+	r := shellRig(t)
+	r.keys("echo tab-zero-$((6*7))", "Enter")
+	r.waitFor("tab-zero-42")
+	r.keys("C-b", "c")
+	r.waitFor("shell:2")
+	s := r.waitFor("1:")
+	if strings.Contains(s, "tab-zero-42") || !strings.Contains(s, "0:") {
+		t.Fatalf("the new tab:\n%s", s)
+	}
+	r.keys("echo in-tab-one", "Enter")
+	r.waitFor("in-tab-one")
+	r.keys("C-b", "p")
+	r.waitFor("tab-zero-42")
+	r.keys("C-b", "1")
+	r.waitFor("in-tab-one")
+	r.keys("C-b", ",")
+	r.waitFor("rename tab 1")
+	r.keys("C-u")
+	r.keys("-l", "work")
+	r.keys("Enter")
+	r.waitFor("1:work*")
+
+	// Copy a line in scroll mode, paste it at the prompt with prefix ].
+	r.keys("echo copied-$((6*7))-line", "Enter")
+	r.waitFor("copied-42-line")
+	r.keys("C-b", "[")
+	r.waitFor("SCROLL")
+	r.keys("k", "y")
+	r.waitGone("SCROLL")
+	r.keys("C-b", "]")
+	r.keys("Enter")
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(r.screen(), "copied-42-line") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("prefix ] did not paste the copied line:\n%s", r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

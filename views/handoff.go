@@ -1,0 +1,63 @@
+package views
+
+import (
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// handoff is the App's state for handing work to the UI loop.
+type handoff struct {
+	uiStopped chan struct{} // closed once tview's loop has returned
+	errMu     sync.Mutex
+	runErr    error // the screen's error, which Run returns
+}
+
+// runError is what Run returns: the screen's error if there was one, else tview's.
+func (a *App) runError(err error) error {
+	a.errMu.Lock()
+	defer a.errMu.Unlock()
+	if a.runErr != nil {
+		return a.runErr
+	}
+	return err
+}
+
+// post runs f on the UI goroutine, then draws, and waits for it; once the App is stopping, f is
+// skipped. It returns false as soon as the UI loop has stopped: tview's QueueUpdate would wait
+// for ever for a loop that no longer runs, and Run, waiting for the App's goroutines, with it.
+func (a *App) post(f func()) bool {
+	ran := make(chan struct{})
+	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
+	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
+	// screen errors stop the App in order, and Stop lets queued work run before stopping tview.
+	go func() { // owner: tview's loop, which ends it by running the update
+		a.app.QueueUpdateDraw(func() {
+			select {
+			case <-a.done:
+				// Stopping: the App's goroutines are being waited for; do nothing more.
+			default:
+				f()
+			}
+		})
+		close(ran)
+	}()
+	select {
+	case <-ran:
+		return true
+	case <-a.uiStopped:
+		return false
+	}
+}
+
+// failed handles an error from the screen (the terminal went away): instead of letting tview stop
+// its loop at once under the App's goroutines, the App stops in order and Run returns the error.
+// Called on tview's event goroutine.
+func (a *App) failed(err *tcell.EventError) {
+	a.errMu.Lock()
+	if a.runErr == nil {
+		a.runErr = err
+	}
+	a.errMu.Unlock()
+	a.Stop()
+}

@@ -1,0 +1,50 @@
+package views
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// The terminal going away (an error event from the screen) while programs flood their panes:
+// tview would stop its loop under the App's goroutines, which waited for ever to hand it a frame,
+// and Run never returned. Run returns, with the screen's error.
+func TestRunReturnsWhenTheScreenFails(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		hs := newHarness(t, 120, 30)
+		hs.start()
+		hs.openShell("echo flooding; exec yes flood-line", "flood-line")
+		hs.openShell("exec yes other-line", "other-line")
+		// The UI is busy when the error arrives, so the App's goroutines have handed it frames
+		// that wait beside the error in tview's queues.
+		busy := make(chan struct{})
+		go func() { // owner: this test; ends when the UI ran the update
+			hs.app.app.QueueUpdate(func() { time.Sleep(100 * time.Millisecond) })
+			close(busy)
+		}()
+		time.Sleep(20 * time.Millisecond)
+		hs.screen.PostEvent(tcell.NewEventError(errors.New("the terminal went away")))
+		// More work queued behind the error: a loop that stopped at the error would leave it,
+		// and whoever queued it, waiting.
+		busy2 := make(chan struct{})
+		go func() { // owner: this test; ends when the UI ran the update
+			hs.app.app.QueueUpdate(func() { time.Sleep(20 * time.Millisecond) })
+			close(busy2)
+		}()
+		defer func() { <-busy2 }()
+		select {
+		case err := <-hs.done:
+			hs.running = false
+			if err == nil || !strings.Contains(err.Error(), "went away") {
+				t.Fatalf("Run returned %v, want the screen's error", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Run did not return after the screen failed")
+		}
+		hs.h.Close()
+		<-busy
+	}
+}

@@ -1,0 +1,66 @@
+package views
+
+import (
+	"fmt"
+	"time"
+)
+
+// uiState is the App's UI-goroutine state for tabs, the float's place, the paste buffer, the
+// last pane, pane numbers and one-line questions (kept here, apart from app.go).
+type uiState struct {
+	floatPlace Place // where the floating pane was among the tiles
+
+	// tabs are tmux's windows: each has its own layout, focus and float. The shown tab's live
+	// in the App's own fields (layout, focus, floatID...); tabs[cur] is stale while shown. No
+	// tabs at all means one, unnamed.
+	tabs []*tab
+	cur  int
+
+	lastPane     string    // the pane focused before the current one (prefix ;)
+	pasteBuf     string    // what copy mode copied last (prefix ])
+	numbersUntil time.Time // pane numbers show until then, or the next key (prefix q)
+	input        *lineInput
+}
+
+// tab is a tab's state while another tab is shown.
+type tab struct {
+	name       string // "" names it after its focused pane
+	layout     Layout
+	focus      string
+	floatID    string
+	floatShown bool
+	lastTiled  string
+	floatPlace Place
+}
+
+// tabItem is a tab as the status bar lists it.
+type tabItem struct {
+	index   int
+	name    string
+	current bool
+}
+
+// tabSegs adds the tab list to the status bar's line when there are two tabs or more: "0:main*
+// 1:build", the current one marked as tmux marks it.
+func (b *StatusBar) tabSegs(l line, used *int, avail int) line {
+	if len(b.tabs) < 2 {
+		return l
+	}
+	th := b.theme
+	for _, t := range b.tabs {
+		if *used >= avail {
+			break
+		}
+		st := th.StatusBar
+		mark := " "
+		if t.current {
+			st, mark = th.StatusAccent, "*"
+		}
+		s := untrusted(fmt.Sprintf("%d:%s%s", t.index, shorten(t.name, 16), mark), st)
+		l = append(l, s)
+		*used += width(s.text)
+	}
+	l = append(l, seg{" ", th.StatusBar})
+	*used++
+	return l
+}
