@@ -63,7 +63,7 @@ func (g *guard) lineModeOK() bool {
 
 // startLineMode is the line feed that begins line mode: vt10x's top row leaves.
 func (g *guard) startLineMode() {
-	g.e.flush()
+	g.flush()
 	lm := &g.lm
 	lm.active = true
 	lm.starts++
@@ -318,9 +318,9 @@ func (g *guard) materialize() {
 			r, st := l.at(x)
 			g.usePen(st)
 			if r < 0x80 {
-				g.e.out = append(g.e.out, byte(r))
+				g.put(byte(r))
 			} else {
-				g.e.out = utf8.AppendRune(g.e.out, r)
+				g.putRune(r)
 			}
 		}
 		if l != lm.cur {
