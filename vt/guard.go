@@ -64,6 +64,7 @@ type guard struct {
 	altSaved   altCursor // what 1049 saved on the way to the alternate screen
 	lm         lineMode
 	noLineMode bool // for tests: always the slow path
+	noReflow   bool // for tests: resize as before reflow
 	last       lastPrint
 	zwj        bool // a zero-width joiner waits for a character other than ASCII
 	// anyWide is set once a wide character may be on screen; printing then checks for halves

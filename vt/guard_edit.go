@@ -128,13 +128,10 @@ func (g *guard) writeRow(row []Cell) {
 
 // eraseDisplay is ED. vt10x leaves row 0 alone for ED 1 on row 1, so that case is done by rows.
 func (g *guard) eraseDisplay(mode int) {
-	if mode <= 2 && g.eraseOK() {
-		g.sync()
+	if g.sync(); mode <= 2 && g.eraseOK() && !(mode == 0 && g.pending) {
 		switch mode {
 		case 0:
-			if !g.pending {
-				g.eraseDeferred(g.cx, g.cy, g.cols, g.cy+1)
-			}
+			g.eraseDeferred(g.cx, g.cy, g.cols, g.cy+1)
 			g.eraseDeferred(0, g.cy+1, g.cols, g.rows)
 		case 1:
 			g.eraseDeferred(0, 0, g.cols, g.cy)

@@ -79,6 +79,10 @@ func (g *guard) resize(cols, rows int) {
 	if cols < 1 || rows < 1 || cols == g.cols && rows == g.rows {
 		return
 	}
+	if !g.modes.AltScreen && !g.noReflow {
+		g.reflow(cols, rows)
+		return
+	}
 	g.settle()
 	g.sync()
 	if slide := g.cy - rows + 1; slide > 0 {
