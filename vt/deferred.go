@@ -29,7 +29,7 @@ type overlay struct {
 }
 
 type ovRow struct {
-	r      []rune // 0 where nothing waits
+	r      []byte // printable ASCII; 0 where nothing waits
 	st     []uint32
 	lo, hi int // the waiting cells are within [lo, hi)
 	// cleared: the whole row is blanked in style clearID before the waiting cells.
@@ -44,10 +44,10 @@ func (o *overlay) reset(rows int) {
 }
 
 // cells returns the waiting cells x..x+n-1 of row y, to be filled in.
-func (o *overlay) cells(y, x, n, cols int) ([]rune, []uint32) {
+func (o *overlay) cells(y, x, n, cols int) ([]byte, []uint32) {
 	row := &o.rows[y]
 	if len(row.r) != cols {
-		row.r, row.st = make([]rune, cols), make([]uint32, cols)
+		row.r, row.st = make([]byte, cols), make([]uint32, cols)
 	}
 	if !row.waiting() {
 		o.n++
@@ -63,8 +63,9 @@ func (o *overlay) cells(y, x, n, cols int) ([]rune, []uint32) {
 // write puts printable ASCII at column x of row y, in style id.
 func (o *overlay) write(y, x, cols int, b []byte, id uint32) {
 	r, st := o.cells(y, x, len(b), cols)
-	for i, c := range b {
-		r[i], st[i] = rune(c), id
+	copy(r, b)
+	for i := range st {
+		st[i] = id
 	}
 }
 
@@ -226,7 +227,7 @@ func (g *guard) drain() {
 		for x := lo; x < hi; x++ {
 			r, st := rune(' '), row.clearID
 			if x < len(row.r) && row.r[x] != 0 {
-				r, st = row.r[x], row.st[x]
+				r, st = rune(row.r[x]), row.st[x]
 				row.r[x] = 0
 			} else if !row.cleared {
 				continue
@@ -242,7 +243,7 @@ func (g *guard) drain() {
 			if g.engPen != st {
 				g.rawPen(st)
 			}
-			g.e.out = utf8.AppendRune(g.e.out, r)
+			g.e.out = append(g.e.out, byte(r))
 			at = x + 1
 		}
 		row.lo, row.hi, row.cleared = 0, 0, false

@@ -39,7 +39,7 @@ func newEngine(cols, rows int) *engine {
 		cols: cols,
 		rows: rows,
 	}
-	e.br = bufio.NewReaderSize(&e.rd, 16<<10)
+	e.br = bufio.NewReaderSize(&e.rd, 4<<10)
 	return e
 }
 
