@@ -81,6 +81,40 @@ func (o *overlay) blank(y, x, n, cols int, id uint32) {
 	}
 }
 
+// scroll moves the rows top..bottom by n (up when n > 0), as a scroll of that region moves
+// the rows under them; the rows it brings in wait for nothing.
+func (o *overlay) scroll(top, bottom, n int) {
+	for ; n > 0; n-- {
+		o.rotate(top, bottom, 1)
+	}
+	for ; n < 0; n++ {
+		o.rotate(top, bottom, -1)
+	}
+}
+
+func (o *overlay) rotate(top, bottom, dir int) {
+	rows := o.rows[top : bottom+1]
+	var out ovRow
+	if dir > 0 {
+		out = rows[0]
+		copy(rows, rows[1:])
+	} else {
+		out = rows[len(rows)-1]
+		copy(rows[1:], rows)
+	}
+	// The row that left: its cells are gone; its storage is reused for the row coming in.
+	if out.waiting() {
+		o.n--
+	}
+	clear(out.r[out.lo:out.hi])
+	out.lo, out.hi, out.cleared = 0, 0, false
+	if dir > 0 {
+		rows[len(rows)-1] = out
+	} else {
+		rows[0] = out
+	}
+}
+
 // clearRow blanks row y in style id, dropping the cells that waited on it.
 func (o *overlay) clearRow(y int, id uint32) {
 	row := &o.rows[y]
@@ -103,7 +137,6 @@ func (g *guard) eraseOK() bool { return !g.noOverlay && g.known && !g.lm.active 
 
 // eraseDeferred blanks cells x0..x1-1 of rows y0..y1-1 in the erase style.
 func (g *guard) eraseDeferred(x0, y0, x1, y1 int) {
-	g.flushScrolls()
 	for y := y0; y < y1; y++ {
 		if x1 > x0 {
 			g.ov.blank(y, x0, x1-x0, g.cols, g.eraseID)
@@ -113,7 +146,6 @@ func (g *guard) eraseDeferred(x0, y0, x1, y1 int) {
 
 // printDeferred prints b (at most the rest of the row) into the overlay.
 func (g *guard) printDeferred(b []byte) {
-	g.flushScrolls()
 	g.ov.write(g.cy, g.cx, g.cols, b, g.penID)
 	g.advance(len(b))
 	g.lazy = true
@@ -122,10 +154,10 @@ func (g *guard) printDeferred(b []byte) {
 // prep hands vt10x, in order, what the guard deferred: the overlay's cells, then the cursor,
 // then the pen. Every byte queued for vt10x is queued after a prep.
 func (g *guard) prep() {
+	g.flushScrolls()
 	if g.ov.n > 0 {
 		g.drain()
 	}
-	g.flushScrolls()
 	g.regionToVT()
 	if g.lazy {
 		g.lazy = false
@@ -167,26 +199,31 @@ func (g *guard) regionToVT() {
 // flush makes vt10x hold every cell the guard printed, for a reader of its grid. The cursor and
 // pen may still be deferred.
 func (g *guard) flush() {
+	g.flushScrolls()
 	if g.ov.n > 0 {
 		g.drain()
 	}
-	g.flushScrolls()
 	g.e.flush()
 }
 
 // deferScroll scrolls the region by n rows (up when n > 0, down when n < 0), blanking the new
-// rows in the erase style; the cursor stays. Scrolls in one direction in one style add up.
+// rows in the erase style; the cursor stays. Scrolls in one direction in one style add up. The
+// overlay's rows scroll with the region at once: its cells are always to be written after the
+// deferred scrolls.
 func (g *guard) deferScroll(n int) {
-	if g.scrolls != 0 && ((g.scrolls > 0) != (n > 0) || g.scrollPen != g.eraseID || g.scrollTop != g.top || g.scrollBottom != g.bottom) || g.ov.n > 0 {
-		g.prep() // what came before goes first
+	if g.scrolls != 0 && ((g.scrolls > 0) != (n > 0) || g.scrollPen != g.eraseID || g.scrollTop != g.top || g.scrollBottom != g.bottom) {
+		g.flushScrolls() // scrolls that do not add up go first
+	}
+	if g.ov.n > 0 {
+		g.ov.scroll(g.top, g.bottom, n)
 	}
 	g.scrolls += n
 	g.scrollPen = g.eraseID
 	g.scrollTop, g.scrollBottom = g.top, g.bottom
 }
 
-// flushScrolls hands vt10x the deferred scrolls, in the region they were made in. The overlay
-// is empty while scrolls wait: whatever goes into it first hands the scrolls over.
+// flushScrolls hands vt10x the deferred scrolls, in the region they were made in, before the
+// overlay's cells.
 func (g *guard) flushScrolls() {
 	n := g.scrolls
 	if n == 0 {
