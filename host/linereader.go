@@ -23,7 +23,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &lineReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
 }
 
 // next returns the next line without its newline. The slice is valid until the following call.

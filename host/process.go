@@ -279,7 +279,7 @@ func buildEnv(spec LaunchSpec) []string {
 // terminal, whether or not a view shows it, so the program never blocks on its terminal.
 func (p *Process) readOutput() {
 	defer close(p.outputDone)
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 16<<10) // a PTY read returns far less; a bigger buffer is memory every pane pays
 	for {
 		n, err := p.master.Read(buf)
 		if n > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+	"github.com/rivo/uniseg"
 
 	"tickmux/themes"
 	"tickmux/vt"
@@ -142,7 +143,10 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 			continue
 		}
 		cells := s.Row(row)
+		covered := false // the cell drawn before covers this one
 		for col := 0; col < w; col++ {
+			wasCovered := covered
+			covered = false
 			if col >= s.Cols {
 				screen.SetContent(x+col, y+row, ' ', nil, tcell.StyleDefault)
 				continue
@@ -156,14 +160,28 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 				st = v.sm.decorate(v, row, col, st)
 			}
 			switch {
-			case c.Width == 0 && col > 0 && cells[col-1].Width == 2:
+			case wasCovered:
 				continue // the right half of the wide character drawn before
 			case c.Width == 0 || c.Style.Attrs&vt.AttrInvisible != 0:
 				screen.SetContent(x+col, y+row, ' ', nil, st)
 			case c.Width == 2 && col == w-1:
 				screen.SetContent(x+col, y+row, ' ', nil, st) // cut by the view's edge
+			case isRegional(c.Rune) && c.Comb == nil && col+1 < min(w, s.Cols) && isRegional(cells[col+1].Rune) &&
+				cells[col+1].Comb == nil && cells[col+1].Style == c.Style:
+				// Two regional indicators are one cell each in vt and tmux, and one flag two
+				// cells wide in tcell: drawn as the flag over both cells.
+				screen.SetContent(x+col, y+row, c.Rune, []rune{cells[col+1].Rune}, st)
+				covered = true
+			case c.Width == 2 && c.Comb == nil && col+2 < min(w, s.Cols) && isModifier(cells[col+2].Rune) &&
+				cells[col+2].Comb == nil && uniseg.StringWidth(string([]rune{c.Rune, cells[col+2].Rune})) == 2:
+				// An emoji and a skin tone are two wide cells each in vt and tmux, one two-cell
+				// grapheme in tcell: the emoji is drawn with its tone, the tone's cells blank.
+				screen.SetContent(x+col, y+row, c.Rune, []rune{cells[col+2].Rune}, st)
+				covered = true
 			default:
-				screen.SetContent(x+col, y+row, c.Rune, c.Comb, st)
+				r, comb, drawn := cellText(c)
+				screen.SetContent(x+col, y+row, r, comb, st)
+				covered = drawn == 2
 			}
 		}
 	}
@@ -283,6 +301,40 @@ func (v *TerminalView) FocusChanged(focused bool) {
 }
 
 // cellStyle is the tcell style of a cell.
+// cellText is what a cell is drawn as, and the width it is drawn at. vt gives every cell its
+// width (the width tmux 3.3a gives it); tcell, and the terminal it draws on, measure a grapheme
+// themselves and may find another (☺ with VS16 is one cell in tmux, two in tcell; a space that
+// a zero-width joiner joined to 日 is one cell in tmux, and a terminal may draw the 日). A cell
+// is drawn with its marks only when they make one grapheme of vt's width; otherwise its
+// character alone, and when even that has another width, U+FFFD. Nothing drawn ever covers the
+// next cell, and a wide cell always covers its right half.
+func cellText(c vt.Cell) (r rune, comb []rune, width int) {
+	want := int(c.Width)
+	if c.Rune < 0x7f && c.Comb == nil {
+		return c.Rune, nil, 1
+	}
+	if c.Comb != nil {
+		s := string(c.Rune) + string(c.Comb)
+		if _, rest, w, _ := uniseg.FirstGraphemeClusterInString(s, -1); rest == "" && w == want {
+			return c.Rune, c.Comb, want
+		}
+	}
+	if isModifier(c.Rune) {
+		return ' ', nil, 1 // drawn with the emoji before it, when there is one
+	}
+	switch uniseg.StringWidth(string(c.Rune)) {
+	case want:
+		return c.Rune, nil, want
+	case 1:
+		return c.Rune, nil, 1 // a wide cell drawn narrow: its right half is drawn blank
+	}
+	return '\uFFFD', nil, 1
+}
+
+func isRegional(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+
+func isModifier(r rune) bool { return r >= 0x1F3FB && r <= 0x1F3FF } // skin tones
+
 func cellStyle(s vt.Style) tcell.Style {
 	st := tcell.StyleDefault.Foreground(cellColor(s.FG)).Background(cellColor(s.BG)).
 		Bold(s.Attrs&vt.AttrBold != 0).Dim(s.Attrs&vt.AttrDim != 0).Italic(s.Attrs&vt.AttrItalic != 0).

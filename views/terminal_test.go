@@ -304,3 +304,39 @@ func TestViewOnARealPTY(t *testing.T) {
 		}
 	}
 }
+
+// TestViewDrawsEachCellAtVTsWidth: tmux (and vt) give ☺ with VS16 one cell and join a space, a
+// zero-width joiner and 日 into one narrow cell; tcell measures those as two cells. The view
+// draws each cell at vt's width, so the letters after them stay visible and in their columns;
+// two regional indicators (one cell each) are drawn as one flag over both.
+func TestViewDrawsEachCellAtVTsWidth(t *testing.T) {
+	f := newFakeBackend(20, 4)
+	v := newTestView(t, f)
+	f.term.Write([]byte("\u263a\ufe0fA|\r\nx\u200dy\r\necho 日本語 abc\r\n👨\u200d👩\u200d👧z 🇫🇷y \u1100\u1161\u11a8k"))
+	sc, _ := drawView(t, v, 20, 4)
+	var s vt.Screen
+	f.term.Snapshot(&s)
+	for row := 0; row < 4; row++ {
+		x := 0
+		for x < 20 {
+			str, _, w := sc.Get(x, row)
+			c := s.Row(row)[x]
+			if c.Width == 0 {
+				x++
+				continue
+			}
+			if pair := isRegional(c.Rune) && isRegional(s.Row(row)[x+1].Rune); pair && w != 2 || !pair && w != int(c.Width) {
+				t.Errorf("cell (%d,%d) %q+%q: drawn %q, %d wide; vt says %d", x, row, c.Rune, string(c.Comb), str, w, c.Width)
+			}
+			x += max(w, 1)
+		}
+	}
+	for _, want := range []struct {
+		x, y int
+		s    string
+	}{{1, 0, "A"}, {11, 2, "b"}, {2, 3, "z"}, {4, 3, "🇫🇷"}, {6, 3, "y"}, {10, 3, "k"}} {
+		if got, _, _ := sc.Get(want.x, want.y); got != want.s {
+			t.Errorf("cell (%d,%d) is %q, want %q", want.x, want.y, got, want.s)
+		}
+	}
+}

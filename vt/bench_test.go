@@ -54,3 +54,50 @@ func BenchmarkWriteFullScreen(b *testing.B) {
 		return s.String()
 	}))
 }
+
+// dashboard is frames of a full-screen program that redraws every cell of a cols x rows screen
+// each frame, as `watch` and simple dashboards do: a coloured label, a counter and a bar on every
+// row. With changing false only the counters change (about a tenth of the cells); with changing
+// true every cell changes every frame.
+func dashboard(cols, rows int, changing bool) []byte {
+	var buf bytes.Buffer
+	for f := 0; buf.Len() < 1<<20; f++ {
+		buf.WriteString("\x1b[H")
+		for y := 0; y < rows; y++ {
+			fmt.Fprintf(&buf, "\x1b[%d;1H", y+1)
+			if changing {
+				for x := 0; x < cols; x += 10 {
+					fmt.Fprintf(&buf, "\x1b[3%dm", (x/10+y+f)%8)
+					for i := x; i < min(x+10, cols); i++ {
+						buf.WriteByte(byte('a' + (i+y+f)%26))
+					}
+				}
+				buf.WriteString("\x1b[m")
+				continue
+			}
+			label := fmt.Sprintf("\x1b[1;34m%-20s\x1b[m", fmt.Sprintf("metric %d", y))
+			counter := fmt.Sprintf("\x1b[33m%12d\x1b[m", f*7919+y*104729)
+			bar := strings.Repeat("#", (y*7)%(cols-40))
+			fmt.Fprintf(&buf, "%s%s  \x1b[32m%-*s\x1b[m", label, counter, cols-34, bar)
+		}
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkWriteDashboardMostlySame(b *testing.B) { benchWrite(b, dashboard(120, 30, false)) }
+
+func BenchmarkWriteDashboardAllChange(b *testing.B) { benchWrite(b, dashboard(120, 30, true)) }
+
+func flood(seq string) []byte { return bytes.Repeat([]byte(seq), (1<<20)/len(seq)) }
+
+func BenchmarkWriteFloodIND(b *testing.B) { benchWrite(b, flood("\x1bD")) }
+
+func BenchmarkWriteFloodRI(b *testing.B) { benchWrite(b, flood("\x1bM")) }
+
+func BenchmarkWriteFloodED(b *testing.B) { benchWrite(b, flood("x\x1b[2J")) }
+
+func BenchmarkWriteFloodRIS(b *testing.B) { benchWrite(b, flood("x\x1bc")) }
+
+func BenchmarkWriteFloodRegion(b *testing.B) {
+	benchWrite(b, flood("\x1b[5;20r\x1b[20Hline\n\x1b[5H\x1bMz\x1b[r"))
+}

@@ -39,16 +39,12 @@ func newEngine(cols, rows int) *engine {
 		cols: cols,
 		rows: rows,
 	}
-	e.br = bufio.NewReaderSize(&e.rd, 16<<10)
+	e.br = bufio.NewReaderSize(&e.rd, 4<<10)
 	return e
 }
 
-// emit queues sanitised bytes.
-func (e *engine) emit(b ...byte) { e.out = append(e.out, b...) }
-
-func (e *engine) emitString(s string) { e.out = append(e.out, s...) }
-
-// flush makes vt10x parse everything queued.
+// flush makes vt10x parse everything queued. The guard may hold writes back (deferred.go): it
+// calls its own flush, which hands them over first.
 func (e *engine) flush() {
 	if len(e.out) == 0 {
 		return

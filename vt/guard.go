@@ -28,6 +28,24 @@ type guard struct {
 	penID   uint32
 	eraseID uint32 // the style erased cells get: the pen's background only
 	engPen  uint32 // the style id vt10x's pen carries
+	wantPen uint32 // the style id vt10x's pen must carry before the next byte it parses
+
+	// lazy is set while vt10x's cursor is not yet where cx, cy and vtWrap say: moves are
+	// deferred until a byte that needs them is queued (see prep).
+	lazy bool
+	// vtTop and vtBottom are vt10x's scrolling region; top and bottom reach it before the next
+	// byte (vt10x homes its cursor when it changes).
+	vtTop, vtBottom int
+	// scrolls is how many times the region scrolled up (negative: down) and vt10x has yet to,
+	// blanking new rows in style scrollPen.
+	scrolls                 int
+	scrollPen               uint32
+	scrollTop, scrollBottom int
+	// vtSavedHome: vt10x's saved cursor (DECSC) is at the top left with the default pen.
+	vtSavedHome bool
+	ov          overlay // cells printed but not yet handed to vt10x
+	// noOverlay is for tests: every print goes to vt10x at once.
+	noOverlay bool
 
 	g  [4]bool // G0-G3 designate DEC special graphics
 	gl int     // 0 or 1: G0 or G1 is invoked (SI, SO)
@@ -46,6 +64,7 @@ type guard struct {
 	altSaved   altCursor // what 1049 saved on the way to the alternate screen
 	lm         lineMode
 	noLineMode bool // for tests: always the slow path
+	noReflow   bool // for tests: resize as before reflow
 	last       lastPrint
 	zwj        bool // a zero-width joiner waits for a character other than ASCII
 	// anyWide is set once a wide character may be on screen; printing then checks for halves
@@ -104,11 +123,15 @@ func (g *guard) init(cols, rows int) {
 	g.cols, g.rows = cols, rows
 	g.p.reset()
 	g.cx, g.cy, g.pending, g.vtWrap, g.known = 0, 0, false, false, true
-	g.pen, g.penID, g.eraseID, g.engPen = Style{}, 0, 0, 0
+	g.pen, g.penID, g.eraseID, g.engPen, g.wantPen = Style{}, 0, 0, 0, 0
+	g.lazy, g.scrolls = false, 0
+	g.vtSavedHome = true // vt10x starts with its cursor saved there
+	g.ov.reset(rows)
 	g.g, g.gl = [4]bool{}, 0
 	g.modes = Modes{}
 	g.insert, g.origin, g.autowrap, g.cursorVisible, g.shape = false, false, true, true, CursorDefault
 	g.top, g.bottom = 0, rows-1
+	g.vtTop, g.vtBottom = 0, rows-1
 	g.tabs = defaultTabs(nil, cols)
 	g.saved = savedCursor{}
 	g.altSaved = altCursor{}
@@ -140,7 +163,7 @@ func (g *guard) write(b []byte) {
 // settle brings vt10x up to date for a reader.
 func (g *guard) settle() {
 	g.materialize()
-	g.e.flush()
+	g.flush()
 }
 
 // sync learns the cursor from vt10x unless the guard already knows it.
@@ -148,6 +171,7 @@ func (g *guard) sync() {
 	if g.known {
 		return
 	}
+	g.prep()
 	x, y, wrap := g.e.cursor()
 	g.cx, g.cy, g.vtWrap = x, y, wrap
 	// vt10x raises its flag after any write to the last column; tmux only with autowrap. The
@@ -181,38 +205,68 @@ func (g *guard) setPen(s Style) {
 	g.eraseID = g.intern(Style{BG: s.BG})
 }
 
-// usePen makes vt10x's pen carry style id.
-func (g *guard) usePen(id uint32) {
-	if g.engPen == id {
-		return
-	}
+// usePen makes vt10x's pen carry style id for the bytes queued next.
+func (g *guard) usePen(id uint32) { g.wantPen = id }
+
+// rawPen queues the SGR that gives vt10x's pen style id. The id is the foreground colour, in
+// the shortest form vt10x reads back as that number.
+func (g *guard) rawPen(id uint32) {
 	g.engPen = id
-	if id == 0 {
-		g.e.emitString("\x1b[39m")
-		return
+	o := g.e.out
+	switch {
+	case id == 0:
+		o = append(o, "\x1b[39m"...)
+	case id < 8:
+		o = append(o, 0x1b, '[', '3', byte('0'+id), 'm')
+	case id < 16:
+		o = append(o, 0x1b, '[', '9', byte('0'+id-8), 'm')
+	case id < 256:
+		o = append(o, "\x1b[38;5;"...)
+		o = strconv.AppendUint(o, uint64(id), 10)
+		o = append(o, 'm')
+	default:
+		o = append(o, "\x1b[38;2;"...)
+		o = strconv.AppendUint(o, uint64(id>>16), 10)
+		o = append(o, ';')
+		o = strconv.AppendUint(o, uint64(id>>8&0xff), 10)
+		o = append(o, ';')
+		o = strconv.AppendUint(o, uint64(id&0xff), 10)
+		o = append(o, 'm')
 	}
-	o := append(g.e.out, "\x1b[38;2;"...)
-	o = strconv.AppendUint(o, uint64(id>>16), 10)
-	o = append(o, ';')
-	o = strconv.AppendUint(o, uint64(id>>8&0xff), 10)
-	o = append(o, ';')
-	o = strconv.AppendUint(o, uint64(id&0xff), 10)
-	g.e.out = append(o, 'm')
+	g.e.out = o
+}
+
+// put queues bytes for vt10x after everything deferred before them.
+func (g *guard) put(b ...byte) {
+	g.prep()
+	g.e.out = append(g.e.out, b...)
+}
+
+func (g *guard) putString(s string) {
+	g.prep()
+	g.e.out = append(g.e.out, s...)
+}
+
+func (g *guard) putRune(r rune) {
+	g.prep()
+	g.e.out = utf8.AppendRune(g.e.out, r)
 }
 
 // emitCSI queues CSI n final with n clamped to a safe range.
 func (g *guard) emitCSI(n int, final byte) {
+	g.prep()
 	o := append(g.e.out, 0x1b, '[')
 	o = strconv.AppendInt(o, int64(clamp(n, 0, 9999)), 10)
 	g.e.out = append(o, final)
 }
 
 // moveTo puts the cursor at (x, y), screen coordinates. vt10x never sees origin mode (the
-// guard applies it to CUP and VPA), so its CUP is absolute.
+// guard applies it to CUP and VPA), so its CUP is absolute. vt10x's cursor follows when the
+// next byte is queued.
 func (g *guard) moveTo(x, y int) {
 	x, y = clamp(x, 0, g.cols-1), clamp(y, 0, g.rows-1)
-	g.emitCUP(x, y)
 	g.cx, g.cy, g.pending, g.vtWrap, g.known = x, y, false, false, true
+	g.lazy = true
 }
 
 // originRow is the screen row of row (0-based) as CUP and VPA give it.
@@ -224,6 +278,11 @@ func (g *guard) originRow(row int) int {
 }
 
 func (g *guard) emitCUP(x, y int) {
+	g.prep()
+	g.rawCUP(x, y)
+}
+
+func (g *guard) rawCUP(x, y int) {
 	o := append(g.e.out, 0x1b, '[')
 	o = strconv.AppendInt(o, int64(y+1), 10)
 	o = append(o, ';')
@@ -233,19 +292,20 @@ func (g *guard) emitCUP(x, y int) {
 
 // setVTWrap makes vt10x's wrap flag agree with want, at the cursor.
 func (g *guard) setVTWrap(want bool) {
+	g.prep() // callers go on to rely on vt10x's flag, not on what is deferred
 	if g.vtWrap == want {
 		return
 	}
 	if want {
 		// Rewrite the last cell of the row as it is: vt10x then waits to wrap.
-		g.e.flush()
+		g.flush()
 		ch, st, _ := g.e.glyph(g.cols-1, g.cy)
 		if ch == 0 {
 			ch, st = ' ', 0
 		}
 		g.usePen(st)
 		g.emitCSI(g.cols, 'G')
-		g.e.out = utf8.AppendRune(g.e.out, ch)
+		g.putRune(ch)
 	} else {
 		g.emitCSI(g.cx+1, 'G')
 	}
@@ -266,7 +326,7 @@ func (g *guard) capture(n int) {
 	if !g.scrollsIntoHistory() {
 		return
 	}
-	g.e.flush()
+	g.flush()
 	n = min(n, g.bottom+1)
 	for y := 0; y < n; y++ {
 		wrapped := g.readRow(y, g.row)
@@ -285,19 +345,23 @@ func (g *guard) lineFeed() {
 			g.startLineMode()
 			return
 		}
+		if !g.scrollsIntoHistory() && !g.noOverlay {
+			g.deferScroll(1)
+			return
+		}
 		g.capture(1)
 		if g.eraseID != 0 {
 			// vt10x's LF blanks the new line with default colours; IND uses the pen.
 			g.usePen(g.eraseID)
-			g.e.emitString("\x1bD")
+			g.putString("\x1bD")
 		} else {
-			g.e.emit('\n')
+			g.put('\n')
 			g.vtWrap = false
 		}
 	} else if g.cy < g.rows-1 {
-		g.e.emit('\n')
-		g.cy++
-		g.vtWrap = false
+		pending := g.pending
+		g.moveTo(g.cx, g.cy+1)
+		g.pending = pending
 	}
 }
 
@@ -306,12 +370,16 @@ func (g *guard) reverseIndex() {
 	g.sync()
 	g.last = lastPrint{}
 	if g.cy == g.top {
+		if !g.noOverlay {
+			g.deferScroll(-1)
+			return
+		}
 		g.usePen(g.eraseID)
-		g.e.emitString("\x1bM")
+		g.putString("\x1bM")
 	} else if g.cy > 0 {
-		g.e.emitString("\x1bM")
-		g.cy--
-		g.vtWrap = false
+		pending := g.pending
+		g.moveTo(g.cx, g.cy-1)
+		g.pending = pending
 	}
 }
 

@@ -19,8 +19,12 @@ func (g *guard) execute(c byte) {
 	case '\n', '\v', '\f':
 		g.lineFeed()
 	case '\r':
-		g.e.out = append(g.e.out, '\r')
-		g.cx, g.pending, g.vtWrap = 0, false, false
+		if g.known {
+			g.moveTo(0, g.cy)
+		} else {
+			g.put('\r')
+			g.cx, g.pending, g.vtWrap = 0, false, false
+		}
 		g.last = lastPrint{}
 	case 0x0e: // SO
 		g.gl = 1
@@ -51,11 +55,9 @@ func (g *guard) backspace() {
 		g.pending = false
 		g.setVTWrap(false)
 	case g.cx > 0:
-		g.e.out = append(g.e.out, '\b')
-		g.cx--
-		g.vtWrap = false
+		g.moveTo(g.cx-1, g.cy)
 	case g.cy > 0:
-		g.e.flush()
+		g.flush()
 		if _, _, wrapped := g.e.glyph(g.cols-1, g.cy-1); wrapped {
 			g.moveTo(g.cols-1, g.cy-1)
 		}
@@ -73,8 +75,9 @@ func (g *guard) tab() {
 	for x < g.cols-1 && !g.tabs[x] {
 		x++
 	}
-	g.emitCSI(x-g.cx, 'C')
-	g.cx, g.vtWrap = x, false
+	pending := g.pending
+	g.moveTo(x, g.cy)
+	g.pending = pending
 }
 
 // csiDispatch acts on a control sequence. vt10x sees only the sequences it handles correctly,
@@ -187,6 +190,17 @@ func (g *guard) csiDispatch(c *csiSeq) {
 	case 'K': // EL
 		g.sync()
 		if m := c.arg(0, 0); m <= 2 && !(m == 0 && g.pending) {
+			if g.eraseOK() {
+				x0, x1 := 0, g.cols
+				switch m {
+				case 0:
+					x0 = g.cx
+				case 1:
+					x1 = g.cx + 1
+				}
+				g.eraseDeferred(x0, g.cy, x1, g.cy+1)
+				break
+			}
 			g.usePen(g.eraseID)
 			g.emitCSI(m, 'K')
 		}
@@ -194,8 +208,12 @@ func (g *guard) csiDispatch(c *csiSeq) {
 		g.insertDeleteLines(clamp(c.arg(0, 1), 1, rows), c.final)
 	case 'P', 'X': // DCH, ECH
 		if g.sync(); !g.pending {
-			g.usePen(g.eraseID)
-			g.emitCSI(clamp(c.arg(0, 1), 1, cols), c.final)
+			if n := clamp(c.arg(0, 1), 1, cols); c.final == 'X' && g.eraseOK() {
+				g.eraseDeferred(g.cx, g.cy, min(g.cx+n, cols), g.cy+1)
+			} else {
+				g.usePen(g.eraseID)
+				g.emitCSI(n, c.final)
+			}
 		}
 	case 'S': // SU
 		if c.n <= 1 {
@@ -251,9 +269,8 @@ func (g *guard) csiDispatch(c *csiSeq) {
 			return
 		}
 		g.top, g.bottom = top, bottom
-		g.e.emitString("\x1b[" + itoa(top+1) + ";" + itoa(bottom+1) + "r")
-		// vt10x homes the cursor; tmux homes it to the top left whatever the origin mode.
-		g.cx, g.cy, g.pending, g.vtWrap, g.known = 0, 0, false, false, true
+		// tmux homes the cursor to the top left whatever the origin mode.
+		g.moveTo(0, 0)
 	case 's': // SCOSC; with parameters it is something else
 		if c.n == 0 {
 			g.saveCursor()

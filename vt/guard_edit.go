@@ -1,7 +1,5 @@
 package vt
 
-import "unicode/utf8"
-
 // Editing sequences whose vt10x versions differ from tmux: erase, insert and delete.
 
 // insertBlanks is ICH at the cursor, as tmux does it: it shifts the rest of the row right by n
@@ -18,7 +16,7 @@ func (g *guard) insertBlanks(n int) {
 	}
 	var keep []kept
 	if moved < n && px < g.cols-1 { // in the last column tmux just blanks the cell
-		g.e.flush()
+		g.flush()
 		for x := px + moved; x < px+n; x++ {
 			ch, st, _ := g.e.glyph(x, g.cy)
 			if ch == 0 {
@@ -35,7 +33,7 @@ func (g *guard) insertBlanks(n int) {
 	g.moveTo(px+moved, g.cy)
 	for _, k := range keep {
 		g.usePen(k.st)
-		g.e.out = utf8.AppendRune(g.e.out, k.ch)
+		g.putRune(k.ch)
 	}
 	g.moveTo(px, g.cy)
 }
@@ -58,21 +56,22 @@ func (g *guard) insertDeleteLines(n int, final byte) {
 	moved := g.rows - cy - n
 	var keep [][]Cell
 	if final == 'L' && moved < n {
-		g.e.flush()
+		g.flush()
 		for y := cy + moved; y < cy+n; y++ {
 			row := make([]Cell, g.cols)
 			g.readRow(y, row)
 			keep = append(keep, row)
 		}
 	}
-	g.e.emitString("\x1b[r")
+	top, bottom := g.top, g.bottom
+	g.top, g.bottom = 0, g.rows-1
 	g.moveTo(cx, cy)
 	g.emitCSI(n, final)
 	for i, row := range keep {
 		g.moveTo(0, cy+moved+i)
 		g.writeRow(row)
 	}
-	g.e.emitString("\x1b[" + itoa(g.top+1) + ";" + itoa(g.bottom+1) + "r")
+	g.top, g.bottom = top, bottom
 	g.moveTo(cx, cy)
 	if pending {
 		g.setVTWrap(true)
@@ -86,7 +85,7 @@ func (g *guard) unwrapAbove() {
 	if g.cy == 0 {
 		return
 	}
-	g.e.flush()
+	g.flush()
 	ch, st, wrapped := g.e.glyph(g.cols-1, g.cy-1)
 	if !wrapped {
 		return
@@ -97,7 +96,7 @@ func (g *guard) unwrapAbove() {
 	cx, cy, pending := g.cx, g.cy, g.pending
 	g.moveTo(g.cols-1, cy-1)
 	g.usePen(st)
-	g.e.out = utf8.AppendRune(g.e.out, ch)
+	g.putRune(ch)
 	g.moveTo(cx, cy)
 	if pending {
 		g.setVTWrap(true)
@@ -121,7 +120,7 @@ func (g *guard) writeRow(row []Cell) {
 			g.emitCell(0, text)
 		}
 		if c.Width == 2 {
-			g.e.out = utf8.AppendRune(g.e.out, continuationRune)
+			g.putRune(continuationRune)
 			x++
 		}
 	}
@@ -129,6 +128,19 @@ func (g *guard) writeRow(row []Cell) {
 
 // eraseDisplay is ED. vt10x leaves row 0 alone for ED 1 on row 1, so that case is done by rows.
 func (g *guard) eraseDisplay(mode int) {
+	if g.sync(); mode <= 2 && g.eraseOK() && !(mode == 0 && g.pending) {
+		switch mode {
+		case 0:
+			g.eraseDeferred(g.cx, g.cy, g.cols, g.cy+1)
+			g.eraseDeferred(0, g.cy+1, g.cols, g.rows)
+		case 1:
+			g.eraseDeferred(0, 0, g.cols, g.cy)
+			g.eraseDeferred(0, g.cy, g.cx+1, g.cy+1)
+		case 2:
+			g.eraseDeferred(0, 0, g.cols, g.rows)
+		}
+		return
+	}
 	switch mode {
 	case 0:
 		g.sync()

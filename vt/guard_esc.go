@@ -9,6 +9,14 @@ import (
 
 // escDispatch acts on an escape sequence.
 func (g *guard) escDispatch(inter, final byte) {
+	if g.lm.active && inter == 0 && (final == 'D' || final == 'E') {
+		// IND and NEL scroll as LF does: line mode keeps them.
+		if final == 'E' {
+			g.lmExecute('\r')
+		}
+		g.lmExecute('\n')
+		return
+	}
 	g.materialize()
 	g.last = lastPrint{}
 	switch inter {
@@ -19,8 +27,8 @@ func (g *guard) escDispatch(inter, final byte) {
 	case '#':
 		if final == '8' { // DECALN: tmux also resets the region and homes the cursor
 			g.usePen(0)
-			g.e.emitString("\x1b#8\x1b[r")
 			g.top, g.bottom = 0, g.rows-1
+			g.putString("\x1b#8")
 			g.moveTo(0, 0)
 		}
 		return
@@ -57,16 +65,31 @@ func (g *guard) resetAll() {
 	// and region go back to their defaults; the alternate screen (if shown) stays shown, the
 	// screen behind it, the scrollback and the title stay too.
 	g.usePen(0)
-	g.e.emitString("\x1b[r\x1b[?7h\x1b[2J")
+	if !g.autowrap {
+		g.putString("\x1b[?7h")
+	}
+	if g.sync(); g.eraseOK() {
+		g.flushScrolls()
+		for y := 0; y < g.rows; y++ {
+			g.ov.clearRow(y, 0)
+		}
+	} else {
+		g.putString("\x1b[2J")
+	}
 	alt := g.modes.AltScreen
 	g.modes = Modes{AltScreen: alt}
 	g.setPen(Style{})
 	g.g, g.gl = [4]bool{}, 0
 	g.insert, g.origin, g.autowrap, g.cursorVisible, g.shape = false, false, true, true, CursorDefault
 	g.top, g.bottom = 0, g.rows-1
-	g.tabs = defaultTabs(nil, g.cols)
+	for x := range g.tabs {
+		g.tabs[x] = x%8 == 0 && x > 0
+	}
 	g.moveTo(0, 0)
-	g.e.emitString("\x1b7") // the saved cursor goes home too
+	if !g.vtSavedHome {
+		g.putString("\x1b7") // the saved cursor goes home too
+		g.vtSavedHome = true
+	}
 	g.saved = savedCursor{}
 }
 

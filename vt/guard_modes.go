@@ -13,7 +13,7 @@ func (g *guard) privateMode(m int, set bool) {
 	case 7: // DECAWM
 		// A pending cursor stays pending: tmux then drops characters until it moves.
 		g.autowrap = set
-		g.e.emitString(modeSeq(7, set))
+		g.putString(modeSeq(7, set))
 	case 9:
 		g.setMouse(MouseX10, set)
 	case 1000:
@@ -81,7 +81,7 @@ func (g *guard) altScreen(m int, set bool) {
 			g.sync()
 			g.altSaved = altCursor{valid: true, x: g.cx, y: g.cy, pen: g.pen}
 		}
-		g.e.emitString("\x1b[?1047h")
+		g.putString("\x1b[?1047h")
 		g.modes.AltScreen = true
 		return
 	}
@@ -92,7 +92,7 @@ func (g *guard) altScreen(m int, set bool) {
 	}
 	// vt10x blanks the alternate screen from its pen as it leaves: make that the default.
 	g.usePen(0)
-	g.e.emitString("\x1b[?1047l")
+	g.putString("\x1b[?1047l")
 	g.modes.AltScreen = false
 	g.hiddenStyles, g.hiddenClusters = nil, nil
 	if s := g.altSaved; m == 1049 && s.valid {
@@ -104,7 +104,8 @@ func (g *guard) altScreen(m int, set bool) {
 // saveCursor is DECSC: vt10x saves the position and pen, the guard the rest.
 func (g *guard) saveCursor() {
 	g.usePen(g.penID)
-	g.e.emitString("\x1b7")
+	g.putString("\x1b7")
+	g.vtSavedHome = false
 	g.saveState()
 }
 
@@ -114,7 +115,7 @@ func (g *guard) saveState() {
 
 // restoreCursor is DECRC.
 func (g *guard) restoreCursor() {
-	g.e.emitString("\x1b8")
+	g.putString("\x1b8")
 	g.restoreCursorState()
 	g.forget()
 }
@@ -128,13 +129,13 @@ func (g *guard) restoreCursorState() {
 	}
 	g.pen, g.penID, g.g, g.gl, g.origin = s.pen, s.penID, s.g, s.gl, s.origin
 	g.eraseID = g.intern(Style{BG: g.pen.BG})
-	g.engPen = s.penID
+	g.engPen, g.wantPen = s.penID, s.penID
 }
 
 // rememberHidden records the ids the main screen uses before it is hidden, so that sweeps keep
 // them.
 func (g *guard) rememberHidden() {
-	g.e.flush()
+	g.flush()
 	g.hiddenStyles, g.hiddenClusters = map[uint32]bool{}, map[rune]bool{}
 	for y := 0; y < g.rows; y++ {
 		for x := 0; x < g.cols; x++ {

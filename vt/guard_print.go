@@ -28,6 +28,13 @@ func (g *guard) printASCII(b []byte) {
 		if g.pending && !g.autowrap {
 			return // tmux drops characters until the cursor moves
 		}
+		if g.overlayOK() {
+			n := min(len(b), g.cols-g.cx)
+			g.printDeferred(b[:n])
+			g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
+			b = b[n:]
+			continue
+		}
 		if !g.autowrap && g.cx == g.cols-1 {
 			// Everything past the last column lands on it: only the last character stays.
 			b = b[len(b)-1:]
@@ -43,7 +50,7 @@ func (g *guard) printASCII(b []byte) {
 			g.fixLeft(x0)
 		}
 		g.usePen(g.penID)
-		g.e.out = append(g.e.out, b[:n]...)
+		g.put(b[:n]...)
 		g.advance(n)
 		if right {
 			g.blankRight(x0 + n)
@@ -128,7 +135,7 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 	g.usePen(g.penID)
 	g.emitCell(r, cluster)
 	if w == 2 {
-		g.e.out = utf8.AppendRune(g.e.out, continuationRune)
+		g.putRune(continuationRune)
 		g.anyWide = true
 	}
 	g.advance(w)
@@ -178,16 +185,16 @@ func (g *guard) advance(n int) {
 func (g *guard) emitCell(r rune, cluster string) {
 	if cluster == "" {
 		if r < 0x80 {
-			g.e.out = append(g.e.out, byte(r))
+			g.put(byte(r))
 			return
 		}
 		if r < clusterBase {
-			g.e.out = utf8.AppendRune(g.e.out, r)
+			g.putRune(r)
 			return
 		}
 		cluster = string(r)
 	}
-	g.e.out = utf8.AppendRune(g.e.out, g.clusterID(cluster))
+	g.putRune(g.clusterID(cluster))
 }
 
 func (g *guard) clusterID(s string) rune {
@@ -212,7 +219,7 @@ func (g *guard) isWideHead(x int) bool {
 	if x < 0 || x+1 >= g.cols {
 		return false
 	}
-	g.e.flush()
+	g.flush()
 	if next, _, _ := g.e.glyph(x+1, g.cy); next != continuationRune {
 		return false
 	}
@@ -230,7 +237,7 @@ func (g *guard) fixLeft(x int) {
 		return
 	}
 	g.usePen(0) // tmux blanks with the default cell
-	g.e.emitString("\b ")
+	g.putString("\b ")
 }
 
 // blankRight blanks the right half, at x, of a wide character whose left half was just
@@ -240,9 +247,9 @@ func (g *guard) blankRight(x int) {
 		return
 	}
 	g.usePen(0) // tmux blanks with the default cell
-	g.e.out = append(g.e.out, ' ')
+	g.put(' ')
 	if x < g.cols-1 {
-		g.e.out = append(g.e.out, '\b')
+		g.put('\b')
 	} else {
 		g.emitCSI(g.cols, 'G')
 	}
@@ -259,7 +266,7 @@ func (g *guard) combine(m rune) {
 	if x < 0 {
 		return
 	}
-	g.e.flush()
+	g.flush()
 	ch, st, _ := g.e.glyph(x, g.cy)
 	if ch == continuationRune && x > 0 {
 		x--
@@ -288,7 +295,7 @@ func (g *guard) combine(m rune) {
 	g.usePen(st)
 	g.emitCell(0, text+string(m))
 	if w == 2 {
-		g.e.out = utf8.AppendRune(g.e.out, continuationRune)
+		g.putRune(continuationRune)
 	}
 	// Put vt10x's cursor back where the guard's was.
 	if x+w == cx && !pending || x+w == g.cols && pending {

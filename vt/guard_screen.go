@@ -40,7 +40,7 @@ func (g *guard) readRow(y int, row []Cell) (wrapped bool) {
 
 // collect sweeps style and cluster ids that nothing uses any more.
 func (g *guard) collect() {
-	g.e.flush()
+	g.flush()
 	liveS := make([]bool, len(g.styles.styles))
 	liveC := make([]bool, len(g.clusters.texts))
 	markS := func(id uint32) {
@@ -53,7 +53,7 @@ func (g *guard) collect() {
 			liveC[i] = true
 		}
 	}
-	for _, id := range []uint32{g.penID, g.eraseID, g.engPen, g.saved.penID, g.last.styleID} {
+	for _, id := range []uint32{g.penID, g.eraseID, g.engPen, g.wantPen, g.saved.penID, g.last.styleID} {
 		markS(id)
 	}
 	for id := range g.hiddenStyles {
@@ -79,6 +79,10 @@ func (g *guard) resize(cols, rows int) {
 	if cols < 1 || rows < 1 || cols == g.cols && rows == g.rows {
 		return
 	}
+	if !g.modes.AltScreen && !g.noReflow {
+		g.reflow(cols, rows)
+		return
+	}
 	g.settle()
 	g.sync()
 	if slide := g.cy - rows + 1; slide > 0 {
@@ -87,9 +91,12 @@ func (g *guard) resize(cols, rows int) {
 		g.capture(slide)
 	}
 	g.usePen(0) // vt10x fills new cells from its pen
+	g.prep()
 	g.e.resize(cols, rows)
+	g.ov.reset(rows)
 	g.cols, g.rows = cols, rows
 	g.top, g.bottom = 0, rows-1
+	g.vtTop, g.vtBottom = 0, rows-1
 	g.tabs = defaultTabs(g.tabs, cols)
 	g.row = make([]Cell, cols)
 	// The hidden screen lost cells and gained default ones: its remembered ids still cover it.

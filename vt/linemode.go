@@ -63,7 +63,7 @@ func (g *guard) lineModeOK() bool {
 
 // startLineMode is the line feed that begins line mode: vt10x's top row leaves.
 func (g *guard) startLineMode() {
-	g.e.flush()
+	g.flush()
 	lm := &g.lm
 	lm.active = true
 	lm.starts++
@@ -102,33 +102,39 @@ func (l *histLine) setLrow(r *lrow, cols int, styles *styleTable, clusters *clus
 		}
 	}
 	l.wrapped = r.wrapped
-	l.runes = append(l.runes, r.r[:min(end, r.n)]...)
-	if r.wide || clusters.any {
-		for x := 0; x < min(end, r.n); x++ {
-			switch c := l.runes[x]; {
-			case c == continuationRune:
-				l.runes[x] = 0
-			case isClusterID(c):
-				text := clusters.text(c)
-				first, size := utf8.DecodeRuneInString(text)
-				l.runes[x] = first
-				if size < len(text) {
-					l.marks = append(l.marks, cellMarks{col: x, marks: []rune(text[size:])})
-				}
+	n := min(end, r.n)
+	size := end - n // blanks past n
+	for _, c := range r.r[:n] {
+		size += utf8.RuneLen(c) // cluster ids take 4, more than their first code point needs
+	}
+	l.reserve(size)
+	var cur Style
+	prev := uint32(0)
+	for x := 0; x < n; x++ {
+		c := r.r[x]
+		switch {
+		case c == continuationRune:
+			c = 0
+		case isClusterID(c):
+			text := clusters.text(c)
+			first, size := utf8.DecodeRuneInString(text)
+			c = first
+			if size < len(text) {
+				e := l.ext()
+				e.marks = append(e.marks, cellMarks{col: int32(x), marks: []rune(text[size:])})
 			}
 		}
-	}
-	prev := ^uint32(0)
-	for x := 0; x < min(end, r.n); x++ {
+		l.text = utf8.AppendRune(l.text, c)
 		if id := r.st[x]; id != prev {
-			l.runs = append(l.runs, styleRun{col: x, style: styles.get(id)})
-			prev = id
+			st := styles.get(id)
+			l.addStyle(x, st, cur)
+			cur, prev = st, id
 		}
 	}
-	for x := r.n; x < end; x++ {
-		l.runes = append(l.runes, ' ')
-		if x == r.n && r.bg != prev {
-			l.runs = append(l.runs, styleRun{col: x, style: styles.get(r.bg)})
+	for x := n; x < end; x++ {
+		l.text = append(l.text, ' ')
+		if x == n && r.bg != prev {
+			l.addStyle(x, styles.get(r.bg), cur)
 		}
 	}
 }
@@ -318,9 +324,9 @@ func (g *guard) materialize() {
 			r, st := l.at(x)
 			g.usePen(st)
 			if r < 0x80 {
-				g.e.out = append(g.e.out, byte(r))
+				g.put(byte(r))
 			} else {
-				g.e.out = utf8.AppendRune(g.e.out, r)
+				g.putRune(r)
 			}
 		}
 		if l != lm.cur {

@@ -35,7 +35,7 @@ func TestLineModeIsInvisible(t *testing.T) {
 	starts := 0
 	pieces := []string{"hello", "world wide web", "x", "0123456789abcdef", "\r\n", "\n", "\r", "\b", "\t",
 		"中", "e\u0301", "😀", "\u0301", "ｗ", "\u200d", "\U000F0001",
-		"\x1b[31m", "\x1b[44m", "\x1b[m", "\x1b[1;4m", "\x1b[2A", "\x1b[K", "\x1b(0q\x1b(B", "\x1b[?7l", "\x1b[?7h"}
+		"\x1b[31m", "\x1b[44m", "\x1b[m", "\x1b[1;4m", "\x1b[2A", "\x1b[K", "\x1b(0q\x1b(B", "\x1b[?7l", "\x1b[?7h", "\x1bD", "\x1bE"}
 	for i := 0; i < 1000; i++ {
 		var in []string
 		for j := 0; j < 1+r.IntN(80); j++ {

@@ -97,7 +97,6 @@ func (t *Terminal) feed(p []byte) {
 func (t *Terminal) recovered(r any) {
 	t.fault = fmt.Errorf("the terminal emulator failed on this program's output and was reset: %v\n%s", r, debug.Stack())
 	g := t.g
-	g.e.out = nil
 	g.init(g.cols, g.rows)
 	defer func() {
 		if recover() != nil {

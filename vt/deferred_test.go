@@ -1,0 +1,80 @@
+package vt
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// replay runs ops (program output, "read", "resize COLS ROWS") through a new 12x5 terminal.
+func replay(ops []string, direct, reads bool) *Terminal {
+	term := NewWithOptions(12, 5, Options{Scrollback: 20})
+	term.g.noOverlay = direct
+	for _, op := range ops {
+		var cols, rows int
+		switch {
+		case op == "read":
+			if reads {
+				term.Text()
+			}
+		case strings.HasPrefix(op, "resize "):
+			fmt.Sscanf(op, "resize %d %d", &cols, &rows)
+		default:
+			term.Write([]byte(op))
+			continue
+		}
+		if cols > 0 {
+			term.Resize(cols, rows)
+		}
+	}
+	return term
+}
+
+// TestDeferredWritesAreInvisible checks that holding prints, moves and pens back from vt10x
+// (deferred.go) leaves exactly what handing everything over at once leaves: for random streams
+// of the sequences programs send, read at random points or only at the end, with resizes.
+func TestDeferredWritesAreInvisible(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	screen := []string{"\x1b[H", "\x1b[3;1H", "\x1b[2;7H", "\x1b[5;1H", "same text", "same text", "\x1b[32m", "\x1b[m"}
+	drains := 0
+	for i := 0; i < n; i++ {
+		tokens := randomStream(r, 1+r.IntN(60))
+		for j := range tokens {
+			if r.IntN(3) == 0 {
+				tokens[j] = screen[r.IntN(len(screen))]
+			}
+		}
+		var ops []string // the tokens, with "resize" and "read" between some
+		for _, tok := range tokens {
+			ops = append(ops, tok)
+			switch r.IntN(20) {
+			case 0:
+				ops = append(ops, "read")
+			case 1:
+				ops = append(ops, fmt.Sprintf("resize %d %d", 6+r.IntN(10), 3+r.IntN(5)))
+			}
+		}
+		direct, atEnd, often := replay(ops, true, false), replay(ops, false, false), replay(ops, false, true)
+		want := state(direct)
+		if got := state(atEnd); got != want {
+			t.Fatalf("%q\nread at the end:\n%s\nwithout deferring:\n%s", ops, got, want)
+		}
+		if got := state(often); got != want {
+			t.Fatalf("%q\nread often:\n%s\nwithout deferring:\n%s", ops, got, want)
+		}
+		for _, term := range []*Terminal{direct, atEnd, often} {
+			if err := term.Fault(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		drains += atEnd.g.ov.drains
+	}
+	if drains < n/4 {
+		t.Fatalf("the overlay was handed over only %d times: the test does not exercise it", drains)
+	}
+}
