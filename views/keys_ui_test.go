@@ -3,6 +3,7 @@ package views
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -53,6 +54,20 @@ func (hs *harness) cursorLine() string {
 	})
 }
 
+// waitCursorLine polls the scroll-mode cursor's line until it is want or 5 s have passed, and
+// returns the last line seen: keys reach the UI through tcell's and tview's queues, so a fixed
+// pause after them is not enough on a loaded machine.
+func (hs *harness) waitCursorLine(want string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := hs.cursorLine()
+		if got == want || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs := newHarness(t, 120, 30)
 	hs.start()
@@ -65,7 +80,7 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs.typeText("/line 1234")
 	hs.waitFor("(search up) line 1234")
 	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
-	if got := hs.cursorLine(); got != "line 1234" {
+	if got := hs.waitCursorLine("line 1234"); got != "line 1234" {
 		t.Fatalf("after /line 1234 Enter the cursor is on %q", got)
 	}
 	if m := onUIValue(hs, func() keymap.Mode { return hs.app.mode }); m != keymap.ModeScroll {
@@ -76,15 +91,15 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	// n repeats towards older lines, N the other way.
 	hs.typeText("/line 12")
 	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
-	if got := hs.cursorLine(); got != "line 1233" {
+	if got := hs.waitCursorLine("line 1233"); got != "line 1233" {
 		t.Fatalf("after /line 12 the cursor is on %q, want line 1233", got)
 	}
 	hs.typeText("n")
-	if got := hs.cursorLine(); got != "line 1232" {
+	if got := hs.waitCursorLine("line 1232"); got != "line 1232" {
 		t.Fatalf("after n the cursor is on %q, want line 1232", got)
 	}
 	hs.typeText("N")
-	if got := hs.cursorLine(); got != "line 1233" {
+	if got := hs.waitCursorLine("line 1233"); got != "line 1233" {
 		t.Fatalf("after N the cursor is on %q, want line 1233", got)
 	}
 	// Esc while typing a query cancels the query only.
