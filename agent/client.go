@@ -80,6 +80,9 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 // Path is the socket the client is connected to.
 func (c *Client) Path() string { return c.path }
 
+// Done is closed once the connection has ended and Err says why.
+func (c *Client) Done() <-chan struct{} { return c.readerDone }
+
 // Err returns why the connection ended, or nil while it works.
 func (c *Client) Err() error {
 	c.mu.Lock()
