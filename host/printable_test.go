@@ -19,6 +19,9 @@ func TestPrintableEscapesControlCharacters(t *testing.T) {
 		{"rtl \u202e override", false, `rtl \u202e override`},
 		{"日本語 ok é", false, "日本語 ok é"},
 		{"del\x7f", false, `del\x7f`},
+		{"zero\u200bwidth\u200djoiner\ufeff", false, `zero\u200bwidth\u200djoiner\ufeff`},
+		{"tag\U000E0041\U000E007F", false, `tag\U000e0041\U000e007f`},
+		{"vs\ufe0f line\u2028", false, `vs\ufe0f line\u2028`},
 	}
 	for _, c := range cases {
 		if got := Printable(c.in, c.layout); got != c.want {
@@ -32,6 +35,9 @@ func FuzzPrintable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, layout bool) {
 		out := Printable(s, layout)
 		for _, r := range out {
+			if Invisible(r) {
+				t.Fatalf("invisible character %U survived in %q", r, out)
+			}
 			if (r < 0x20 && !(layout && (r == '\n' || r == '\t'))) || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 				t.Fatalf("control character %U survived in %q", r, out)
 			}

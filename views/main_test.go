@@ -84,12 +84,20 @@ func fakeTick(mode string) int {
 	if err := srv.Update(state()); err != nil {
 		return 1
 	}
+	typed := "" // the keys typed into the Tick's pane, shown on its second row
 	ui := &tick.UI{Draw: func(s tcell.Screen) {
 		mu.Lock()
 		defer mu.Unlock()
-		line := fmt.Sprintf("VIEWTICK value=%d", value)
-		for i, r := range line {
-			s.SetContent(i, 0, r, nil, tcell.StyleDefault)
+		for row, line := range []string{fmt.Sprintf("VIEWTICK value=%d", value), "TYPED[" + typed + "]"} {
+			for i, r := range line {
+				s.SetContent(i, row, r, nil, tcell.StyleDefault)
+			}
+		}
+	}, Key: func(ev *tcell.EventKey) {
+		if ev.Key() == tcell.KeyRune {
+			mu.Lock()
+			typed += string(ev.Rune())
+			mu.Unlock()
 		}
 	}}
 	if err := srv.Run(context.Background(), ui); err != nil {

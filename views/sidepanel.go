@@ -38,7 +38,12 @@ type SidePanel struct {
 	// updates the panel is rebuilt once a frame, the JSON laid out once a state.
 	stateKey   stateKey
 	stateLines []line
-	cardsTop   int // the line where the focused card starts, to scroll it into view
+	cardsTop   int    // the line where the focused card starts, to scroll it into view
+	cardsEnd   int    // the line after the focused card
+	cardID     uint64 // the focused card, 0 when none
+	shownCard  uint64 // the card ShowFocusedCard last scrolled to: the person scrolls it after
+	// endSeen holds the pending cards whose last line has been drawn: only those can be allowed.
+	endSeen map[uint64]bool
 }
 
 // NewSidePanel makes an empty panel.
@@ -59,6 +64,7 @@ type panelInput struct {
 	inst      *host.Instance
 	cards     []host.Card
 	cardFocus int
+	settling  bool // keys wait: the focused card just took another's place
 	width     int
 	now       time.Time
 }
@@ -80,16 +86,29 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	}
 
 	// Approval cards come first: they are what the person must act on.
-	p.cardsTop = -1
+	p.cardsTop, p.cardsEnd, p.cardID = -1, -1, 0
+	if p.endSeen == nil {
+		p.endSeen = map[uint64]bool{}
+	}
+	pending := map[uint64]bool{}
 	if len(in.cards) > 0 {
+		_, _, _, h := p.GetInnerRect()
 		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
 		for i, c := range in.cards {
+			pending[c.ID] = true
+			cv := p.card(c, i == in.cardFocus, w, h, in.now, in.settling)
 			if i == in.cardFocus {
-				p.cardsTop = len(out)
+				p.cardsTop, p.cardID = len(out), c.ID
+				p.cardsEnd = len(out) + len(cv.lines)
 			}
-			out = append(out, p.card(c, i == in.cardFocus, w, in.now)...)
+			out = append(out, cv.lines...)
 		}
 		blank()
+	}
+	for id := range p.endSeen {
+		if !pending[id] {
+			delete(p.endSeen, id)
+		}
 	}
 
 	inst := in.inst
@@ -105,7 +124,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 
 	// Identity.
 	status := inst.Status()
-	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(inst.Title(), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
+	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(capText(inst.Title(), maxTickField), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
 	if e := inst.EndInfo(); e != nil {
 		for _, l := range wrapWords("ended: "+host.Printable(e.Reason, false)+exitNote(e), w) {
 			add(plain(l, th.Error))
@@ -128,8 +147,8 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		return
 	}
 	d := cat.Descriptor
-	add(line{untrusted(d.Kind, th.PanelMuted), {" · revision ", th.PanelMuted}, untrusted(fmt.Sprintf("%q", d.Revision), th.Panel)})
-	for _, l := range wrapWords(host.Printable(d.Description, false), w) {
+	add(line{untrusted(capText(d.Kind, 200), th.PanelMuted), {" · revision ", th.PanelMuted}, untrusted(fmt.Sprintf("%q", capText(d.Revision, 200)), th.Panel)})
+	for _, l := range wrapWords(host.Printable(capText(d.Description, maxTickField), false), w) {
 		add(plain(l, th.Panel))
 	}
 	blank()
@@ -171,15 +190,15 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	// Catalog.
 	heading(fmt.Sprintf("TOOLS (%d)", len(d.Tools)), seg{p.schemaHint(), th.PanelMuted})
 	if d.RecoverWith != "" {
-		add(line{{"recover with ", th.PanelMuted}, untrusted(d.RecoverWith, th.Panel)})
+		add(line{{"recover with ", th.PanelMuted}, untrusted(capText(d.RecoverWith, 200), th.Panel)})
 	}
 	for _, t := range d.Tools {
 		badge := seg{" query ", th.Query}
 		if t.Mutates {
 			badge = seg{" MUTATES ", th.Mutates}
 		}
-		add(line{badge, {" ", th.Panel}, untrusted(t.Name, th.TitleFocused)})
-		for _, l := range wrapWords(host.Printable(t.Description, false), w-2) {
+		add(line{badge, {" ", th.Panel}, untrusted(capText(t.Name, 200), th.TitleFocused)})
+		for _, l := range wrapWords(host.Printable(capText(t.Description, maxTickField), false), w-2) {
 			add(plain("  "+l, th.Panel))
 		}
 		if p.schemas {
@@ -240,104 +259,6 @@ func (p *SidePanel) schemaHint() string {
 		return "s hide schemas"
 	}
 	return "s show schemas"
-}
-
-// card renders one approval card (H-K2, H-SEC1): who asks, for which instance, the tool, its
-// description, the args and the revision, with the keys that answer it when it has the focus.
-func (p *SidePanel) card(c host.Card, focused bool, w int, now time.Time) []line {
-	th := p.theme
-	r := c.Req
-	border := th.CardBorder
-	if focused {
-		border = th.CardFocused
-	}
-	inner := max(w-4, 10)
-	var body []line
-	who := r.Client
-	if who == "" {
-		who = "an agent"
-	}
-	var what string
-	switch r.Action {
-	case host.ActionCall:
-		what = "call " + r.Tool
-	case host.ActionOpen:
-		kind := "a Tick"
-		if r.Shell {
-			kind = "a shell"
-		}
-		what = "open " + kind
-	case host.ActionClose:
-		what = "close"
-	case host.ActionSend:
-		what = "type into"
-	}
-	target := r.Instance
-	if r.Title != "" {
-		target += " (" + r.Title + ")"
-	}
-	headline := host.Printable(who, false) + " wants to " + host.Printable(what, false)
-	if target != "" {
-		headline += " on " + host.Printable(target, false)
-	}
-	for _, l := range wrapWords(headline, inner) {
-		body = append(body, plain(l, th.Card.Bold(true)))
-	}
-	if r.ToolDescription != "" {
-		for _, l := range wrapWords(host.Printable(r.ToolDescription, false), inner) {
-			body = append(body, plain(l, th.Card))
-		}
-	}
-	switch r.Action {
-	case host.ActionCall:
-		body = append(body, plain("args:", th.Card))
-		for _, l := range prettyJSON(compactJSON(r.Args), th, 40) {
-			body = append(body, append(line{{"  ", th.Card}}, l...))
-		}
-		body = append(body, line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
-	case host.ActionOpen:
-		body = append(body, line{{"command: ", th.Card}, untrusted(strings.Join(r.Argv, " "), th.Card.Bold(true))})
-		if r.Dir != "" {
-			body = append(body, line{{"in: ", th.Card}, untrusted(r.Dir, th.Card)})
-		}
-	case host.ActionSend:
-		body = append(body, line{{"text: ", th.Card}, untrusted(fmt.Sprintf("%q", r.Text), th.Card.Bold(true))})
-	}
-	body = append(body, plain(fmt.Sprintf("waiting %s", now.Sub(c.Created).Round(time.Second)), th.Card.Dim(true)))
-	if focused {
-		hint := line{}
-		for _, k := range []struct {
-			a    keymap.Action
-			what string
-		}{{keymap.AllowOnce, "allow once"}, {keymap.AllowRevision, "allow for this revision"}, {keymap.Deny, "deny"}, {keymap.LeaveCard, "later"}} {
-			if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
-				continue
-			}
-			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
-				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + k.what + "  ", th.Card})
-			}
-		}
-		body = append(body, hint)
-	}
-
-	top := "┌" + strings.Repeat("─", inner+2) + "┐"
-	if focused {
-		top = "┏" + strings.Repeat("━", inner+2) + "┓"
-	}
-	out := []line{plain(top, border)}
-	side := "│"
-	if focused {
-		side = "┃"
-	}
-	for _, l := range body {
-		content := append(line{{side + " ", border}}, l...)
-		out = append(out, append(content, seg{"", th.Card}))
-	}
-	bottom := "└" + strings.Repeat("─", inner+2) + "┘"
-	if focused {
-		bottom = "┗" + strings.Repeat("━", inner+2) + "┛"
-	}
-	return append(out, plain(bottom, border))
 }
 
 // callLines shows one call in two lines: when, who and which tool; then the outcome and the args.
@@ -446,15 +367,36 @@ func (p *SidePanel) ScrollBy(n int) {
 	p.clampScroll()
 }
 
-// ShowFocusedCard scrolls so the focused card is in view.
+// ShowFocusedCard scrolls so the focused card is in view: all of it when it fits, else its top.
 func (p *SidePanel) ShowFocusedCard() {
-	if p.cardsTop >= 0 {
-		_, _, _, h := p.GetInnerRect()
-		if p.cardsTop < p.scroll || p.cardsTop >= p.scroll+h {
-			p.scroll = p.cardsTop
-		}
+	if p.cardsTop < 0 || p.cardID == p.shownCard {
+		return
+	}
+	p.shownCard = p.cardID
+	_, _, _, h := p.GetInnerRect()
+	switch {
+	case p.cardsTop < p.scroll:
+		p.scroll = p.cardsTop
+	case p.cardsEnd > p.scroll+h && p.cardsEnd-p.cardsTop <= h:
+		p.scroll = p.cardsEnd - h
+	case p.cardsTop >= p.scroll+h:
+		p.scroll = p.cardsTop
 	}
 }
+
+// ScrollCard moves through the focused card by n lines, staying within it: how a person reads a
+// card taller than the panel.
+func (p *SidePanel) ScrollCard(n int) {
+	if p.cardsTop < 0 {
+		return
+	}
+	_, _, _, h := p.GetInnerRect()
+	p.scroll = min(max(p.scroll+n, p.cardsTop), max(p.cardsTop, p.cardsEnd-h))
+	p.clampScroll()
+}
+
+// CardRead reports whether the focused card's last line has been on screen.
+func (p *SidePanel) CardRead(id uint64) bool { return p.endSeen[id] }
 
 // Draw copies the built lines to the screen.
 func (p *SidePanel) Draw(screen tcell.Screen) {
@@ -470,6 +412,9 @@ func (p *SidePanel) Draw(screen tcell.Screen) {
 		}
 		drawText(screen, x+1, y+row, w-1, l, p.theme.Panel)
 		screen.SetContent(x, y+row, ' ', nil, p.theme.Panel)
+	}
+	if p.cardID != 0 && p.cardsEnd <= p.scroll+h && p.cardsTop >= 0 {
+		p.endSeen[p.cardID] = true // the card's last line is on screen now
 	}
 	if p.scroll > 0 {
 		screen.SetContent(x+w-1, y, '↑', nil, p.theme.PanelMuted)
