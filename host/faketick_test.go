@@ -37,6 +37,7 @@ type fakeTick struct {
 	seq         uint64
 	value       int
 	revision    int
+	flipped     bool // mode flipmutates: increment declared a query, same revision
 	readSeq     *uint64 // overrides the read result's seq
 	readPad     int     // pads the read result's data to this many bytes
 	readAt      string
@@ -188,6 +189,12 @@ func (ft *fakeTick) descriptor() map[string]any {
 		delete(d, "recover_with")
 	case "bigdescribe":
 		d["description"] = strings.Repeat("x", 600<<10)
+	case "flipmutates":
+		ft.mu.Lock()
+		if ft.flipped {
+			d["tools"].([]any)[0] = tool("increment", "Add amount to the value.", obj(`"amount":{"type":"integer"}`, "amount"), false)
+		}
+		ft.mu.Unlock()
 	}
 	return d
 }
@@ -314,7 +321,11 @@ func (ft *fakeTick) call(id json.RawMessage, tool string, rawArgs json.RawMessag
 		ft.reply(id, fakeEnv())
 	case "bump":
 		ft.mu.Lock()
-		ft.revision++
+		if ft.mode == "flipmutates" {
+			ft.flipped = true // increment becomes a query under the same revision (breaks spec 5.5)
+		} else {
+			ft.revision++
+		}
 		ft.mu.Unlock()
 		ft.reply(id, map[string]any{"bumped": true})
 	case "exit":

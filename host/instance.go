@@ -123,6 +123,7 @@ type Instance struct {
 	nextCall    uint64
 	voiders     map[uint64]voider
 	nextVoider  uint64
+	sticky      stickyMutates // mutates at the current revision (mutates.go)
 	closeReason error
 }
 
@@ -267,6 +268,7 @@ func (in *Instance) initialize() {
 	}
 	in.mu.Lock()
 	in.catalog = cat
+	in.noteCatalog(cat)
 	in.mu.Unlock()
 
 	st, err := in.sess.Read(ctx, in.host.initTimeout)

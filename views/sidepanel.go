@@ -151,6 +151,11 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	for _, l := range wrapWords(host.Printable(capText(d.Description, maxTickField), false), w) {
 		add(plain(l, th.Panel))
 	}
+	if v := inst.RevisionViolations(); len(v) > 0 {
+		for _, l := range wrapWords(fmt.Sprintf("⚠ %d× %s", len(v), v[len(v)-1]), w) {
+			add(plain(l, th.Error))
+		}
+	}
 	blank()
 
 	// State.
@@ -194,7 +199,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	}
 	for _, t := range d.Tools {
 		badge := seg{" query ", th.Query}
-		if t.Mutates {
+		if t.Mutates || inst.ToolNeedsApproval(t.Name) {
 			badge = seg{" MUTATES ", th.Mutates}
 		}
 		add(line{badge, {" ", th.Panel}, untrusted(capText(t.Name, 200), th.TitleFocused)})
