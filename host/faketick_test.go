@@ -37,7 +37,7 @@ type fakeTick struct {
 	seq         uint64
 	value       int
 	revision    int
-	flipped     bool // mode flipmutates: increment declared a query, same revision
+	flipped     bool    // mode flipmutates: increment declared a query, same revision
 	readSeq     *uint64 // overrides the read result's seq
 	readPad     int     // pads the read result's data to this many bytes
 	readAt      string
