@@ -289,7 +289,7 @@ func (in *Instance) initialize() {
 	in.host.bus.post(EventCatalog, in.id)
 	in.host.bus.post(EventState, in.id)
 	in.host.bus.post(EventStatus, in.id)
-	in.host.logf("%s ready: %s (kind %s, revision %q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
+	in.host.logf("%s ready: %.200q (kind %.200q, revision %.200q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
 }
 
 // failInit ends an instance whose initialization failed (H-I1); the session's own end reason wins

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -82,4 +83,20 @@ func writeEscape(b *strings.Builder, r rune) {
 	for shift := 12; shift >= 0; shift -= 4 {
 		b.WriteByte(hex[r>>shift&0xf])
 	}
+}
+
+// Cap keeps the first n characters of s and says how many more there were ("… 398000 more"):
+// what a person is shown of a text a Tick sent, which may be 400,000 characters long.
+func Cap(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "… " + strconv.Itoa(utf8.RuneCountInString(s[i:])) + " more"
+		}
+		count++
+	}
+	return s
 }

@@ -1,6 +1,9 @@
 package host
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // spec: H-SEC2
 func TestPrintableEscapesControlCharacters(t *testing.T) {
@@ -43,4 +46,16 @@ func FuzzPrintable(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCapSaysHowMuchMore(t *testing.T) {
+	if got := Cap(strings.Repeat("D", 400_000), 2000); got != strings.Repeat("D", 2000)+"… 398000 more" {
+		t.Errorf("Cap: %d bytes, ends %q", len(got), got[len(got)-20:])
+	}
+	if got := Cap("héllo", 5); got != "héllo" {
+		t.Errorf("Cap of a short text: %q", got)
+	}
+	if got := Cap("héllo wörld", 5); got != "héllo… 6 more" {
+		t.Errorf("Cap counts characters: %q", got)
+	}
 }

@@ -70,12 +70,17 @@ func fakeTick(mode string) int {
 	}
 	bump := tick.ToolSpec{Name: "bump", Description: "Change the catalog.", InputSchema: empty,
 		Handler: func(context.Context, json.RawMessage) (any, error) { return nil, srv.SetTools(tools(true)...) }}
-	title := "View Tick"
-	if evil {
+	title, description := "View Tick", "A Tick for view tests."
+	switch mode {
+	case "evil":
 		title = "Evil\x1b[31m Tick"
+	case "hugedescription": // valid: the descriptor stays under 512 KiB
+		description = strings.Repeat("D", 400_000)
+	case "hugetitle":
+		title = strings.Repeat("T", 400_000)
 	}
 	var err error
-	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: "A Tick for view tests.",
+	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: description,
 		Tools: append(tools(false), bump), State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

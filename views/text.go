@@ -156,20 +156,8 @@ func wrapLine(l line, w int) []line {
 // would slow every key.
 const maxTickField = 2000
 
-// capText keeps the first n runes of s and says how many more there were.
-func capText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "… " + itoa(utf8.RuneCountInString(s[i:])) + " more"
-		}
-		count++
-	}
-	return s
-}
+// capText keeps the first n characters of s and says how many more there were.
+func capText(s string, n int) string { return host.Cap(s, n) }
 
 // visibleLines shows untrusted text so that every character in it can be seen: printable text as
 // it is, and in the mark style runs of spaces counted ("⟨150 spaces⟩"; a lone space only at either
