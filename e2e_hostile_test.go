@@ -141,4 +141,3 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(string(stat), ')')
 	return !(i > 0 && len(stat) > i+2 && stat[i+2] == 'Z')
 }
-
