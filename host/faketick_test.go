@@ -69,8 +69,11 @@ func fakeTickMain(mode string) int {
 			ft.mu.Unlock()
 		}
 	}()
-	if mode == "ignoreterm" {
+	if mode == "ignoreterm" || mode == "ignoreall" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if mode == "ignoreall" { // not even its terminal's hangup ends it
+		signal.Ignore(syscall.SIGHUP)
 	}
 	if mode == "updatefirst" {
 		ft.update(map[string]any{"value": 0, "early": true})
@@ -98,7 +101,7 @@ func fakeTickMain(mode string) int {
 		}
 	}
 	wg.Wait()
-	if mode == "ignoreterm" {
+	if mode == "ignoreterm" || mode == "ignoreall" {
 		time.Sleep(time.Hour) // a stubborn Tick: neither EOF nor SIGTERM ends it (select{} could exit: "deadlock")
 	}
 	return 0

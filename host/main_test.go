@@ -17,6 +17,8 @@ func TestMain(m *testing.M) {
 	case "":
 	case "stubborn":
 		os.Exit(stubbornMain())
+	case "guarded":
+		os.Exit(guardedMain())
 	default:
 		os.Exit(fakeTickMain(mode))
 	}
