@@ -200,3 +200,34 @@ func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 	hs.typeText("z")
 	hs.waitFor("TYPED[z]")
 }
+
+// At 80 columns the panel is off: prefix a shows it with the whole card, and it goes away again
+// once the card is answered.
+func TestCardAt80Columns(t *testing.T) {
+	hs := newHarness(t, 80, 30)
+	hs.start()
+	done, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionOpen, Client: "agent", Shell: true,
+		Argv: []string{"bash", "-c", "sleep 0" + strings.Repeat(" ", 150) + "; touch PWNED"}})
+	defer cancel()
+	waitCards(t, hs.queue, 1)
+	if scr := hs.text(); strings.Contains(scr, "agent panel") {
+		t.Fatalf("the panel is on at 80 columns:\n%s", scr)
+	}
+	hs.prefix()
+	hs.typeText("a")
+	scr := hs.waitFor("allow once")
+	var card strings.Builder
+	for _, row := range strings.Split(scr, "\n") {
+		if i := strings.Index(row, "┃ "); i >= 0 {
+			card.WriteString(strings.TrimRight(strings.TrimSuffix(strings.TrimRight(row[i+len("┃ "):], " │"), "┃"), " "))
+		}
+	}
+	if !strings.Contains(card.String(), "⟨150 spaces⟩; touch PWNED") {
+		t.Fatalf("the card at 80 columns hides part of the command:\n%s", scr)
+	}
+	hs.typeText("n")
+	if err := answered(t, done); !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("denied: %v", err)
+	}
+	hs.waitGone("agent panel")
+}

@@ -21,6 +21,9 @@ type cardFocus struct {
 	id     uint64    // the focused card; 0 before card mode picks one
 	idx    int       // where it was in the queue, to pick its neighbour when it goes
 	settle time.Time // keys are ignored until then
+	// shownPanel: card mode showed the side panel (a narrow screen hides it); it goes away
+	// again when card mode ends, unless the person toggled it meanwhile.
+	shownPanel bool
 }
 
 // focusCard returns the index of the focused card in cards (not empty) and keeps the focus on the
@@ -44,10 +47,26 @@ func (a *App) focusCard(cards []host.Card) int {
 	return i
 }
 
-// enterCards focuses the oldest pending card (prefix + a).
+// enterCards focuses the oldest pending card (prefix + a), showing the side panel if the screen
+// is too narrow for it to be on.
 func (a *App) enterCards(cards []host.Card) {
+	shown := false
+	if w, _ := a.screenSize(); !a.panelVisible(w) {
+		a.panelShown, a.panelSet, shown = true, true, true
+	}
 	a.mode = keymap.ModeCard
-	a.cardFocus = cardFocus{id: cards[0].ID}
+	a.cardFocus = cardFocus{id: cards[0].ID, shownPanel: shown}
+}
+
+// leaveCards ends card mode; a panel card mode showed goes away again.
+func (a *App) leaveCards() {
+	a.mode = keymap.ModeRoot
+	if a.cardFocus.shownPanel && a.panelShown && a.panelSet {
+		a.panelShown, a.panelSet = false, false
+		a.panel.focused = false
+		a.full = true
+	}
+	a.cardFocus.shownPanel = false
 }
 
 // moveCard focuses the next (+1) or previous (-1) card: the person's own move, so no settle.
@@ -66,7 +85,7 @@ func (a *App) settling() bool { return time.Now().Before(a.cardFocus.settle) }
 // cardsGone ends card mode when the last card went away without an answer; keys typed for it
 // wait for cardSettle so they never reach the pane.
 func (a *App) cardsGone() {
-	a.mode = keymap.ModeRoot
+	a.leaveCards()
 	a.cardFocus.settle = time.Now().Add(cardSettle)
 	a.say("the card went away before an answer (withdrawn or voided)")
 }
@@ -117,7 +136,7 @@ func (a *App) answerCard(act keymap.Action) {
 	// The next card takes the focus: a key pressed twice must not answer it unread.
 	a.cardFocus.id = 0
 	if len(a.queue.Pending()) == 0 {
-		a.mode = keymap.ModeRoot
+		a.leaveCards()
 	} else {
 		a.cardFocus.settle = time.Now().Add(cardSettle)
 		a.wakeTick(a.cardFocus.settle)

@@ -186,6 +186,7 @@ func (a *App) do(act keymap.Action) {
 	case keymap.Prompt:
 		a.prompt.show()
 	case keymap.TogglePanel:
+		a.cardFocus.shownPanel = false // the person decides now
 		w, _ := a.screenSize()
 		a.panelShown = !a.panelVisible(w)
 		a.panelSet = true
@@ -202,10 +203,6 @@ func (a *App) do(act keymap.Action) {
 		if a.queue == nil || len(a.queue.Pending()) == 0 {
 			a.say("no approvals pending")
 			return
-		}
-		w, _ := a.screenSize()
-		if !a.panelVisible(w) {
-			a.panelShown, a.panelSet = true, true
 		}
 		a.enterCards(a.queue.Pending())
 	case keymap.Help:
@@ -238,7 +235,7 @@ func (a *App) do(act keymap.Action) {
 	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
 		a.answerCard(act)
 	case keymap.LeaveCard:
-		a.mode = keymap.ModeRoot
+		a.leaveCards()
 	case keymap.NextCard, keymap.PrevCard:
 		if act == keymap.NextCard {
 			a.moveCard(1)

@@ -105,6 +105,9 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		}
 		blank()
 	}
+	if in.cardFocus < 0 {
+		p.shownCard = 0 // the next time a card has the focus, scroll to it
+	}
 	for id := range p.endSeen {
 		if !pending[id] {
 			delete(p.endSeen, id)
