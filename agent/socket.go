@@ -174,7 +174,11 @@ func checkSocketOwner(path string, uid int) error {
 		return fmt.Errorf("cannot check the socket directory %s: %w", dir, err)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
+	// A root-owned sticky directory such as /tmp (a --socket there) is shared but nobody can
+	// replace another's file in it: the socket's owner and the peer checks below decide.
+	sharedSticky := ok && st.Uid == 0 && fi.Mode()&fs.ModeSticky != 0
 	switch {
+	case sharedSticky && fi.IsDir():
 	case !fi.IsDir():
 		return fmt.Errorf("refusing to connect to %s: its directory %s is not a directory (a symlink?); only a directory of your own is trusted", path, dir)
 	case !ok:

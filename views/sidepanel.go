@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -308,16 +309,14 @@ func shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// compactJSON is raw without insignificant whitespace, and otherwise as sent: no HTML escaping,
+// so `&&` on a card reads as what goes to the Tick.
 func compactJSON(raw []byte) []byte {
-	var v json.RawMessage
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return []byte("null")
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return []byte("null")
-	}
-	return b
+	return b.Bytes()
 }
 
 // sparkline draws counts as block characters, scaled to the largest.
