@@ -247,6 +247,17 @@ func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 		assertRefused(t, filepath.Join(link, "default.sock"), got, "not a directory")
 		_ = path
 	})
+	t.Run("socket of another user in a sticky shared directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tmp")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		chownOrSkip(t, dir, 0) // shared directories like /tmp belong to root
+		os.Chmod(dir, 0o777|fs.ModeSticky)
+		path, got := plantedSocket(t, dir)
+		chownOrSkip(t, path, other)
+		assertRefused(t, path, got, "the socket belongs to uid 54321")
+	})
 	t.Run("server of another user", func(t *testing.T) {
 		// Expect to be the other user: the directory and socket are "ours", the server (this
 		// process, uid 0 or whoever runs the test) is not.
