@@ -374,7 +374,11 @@ func (a *App) rebuild() {
 		}
 	}
 	_, _, pw, _ := a.panel.GetInnerRect()
-	a.panel.Rebuild(panelInput{inst: focused, cards: cards, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now()})
+	var grants []host.Grant
+	if a.queue != nil {
+		grants = a.queue.Grants()
+	}
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now()})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}

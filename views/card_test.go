@@ -231,3 +231,45 @@ func TestCardAt80Columns(t *testing.T) {
 	}
 	hs.waitGone("agent panel")
 }
+
+// A tool allowed for the revision (r) is listed in the panel, and a key revokes it: the next call
+// needs a card again.
+// spec: H-K2
+func TestGrantIsListedAndRevocable(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	in := hs.openTick("plain")
+	hs.start()
+	done := approve(in, 2)
+	hs.waitFor("wants to call increment")
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow for this revision")
+	hs.typeText("r")
+	if err := answered(t, done); err != nil {
+		t.Fatal(err)
+	}
+	scr := hs.waitFor("ALLOWED WITHOUT A CARD (1)")
+	if !strings.Contains(scr, "[1] increment on "+in.ID()+" · revision") {
+		t.Fatalf("the grant is not listed:\n%s", scr)
+	}
+	if err := <-approve(in, 1); err != nil { // covered: no card
+		t.Fatal(err)
+	}
+	hs.prefix()
+	hs.key(tcell.KeyTab, 0, tcell.ModNone)
+	hs.typeText("1")
+	hs.waitFor("revoke: increment on " + in.ID())
+	hs.typeText("y")
+	hs.waitGone("ALLOWED WITHOUT A CARD")
+	done = approve(in, 3)
+	hs.waitFor("wants to call increment")
+	stillPending(t, done, "a call after the grant was revoked")
+	hs.key(tcell.KeyEscape, 0, tcell.ModNone) // the panel lets go of the keys
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.typeText("n")
+	if err := answered(t, done); !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("after the revocation: %v", err)
+	}
+}

@@ -162,3 +162,21 @@ func (a *App) cardKey(ev *tcell.EventKey) bool {
 	}
 	return true
 }
+
+// askRevoke asks, then revokes the i-th grant the panel lists (the panel has the focus).
+func (a *App) askRevoke(i int) {
+	if a.queue == nil {
+		return
+	}
+	grants := a.queue.Grants()
+	if i >= len(grants) {
+		return
+	}
+	g := grants[i]
+	what := host.Printable(capText(g.Tool, 60), false) + " on " + g.Instance
+	a.ask("revoke: "+what+" needs a card again?", func() {
+		if a.queue.Revoke(g) {
+			a.say("revoked: " + what + " needs a card again")
+		}
+	})
+}

@@ -121,6 +121,8 @@ func (a *App) panelKey(ev *tcell.EventKey) {
 			a.panel.ScrollBy(1)
 		case 's':
 			a.panel.schemas = !a.panel.schemas
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			a.askRevoke(int(ev.Rune() - '1'))
 		case 'q':
 			a.panel.focused = false
 		}

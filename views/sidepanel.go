@@ -66,6 +66,7 @@ type panelInput struct {
 	cards     []host.Card
 	cardFocus int
 	settling  bool // keys wait: the focused card just took another's place
+	grants    []host.Grant
 	width     int
 	now       time.Time
 }
@@ -108,6 +109,24 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	}
 	if in.cardFocus < 0 {
 		p.shownCard = 0 // the next time a card has the focus, scroll to it
+	}
+	// Grants come next: what goes out without a card.
+	if len(in.grants) > 0 {
+		hint := p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "then 1–9 revokes")
+		if p.focused {
+			hint = "1–9 revokes"
+		}
+		heading(fmt.Sprintf("ALLOWED WITHOUT A CARD (%d)", len(in.grants)), seg{hint, th.PanelMuted})
+		for i, g := range in.grants {
+			n := "   "
+			if i < 9 {
+				n = fmt.Sprintf("[%d]", i+1)
+			}
+			l := line{{n + " ", th.KeyHint}, untrusted(capText(g.Tool, 200), th.TitleFocused), {" on " + g.Instance + " · revision ", th.PanelMuted},
+				untrusted(fmt.Sprintf("%q", capText(g.Revision, 200)), th.Panel)}
+			out = append(out, wrapLine(l, w)...)
+		}
+		blank()
 	}
 	for id := range p.endSeen {
 		if !pending[id] {
