@@ -273,3 +273,39 @@ func TestGrantIsListedAndRevocable(t *testing.T) {
 		t.Fatalf("after the revocation: %v", err)
 	}
 }
+
+// A state taller than the panel scrolls in its own part: the card that arrives, the identity and
+// the update counters stay in view however the state is scrolled.
+func TestPanelKeepsCardsAndCountersInView(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	in := hs.openTick("bigstate")
+	hs.start()
+	hs.waitFor(`"rows": [`)
+	hs.prefix()
+	hs.key(tcell.KeyTab, 0, tcell.ModNone) // the panel takes the keys
+	for i := 0; i < 20; i++ {
+		hs.key(tcell.KeyPgDn, 0, tcell.ModNone)
+	}
+	scr := hs.waitFor("RECENT CALLS")
+	if strings.Contains(scr, "STATE") {
+		t.Fatalf("the body did not scroll:\n%s", scr)
+	}
+	for _, want := range []string{in.ID(), "UPDATES", "in the last minute"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("scrolled, the panel lost %q:\n%s", want, scr)
+		}
+	}
+	done := approve(in, 1)
+	scr = hs.waitFor("wants to call increment")
+	for _, want := range []string{"APPROVALS (1)", "UPDATES", "in the last minute"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("with a card, the panel lost %q:\n%s", want, scr)
+		}
+	}
+	hs.key(tcell.KeyEscape, 0, tcell.ModNone)
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.typeText("n")
+	<-done
+}

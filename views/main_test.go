@@ -44,6 +44,10 @@ func fakeTick(mode string) int {
 		if evil {
 			return map[string]any{"value": value, "note": "\x1b[2J\x1b]0;pwned\x07 \u009b31m bidi\u202eevil"}
 		}
+		if mode == "bigstate" { // taller than any panel
+			rows := make([]int, 300)
+			return map[string]any{"value": value, "recent": []int{value}, "rows": rows}
+		}
 		return map[string]any{"value": value, "recent": []int{value}}
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}`)
