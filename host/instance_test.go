@@ -459,6 +459,7 @@ func TestEventsCoalesce(t *testing.T) {
 // call to it approved: mutates is sticky until the revision changes, and the host records the
 // broken spec 5.5.
 // spec: H-K2
+// spec: H-SEC1
 func TestMutatesIsStickyWithinARevision(t *testing.T) {
 	ap := &autoApprover{}
 	h := newTestHost(t, Config{Approver: ap})
