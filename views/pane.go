@@ -102,7 +102,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if p.focused {
 		title = th.TitleFocused
 	}
-	l := line{{" " + p.inst.ID() + " ", title}, untrusted(p.inst.Title(), title), {" · ", title}}
+	l := line{{" " + p.inst.ID() + " ", title}, untrusted(capText(p.inst.Title(), 200), title), {" · ", title}}
 	status := p.inst.Status()
 	switch status {
 	case host.StatusEnded:

@@ -345,12 +345,21 @@ func (p *SidePanel) callLines(c host.CallRecord) []line {
 	return lines
 }
 
+// shorten keeps at most n runes of s, the last an ellipsis when it cut. It looks at no more than
+// n+1 runes: a Tick's title may be 400,000 characters and this runs on every frame.
 func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	count := 0
+	cut := 0
+	for i := range s {
+		if count == n-1 {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + "…"
+		}
+		count++
 	}
-	return string(r[:n-1]) + "…"
+	return s
 }
 
 // compactJSON is raw without insignificant whitespace, and otherwise as sent: no HTML escaping,
