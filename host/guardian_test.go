@@ -10,10 +10,37 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // envGuardedJob is the sleep the guarded tickmux's shell runs in the background.
 const envGuardedJob = "HOSTTEST_GUARDED_JOB"
+
+// guardParentMain stands between the test and the guarded tickmux, as a login shell or tmux
+// would: a subreaper of its own that reaps what tickmux leaves. (Were the test process the
+// subreaper, its own stray killer would end the orphans, whose instance ids it has seen end.)
+func guardParentMain() int {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Println("ERROR", err)
+		return 1
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), envFakeMode+"=guarded")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Start(); err != nil {
+		fmt.Println("ERROR", err)
+		return 1
+	}
+	fmt.Printf("TICKMUX %d\n", cmd.Process.Pid)
+	for { // reap until the test kills us
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(-1, &ws, 0, nil); err == syscall.ECHILD {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
 
 // guardedMain plays a tickmux that is about to be killed with SIGKILL: it opens a bash with a
 // background job and a Tick that ignores SIGTERM and SIGHUP, prints their pids, and waits.
@@ -47,7 +74,7 @@ func TestKill9EndsShellsJobsAndTicks(t *testing.T) {
 	}
 	job := fmt.Sprintf("sleep 302%d", os.Getpid()) // unique: found by its command line
 	cmd := exec.Command(testExecutable(t))
-	cmd.Env = append(os.Environ(), envFakeMode+"=guarded", envGuardedJob+"="+job)
+	cmd.Env = append(os.Environ(), envFakeMode+"=guardparent", envGuardedJob+"="+job)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +82,10 @@ func TestKill9EndsShellsJobsAndTicks(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	pids := map[string]int{}
 	sc := bufio.NewScanner(out)
-	for len(pids) < 2 && sc.Scan() {
+	for len(pids) < 3 && sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 2 {
 			pids[f[0]], _ = strconv.Atoi(f[1])
@@ -66,7 +93,7 @@ func TestKill9EndsShellsJobsAndTicks(t *testing.T) {
 			t.Fatalf("the guarded tickmux: %s", sc.Text())
 		}
 	}
-	if pids["SHELL"] == 0 || pids["TICK"] == 0 {
+	if pids["SHELL"] == 0 || pids["TICK"] == 0 || pids["TICKMUX"] == 0 {
 		t.Fatalf("the guarded tickmux did not start its panes: %v", pids)
 	}
 	var jobPid int
@@ -81,10 +108,9 @@ func TestKill9EndsShellsJobsAndTicks(t *testing.T) {
 	t.Cleanup(func() { syscall.Kill(jobPid, syscall.SIGKILL) })
 
 	killed := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(pids["TICKMUX"], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
 	gone := map[string]time.Duration{}
 	for time.Since(killed) < 10*time.Second && len(gone) < 3 {
 		for name, pid := range map[string]int{"shell": pids["SHELL"], "job": jobPid, "Tick": pids["TICK"]} {

@@ -19,6 +19,8 @@ func TestMain(m *testing.M) {
 		os.Exit(stubbornMain())
 	case "guarded":
 		os.Exit(guardedMain())
+	case "guardparent":
+		os.Exit(guardParentMain())
 	default:
 		os.Exit(fakeTickMain(mode))
 	}
