@@ -6,10 +6,8 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/term"
 
@@ -119,6 +117,9 @@ func tui(args []string, std stdio, demo bool) int {
 		defer cleanup()
 	}
 
+	stopper := newSignalStop(logf) // before the UI takes the terminal: it notes the tty's modes
+	defer stopper.Close()
+
 	var app atomic.Pointer[views.App]
 	queue := host.NewApprovalQueue(func() {
 		if a := app.Load(); a != nil {
@@ -155,19 +156,7 @@ func tui(args []string, std stdio, demo bool) int {
 		return 2
 	}
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	defer signal.Stop(sigs)
-	uiDone := make(chan struct{})
-	defer close(uiDone)
-	go func() { // owner: tui; returns on a signal or when the UI has stopped
-		select {
-		case s := <-sigs:
-			logf("got %v: stopping", s)
-			a.Stop()
-		case <-uiDone:
-		}
-	}()
+	stopper.watch(a.Stop) // a signal stops the UI, or ends the process after hardStopAfter
 	if err := a.Run(); err != nil {
 		logf("the UI failed: %v", err)
 		fmt.Fprintf(std.err, "%s: %v\n", name, err)

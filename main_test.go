@@ -12,6 +12,9 @@ import (
 const envAsMain = "TICKMUX_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
+	if which := os.Getenv(envHugeTick); which != "" {
+		os.Exit(hugeTick(which))
+	}
 	if os.Getenv(envAsMain) == "1" {
 		main()
 		return

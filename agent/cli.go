@@ -578,7 +578,12 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // safe escapes untrusted text for a terminal (H-SEC2).
-func safe(s string) string { return host.Printable(s, false) }
+// safe escapes a text a Tick or an agent sent and caps it: a Tick's 400,000-character
+// description is not printed whole (--json gives it all).
+func safe(s string) string { return host.Printable(host.Cap(s, maxPrinted), false) }
+
+// maxPrinted is how many characters of one Tick text field a verb prints for a person.
+const maxPrinted = 2000
 
 // indentJSON pretty-prints untrusted JSON for a terminal.
 func indentJSON(raw json.RawMessage) string {

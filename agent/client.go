@@ -47,7 +47,15 @@ var errClientClosed = &Error{Message: "the client closed its connection to tickm
 
 // Dial connects to the tickmux listening on path and names the client (the name appears on
 // approval cards). When nothing listens there the error's Reason is ReasonNotRunning.
+//
+// Before it sends anything, Dial checks that the socket is its user's own (its directory and the
+// socket owned by the user's uid, the directory writable by nobody else) and that the process
+// listening runs as the same uid; otherwise it refuses with ReasonUntrusted.
 func Dial(ctx context.Context, path, name string) (*Client, error) {
+	uid := expectedUID()
+	if err := checkSocketOwner(path, uid); err != nil {
+		return nil, &Error{Message: err.Error(), Effect: tick.EffectNone, Reason: ReasonUntrusted}
+	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -60,6 +68,10 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 				Effect: tick.EffectNone, Reason: ReasonNotRunning}
 		}
 		return nil, &Error{Message: fmt.Sprintf("cannot connect to tickmux on %s: %v", path, err), Effect: tick.EffectNone, Reason: ReasonNotRunning}
+	}
+	if err := checkPeer(nc, path, uid); err != nil {
+		nc.Close()
+		return nil, &Error{Message: err.Error(), Effect: tick.EffectNone, Reason: ReasonUntrusted}
 	}
 	c := &Client{path: path, nc: nc, enc: json.NewEncoder(nc), readerDone: make(chan struct{}), pending: map[uint64]*pending{}}
 	c.enc.SetEscapeHTML(false)
@@ -79,6 +91,9 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 
 // Path is the socket the client is connected to.
 func (c *Client) Path() string { return c.path }
+
+// Done is closed once the connection has ended and Err says why.
+func (c *Client) Done() <-chan struct{} { return c.readerDone }
 
 // Err returns why the connection ended, or nil while it works.
 func (c *Client) Err() error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"tickmux/agent"
 	"tickmux/agent/agenttest"
@@ -62,6 +63,13 @@ func TestServerCloseEndsRequests(t *testing.T) {
 	}
 	if err := receive(t, waits, "the wait's end"); err == nil {
 		t.Error("the wait succeeded after the server closed")
+	}
+	// The server answers the cut-off requests before it hangs up: the client learns that the
+	// connection ended only when its reader sees the end.
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client never saw the server hang up")
 	}
 	if c.Err() == nil {
 		t.Error("the client still works after the server closed")

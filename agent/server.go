@@ -65,6 +65,13 @@ const firstProgress = 250 * time.Millisecond
 // maxRequestLine bounds one request line; a longer one ends the connection.
 const maxRequestLine = 8 << 20
 
+// maxInFlight bounds the requests a connection has running or answered but not yet written.
+// Each holds its answer until the client reads it: a client that pipelines requests and never
+// reads would otherwise hold the server's memory (100,000 screens took 1.4 GB). Past the bound a
+// request is refused at once; writing that refusal blocks the reader until the client reads
+// (backpressure), and a client that does not read within writeTimeout is disconnected.
+const maxInFlight = 256
+
 // writeTimeout bounds one write to a client; a client that stops reading is disconnected.
 const writeTimeout = 10 * time.Second
 
@@ -166,6 +173,10 @@ type conn struct {
 	wmu sync.Mutex // one whole line per write
 	enc *json.Encoder
 
+	// slots holds one token per request from the moment it is read until its answer is
+	// written (maxInFlight).
+	slots chan struct{}
+
 	mu       sync.Mutex
 	name     string                             // from hello; shown on approval cards
 	inflight map[uint64]context.CancelCauseFunc // requests running, by id
@@ -174,7 +185,7 @@ type conn struct {
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {
-	c := &conn{s: s, nc: nc, name: "socket client", inflight: map[uint64]context.CancelCauseFunc{}, cursors: map[string]uint64{}}
+	c := &conn{s: s, nc: nc, name: "socket client", slots: make(chan struct{}, maxInFlight), inflight: map[uint64]context.CancelCauseFunc{}, cursors: map[string]uint64{}}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	c.enc = json.NewEncoder(nc)
 	c.enc.SetEscapeHTML(false) // deliveries are budgeted as written without HTML escaping (trim)
@@ -205,6 +216,13 @@ func (c *conn) read() {
 			c.notification(req)
 			continue
 		}
+		select {
+		case c.slots <- struct{}{}:
+		default:
+			// Blocks until the client reads, or drops it after writeTimeout.
+			c.send(Message{ID: req.ID, Error: failure(ReasonBadRequest, "%d requests are already in flight on this connection; read their answers before sending more", maxInFlight)})
+			continue
+		}
 		ctx, cancel := context.WithCancelCause(c.ctx)
 		c.mu.Lock()
 		_, dup := c.inflight[req.ID]
@@ -215,6 +233,7 @@ func (c *conn) read() {
 		if dup {
 			cancel(nil)
 			c.send(Message{ID: req.ID, Error: failure(ReasonBadRequest, "request id %d is already in flight on this connection", req.ID)})
+			<-c.slots
 			continue
 		}
 		c.reqs.Add(1)
@@ -251,6 +270,7 @@ func (c *conn) notification(req Request) {
 
 func (c *conn) serve(ctx context.Context, cancel context.CancelCauseFunc, req Request) {
 	defer c.reqs.Done()
+	defer func() { <-c.slots }() // after the answer is written
 	res, err := c.s.dispatch(ctx, c, req)
 	cancel(nil)
 	c.mu.Lock()

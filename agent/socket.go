@@ -155,3 +155,61 @@ func peerUID(c *net.UnixConn) (int, error) {
 	}
 	return int(cred.Uid), nil
 }
+
+// expectedUID is the uid a client trusts: its own. Tests replace it to prove each check.
+var expectedUID = os.Getuid
+
+// checkSocketOwner is what a client checks before it connects (H-SEC3, the client's side): the
+// socket's directory is a real directory owned by the client's uid that no other user can write,
+// and the socket is owned by that uid too. Another user could otherwise plant a socket on the
+// default path and receive the client's arguments.
+func checkSocketOwner(path string, uid int) error {
+	path = filepath.Clean(path)
+	dir := filepath.Dir(path)
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing listens there; connecting says so
+	}
+	if err != nil {
+		return fmt.Errorf("cannot check the socket directory %s: %w", dir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	// A root-owned sticky directory such as /tmp (a --socket there) is shared but nobody can
+	// replace another's file in it: the socket's owner and the peer checks below decide.
+	sharedSticky := ok && st.Uid == 0 && fi.Mode()&fs.ModeSticky != 0
+	switch {
+	case sharedSticky && fi.IsDir():
+	case !fi.IsDir():
+		return fmt.Errorf("refusing to connect to %s: its directory %s is not a directory (a symlink?); only a directory of your own is trusted", path, dir)
+	case !ok:
+		return fmt.Errorf("refusing to connect to %s: cannot tell who owns %s", path, dir)
+	case int(st.Uid) != uid:
+		return fmt.Errorf("refusing to connect to %s: its directory %s belongs to uid %d, not to you (uid %d); another user may have planted it, remove it or point --socket elsewhere", path, dir, st.Uid, uid)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("refusing to connect to %s: its directory %s is writable by other users (mode %04o); make it private (chmod 700 %s)", path, dir, fi.Mode().Perm(), dir)
+	}
+	fi, err = os.Lstat(path)
+	if err != nil {
+		return nil // missing: connecting says nothing runs there
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
+		return fmt.Errorf("refusing to connect to %s: the socket belongs to uid %d, not to you (uid %d)", path, st.Uid, uid)
+	}
+	return nil
+}
+
+// checkPeer makes sure the process that accepted the connection runs as uid (SO_PEERCRED).
+func checkPeer(nc net.Conn, path string, uid int) error {
+	uc, ok := nc.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("refusing to talk to %s: not a Unix socket connection", path)
+	}
+	peer, err := peerUID(uc)
+	if err != nil {
+		return fmt.Errorf("refusing to talk to %s: cannot tell who listens there: %w", path, err)
+	}
+	if peer != uid {
+		return fmt.Errorf("refusing to talk to %s: the server there runs as uid %d, not as you (uid %d)", path, peer, uid)
+	}
+	return nil
+}

@@ -173,3 +173,122 @@ func TestClientNotRunning(t *testing.T) {
 		t.Errorf("Dial with nothing there: %v", err)
 	}
 }
+
+// plantedSocket listens on dir/default.sock and reports every byte a client sends it.
+func plantedSocket(t *testing.T, dir string) (string, chan []byte) {
+	t.Helper()
+	path := filepath.Join(dir, "default.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 16)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // owner: the test; ends when the listener closes at cleanup
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			n, _ := c.Read(buf)
+			if n > 0 {
+				got <- buf[:n]
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return path, got
+}
+
+// chownOrSkip gives path to uid; only root can, and the tests run as root in CI.
+func chownOrSkip(t *testing.T, path string, uid int) {
+	t.Helper()
+	if err := os.Lchown(path, uid, uid); err != nil {
+		t.Skipf("cannot give %s to uid %d to play another user (needs root): %v", path, uid, err)
+	}
+}
+
+// Another user plants a socket on this user's default path: the client refuses before it sends
+// anything, whether the directory is theirs, writable by others, or the server runs as them.
+// spec: H-SEC3
+func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
+	const other = 54321 // a uid nobody here has: the other user
+	t.Run("directory of another user", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tickmux-planted")
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(dir, 0o777)
+		path, got := plantedSocket(t, dir)
+		chownOrSkip(t, dir, other)
+		chownOrSkip(t, path, other)
+		assertRefused(t, path, got, "belongs to uid 54321")
+	})
+	t.Run("directory writable by others", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "open")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(dir, 0o733)
+		path, got := plantedSocket(t, dir)
+		assertRefused(t, path, got, "writable by other users")
+	})
+	t.Run("directory a symlink", func(t *testing.T) {
+		real := t.TempDir()
+		path, got := plantedSocket(t, real)
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		assertRefused(t, filepath.Join(link, "default.sock"), got, "not a directory")
+		_ = path
+	})
+	t.Run("socket of another user in a sticky shared directory", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tmp")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		chownOrSkip(t, dir, 0) // shared directories like /tmp belong to root
+		os.Chmod(dir, 0o777|fs.ModeSticky)
+		path, got := plantedSocket(t, dir)
+		chownOrSkip(t, path, other)
+		assertRefused(t, path, got, "the socket belongs to uid 54321")
+	})
+	t.Run("server of another user", func(t *testing.T) {
+		// Expect to be the other user: the directory and socket are "ours", the server (this
+		// process, uid 0 or whoever runs the test) is not.
+		dir := filepath.Join(t.TempDir(), "mine")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path, got := plantedSocket(t, dir)
+		chownOrSkip(t, dir, other)
+		chownOrSkip(t, path, other)
+		saved := expectedUID
+		expectedUID = func() int { return other }
+		defer func() { expectedUID = saved }()
+		assertRefused(t, path, got, fmt.Sprintf("runs as uid %d, not as you (uid %d)", os.Getuid(), other))
+	})
+}
+
+func assertRefused(t *testing.T, path string, got chan []byte, want string) {
+	t.Helper()
+	c, err := Dial(context.Background(), path, "victim")
+	if err == nil {
+		c.Close()
+		t.Fatal("the client talked to a socket that is not its user's")
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != ReasonUntrusted || !strings.Contains(e.Message, want) {
+		t.Fatalf("refusal: %v, want reason %s and %q", err, ReasonUntrusted, want)
+	}
+	select {
+	case b := <-got:
+		t.Fatalf("the client sent the planted server %q", b)
+	default:
+	}
+}

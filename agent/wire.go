@@ -70,6 +70,7 @@ const (
 	ReasonBadRequest     = "bad_request"     // malformed request, unknown method or params
 	ReasonNotRunning     = "not_running"     // no tickmux on the socket (client side)
 	ReasonDisconnected   = "disconnected"    // the connection to tickmux broke (client side)
+	ReasonUntrusted      = "untrusted"       // the socket or its server is not the user's own (client side)
 	ReasonCancelled      = "cancelled"       // the client gave up
 	ReasonNotFound       = "not_found"       // no instance with that id is visible
 	ReasonNotATick       = "not_a_tick"      // a shell: no tools, no state

@@ -16,13 +16,13 @@ func WriteText(w io.Writer, argv []string, r *Report) {
 		if !s.OK {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(w, "  %s %s: %s\n", mark, s.Name, host.Printable(s.Detail, false))
+		fmt.Fprintf(w, "  %s %s: %s\n", mark, s.Name, host.Printable(host.Cap(s.Detail, 2000), false))
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %-9s %-5s %s\n", f.Severity, f.Rule, host.Printable(f.Message, false))
+		fmt.Fprintf(w, "  %-9s %-5s %s\n", f.Severity, f.Rule, host.Printable(host.Cap(f.Message, 2000), false))
 	}
 	if r.Ended != nil {
 		fmt.Fprintf(w, "\n  ended: %s\n", host.Printable(r.Ended.Reason, false))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 )
@@ -194,6 +195,47 @@ func (q *ApprovalQueue) remove(id uint64) {
 	if found {
 		q.changed()
 	}
+}
+
+// Grant is an AllowRevision answer in force: calls to Tool of Instance go out without a card
+// while the catalog stays at Revision.
+type Grant struct {
+	Instance, Revision, Tool string
+}
+
+// Grants lists the grants in force, by instance, tool and revision.
+func (q *ApprovalQueue) Grants() []Grant {
+	q.mu.Lock()
+	out := make([]Grant, 0, len(q.grants))
+	for g := range q.grants {
+		out = append(out, Grant{Instance: g.instance, Revision: g.revision, Tool: g.tool})
+	}
+	q.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Instance != b.Instance {
+			return a.Instance < b.Instance
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Revision < b.Revision
+	})
+	return out
+}
+
+// Revoke withdraws a grant: the next call it covered needs a card again. It reports whether the
+// grant was in force. Call it only from a keypress in the TUI.
+func (q *ApprovalQueue) Revoke(g Grant) bool {
+	q.mu.Lock()
+	k := grant{g.Instance, g.Revision, g.Tool}
+	ok := q.grants[k]
+	delete(q.grants, k)
+	q.mu.Unlock()
+	if ok {
+		q.changed()
+	}
+	return ok
 }
 
 // ForgetInstance drops the grants of an instance that ended.

@@ -54,8 +54,9 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		return nil, failNone(ErrInvalidArgs, "the args do not fit the input_schema of %s: %v", tool.Name, err)
 	}
 
-	rec := in.recordCall(CallRecord{Client: req.Client, Tool: tool.Name, Args: args, Revision: revision, Mutates: tool.Mutates})
-	if tool.Mutates {
+	mutates := in.needsApproval(revision, tool) // sticky within a revision (mutates.go)
+	rec := in.recordCall(CallRecord{Client: req.Client, Tool: tool.Name, Args: args, Revision: revision, Mutates: mutates})
+	if mutates {
 		how, err := in.approve(ctx, ApprovalRequest{
 			Action: ActionCall, Client: req.Client, Instance: in.id, Title: cat.Descriptor.Title,
 			Tool: tool.Name, ToolDescription: tool.Description, Args: args, Revision: revision,
@@ -152,6 +153,7 @@ func (in *Instance) Describe(ctx context.Context) (*Catalog, error) {
 	in.mu.Lock()
 	old := in.catalog
 	in.catalog = cat
+	violated := in.noteCatalog(cat)
 	changed := old == nil || old.Revision() != cat.Revision()
 	if changed {
 		for id, v := range in.voiders {
@@ -162,7 +164,7 @@ func (in *Instance) Describe(ctx context.Context) (*Catalog, error) {
 		}
 	}
 	in.mu.Unlock()
-	if changed || string(old.Raw) != string(cat.Raw) {
+	if changed || violated || string(old.Raw) != string(cat.Raw) {
 		in.host.bus.post(EventCatalog, in.id)
 	}
 	return cat, nil

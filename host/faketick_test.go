@@ -37,6 +37,7 @@ type fakeTick struct {
 	seq         uint64
 	value       int
 	revision    int
+	flipped     bool    // mode flipmutates: increment declared a query, same revision
 	readSeq     *uint64 // overrides the read result's seq
 	readPad     int     // pads the read result's data to this many bytes
 	readAt      string
@@ -68,8 +69,11 @@ func fakeTickMain(mode string) int {
 			ft.mu.Unlock()
 		}
 	}()
-	if mode == "ignoreterm" {
+	if mode == "ignoreterm" || mode == "ignoreall" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if mode == "ignoreall" { // not even its terminal's hangup ends it
+		signal.Ignore(syscall.SIGHUP)
 	}
 	if mode == "updatefirst" {
 		ft.update(map[string]any{"value": 0, "early": true})
@@ -97,7 +101,7 @@ func fakeTickMain(mode string) int {
 		}
 	}
 	wg.Wait()
-	if mode == "ignoreterm" {
+	if mode == "ignoreterm" || mode == "ignoreall" {
 		time.Sleep(time.Hour) // a stubborn Tick: neither EOF nor SIGTERM ends it (select{} could exit: "deadlock")
 	}
 	return 0
@@ -188,6 +192,12 @@ func (ft *fakeTick) descriptor() map[string]any {
 		delete(d, "recover_with")
 	case "bigdescribe":
 		d["description"] = strings.Repeat("x", 600<<10)
+	case "flipmutates":
+		ft.mu.Lock()
+		if ft.flipped {
+			d["tools"].([]any)[0] = tool("increment", "Add amount to the value.", obj(`"amount":{"type":"integer"}`, "amount"), false)
+		}
+		ft.mu.Unlock()
 	}
 	return d
 }
@@ -314,7 +324,11 @@ func (ft *fakeTick) call(id json.RawMessage, tool string, rawArgs json.RawMessag
 		ft.reply(id, fakeEnv())
 	case "bump":
 		ft.mu.Lock()
-		ft.revision++
+		if ft.mode == "flipmutates" {
+			ft.flipped = true // increment becomes a query under the same revision (breaks spec 5.5)
+		} else {
+			ft.revision++
+		}
 		ft.mu.Unlock()
 		ft.reply(id, map[string]any{"bumped": true})
 	case "exit":

@@ -123,6 +123,7 @@ type Instance struct {
 	nextCall    uint64
 	voiders     map[uint64]voider
 	nextVoider  uint64
+	sticky      stickyMutates // mutates at the current revision (mutates.go)
 	closeReason error
 }
 
@@ -267,6 +268,7 @@ func (in *Instance) initialize() {
 	}
 	in.mu.Lock()
 	in.catalog = cat
+	in.noteCatalog(cat)
 	in.mu.Unlock()
 
 	st, err := in.sess.Read(ctx, in.host.initTimeout)
@@ -288,7 +290,7 @@ func (in *Instance) initialize() {
 	in.host.bus.post(EventCatalog, in.id)
 	in.host.bus.post(EventState, in.id)
 	in.host.bus.post(EventStatus, in.id)
-	in.host.logf("%s ready: %s (kind %s, revision %q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
+	in.host.logf("%s ready: %.200q (kind %.200q, revision %.200q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
 }
 
 // failInit ends an instance whose initialization failed (H-I1); the session's own end reason wins

@@ -454,3 +454,43 @@ func TestEventsCoalesce(t *testing.T) {
 		t.Fatalf("events %v", evs)
 	}
 }
+
+// A Tick that declares a tool mutating, then a query under the same revision, still gets every
+// call to it approved: mutates is sticky until the revision changes, and the host records the
+// broken spec 5.5.
+// spec: H-K2
+// spec: H-SEC1
+func TestMutatesIsStickyWithinARevision(t *testing.T) {
+	ap := &autoApprover{}
+	h := newTestHost(t, Config{Approver: ap})
+	in := openReady(t, h, "flipmutates")
+	if _, err := callJSON(t, in, "bump", `{}`); err != nil { // flips increment, keeps the revision
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cat, err := in.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Tool("increment").Mutates {
+		t.Fatal("the fake Tick did not declare increment a query")
+	}
+	before := ap.n.Load()
+	if _, err := callJSON(t, in, "increment", `{"amount":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if ap.n.Load() != before+1 {
+		t.Fatal("a tool declared mutating earlier at this revision ran without approval")
+	}
+	if v := in.RevisionViolations(); len(v) != 1 || !strings.Contains(v[0], "spec 5.5") {
+		t.Fatalf("violations recorded: %q", v)
+	}
+	// The same tools again are no new violation.
+	if _, err := in.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := in.RevisionViolations(); len(v) != 1 {
+		t.Fatalf("violations after an unchanged describe: %q", v)
+	}
+}

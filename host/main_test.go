@@ -17,6 +17,10 @@ func TestMain(m *testing.M) {
 	case "":
 	case "stubborn":
 		os.Exit(stubbornMain())
+	case "guarded":
+		os.Exit(guardedMain())
+	case "guardparent":
+		os.Exit(guardParentMain())
 	default:
 		os.Exit(fakeTickMain(mode))
 	}

@@ -1,13 +1,15 @@
 package host
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Printable makes untrusted text (a Tick's or an agent's) safe to put on a terminal (H-SEC2):
-// control characters, including ESC and the C1 range, become visible escapes such as \x1b, and
+// control characters, including ESC and the C1 range, become visible escapes such as \x1b,
+// invisible characters (see Invisible) escapes such as \u200b, and
 // invalid UTF-8 becomes U+FFFD. Newlines and tabs are kept only when keepLayout is true.
 func Printable(s string, keepLayout bool) string {
 	clean := true
@@ -35,17 +37,66 @@ func Printable(s string, keepLayout bool) string {
 			b.WriteString(`\x`)
 			b.WriteByte("0123456789abcdef"[r>>4])
 			b.WriteByte("0123456789abcdef"[r&0xf])
-		case r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r):
-			// Line separators and bidi overrides rearrange what a person sees.
-			b.WriteString(`\u`)
-			const hex = "0123456789abcdef"
-			b.WriteByte(hex[r>>12&0xf])
-			b.WriteByte(hex[r>>8&0xf])
-			b.WriteByte(hex[r>>4&0xf])
-			b.WriteByte(hex[r&0xf])
+		case Invisible(r):
+			// Zero-width characters, joiners, tags, bidi overrides and line separators hide or
+			// rearrange what a person sees, and some break the borders drawn around them.
+			writeEscape(&b, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// Invisible reports whether r draws nothing, or rearranges what is around it, on a terminal:
+// format characters (zero-width spaces and joiners, bidi controls, tag characters of the
+// U+E0000 block, the byte order mark, the soft hyphen), line and paragraph separators,
+// variation selectors, the combining grapheme joiner and the Hangul fillers.
+// C0 and C1 controls are not included: Printable escapes them on their own.
+func Invisible(r rune) bool {
+	switch {
+	case r < 0xa0:
+		return false
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+		return true
+	case unicode.Is(unicode.Variation_Selector, r), r == 0x034f:
+		return true
+	case r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
+		return true
+	case r >= 0xe0000 && r <= 0xe0fff: // the tag block and its unassigned neighbours
+		return true
+	}
+	return unicode.Is(unicode.Bidi_Control, r)
+}
+
+// writeEscape writes r as \uXXXX, or \UXXXXXXXX past the basic plane.
+func writeEscape(b *strings.Builder, r rune) {
+	const hex = "0123456789abcdef"
+	if r > 0xffff {
+		b.WriteString(`\U`)
+		for shift := 28; shift >= 0; shift -= 4 {
+			b.WriteByte(hex[r>>shift&0xf])
+		}
+		return
+	}
+	b.WriteString(`\u`)
+	for shift := 12; shift >= 0; shift -= 4 {
+		b.WriteByte(hex[r>>shift&0xf])
+	}
+}
+
+// Cap keeps the first n characters of s and says how many more there were ("… 398000 more"):
+// what a person is shown of a text a Tick sent, which may be 400,000 characters long.
+func Cap(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "… " + strconv.Itoa(utf8.RuneCountInString(s[i:])) + " more"
+		}
+		count++
+	}
+	return s
 }

@@ -1,6 +1,9 @@
 package host
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // spec: H-SEC2
 func TestPrintableEscapesControlCharacters(t *testing.T) {
@@ -19,6 +22,9 @@ func TestPrintableEscapesControlCharacters(t *testing.T) {
 		{"rtl \u202e override", false, `rtl \u202e override`},
 		{"日本語 ok é", false, "日本語 ok é"},
 		{"del\x7f", false, `del\x7f`},
+		{"zero\u200bwidth\u200djoiner\ufeff", false, `zero\u200bwidth\u200djoiner\ufeff`},
+		{"tag\U000E0041\U000E007F", false, `tag\U000e0041\U000e007f`},
+		{"vs\ufe0f line\u2028", false, `vs\ufe0f line\u2028`},
 	}
 	for _, c := range cases {
 		if got := Printable(c.in, c.layout); got != c.want {
@@ -32,9 +38,24 @@ func FuzzPrintable(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, layout bool) {
 		out := Printable(s, layout)
 		for _, r := range out {
+			if Invisible(r) {
+				t.Fatalf("invisible character %U survived in %q", r, out)
+			}
 			if (r < 0x20 && !(layout && (r == '\n' || r == '\t'))) || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 				t.Fatalf("control character %U survived in %q", r, out)
 			}
 		}
 	})
+}
+
+func TestCapSaysHowMuchMore(t *testing.T) {
+	if got := Cap(strings.Repeat("D", 400_000), 2000); got != strings.Repeat("D", 2000)+"… 398000 more" {
+		t.Errorf("Cap: %d bytes, ends %q", len(got), got[len(got)-20:])
+	}
+	if got := Cap("héllo", 5); got != "héllo" {
+		t.Errorf("Cap of a short text: %q", got)
+	}
+	if got := Cap("héllo wörld", 5); got != "héllo… 6 more" {
+		t.Errorf("Cap counts characters: %q", got)
+	}
 }

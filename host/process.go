@@ -142,7 +142,11 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: buildEnv(spec)}
 	// The child leads a new session whose controlling terminal is the PTY; it is then in the
 	// terminal's foreground process group. Ctty is a descriptor number in the child.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	guard := processGuardian() // ends the group as a normal close would if tickmux is killed
+	if guard == nil {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL // no guardian: at least nothing outlives us
+	}
 
 	// The child's ends, closed in the parent once it has started.
 	var childEnds []*os.File
@@ -187,6 +191,9 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	}
 	p.cmd = cmd
 	p.pid = cmd.Process.Pid
+	if guard != nil {
+		_ = guard.Watch(p.pid, !spec.Protocol, master)
+	}
 
 	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
 	go p.wait()       // owner: p; exits when the leader has exited and been reaped
@@ -296,6 +303,9 @@ func (p *Process) readOutput() {
 func (p *Process) wait() {
 	_ = p.cmd.Wait()
 	untrack(p.pid)
+	if g := processGuardian(); g != nil && !groupAlive(p.pid) {
+		_ = g.Forget(p.pid) // the group is gone; its id may be reused
+	}
 	p.state = p.cmd.ProcessState
 	close(p.exited)
 }
@@ -456,6 +466,9 @@ func (p *Process) terminate() {
 		}
 	}
 	_ = signalGroup(p.pid, syscall.SIGKILL)
+	if g := processGuardian(); g != nil {
+		_ = g.Forget(p.pid)
+	}
 	killStrays(p.spec.InstanceID)
 }
 

@@ -63,7 +63,7 @@ type App struct {
 	panelSet   bool // the person toggled the panel: auto no longer applies
 	status     *StatusBar
 	mode       keymap.Mode
-	cardIdx    int
+	cardFocus  cardFocus // card mode's focused card (cardmode.go)
 	prompt     *promptView
 	help       *helpView
 	confirm    *confirmation
@@ -375,7 +375,7 @@ func (a *App) rebuild() {
 	}
 	cardFocus := -1
 	if a.mode == keymap.ModeCard && len(cards) > 0 {
-		cardFocus = min(a.cardIdx, len(cards)-1)
+		cardFocus = a.focusCard(cards)
 	}
 	var focused *host.Instance
 	if p := a.panes[a.focus]; p != nil {
@@ -387,7 +387,11 @@ func (a *App) rebuild() {
 		}
 	}
 	_, _, pw, _ := a.panel.GetInnerRect()
-	a.panel.Rebuild(panelInput{inst: focused, cards: cards, cardFocus: cardFocus, width: pw - 2, now: a.now()})
+	var grants []host.Grant
+	if a.queue != nil {
+		grants = a.queue.Grants()
+	}
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now()})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}
@@ -436,13 +440,8 @@ func (a *App) cardsChanged() {
 	if a.mode != keymap.ModeCard {
 		return
 	}
-	n := len(a.queue.Pending())
-	switch {
-	case n == 0:
-		a.mode = keymap.ModeRoot
-		a.say("no approvals pending")
-	case a.cardIdx >= n:
-		a.cardIdx = n - 1
+	if len(a.queue.Pending()) == 0 {
+		a.cardsGone()
 	}
 }
 

@@ -3,6 +3,8 @@ package views
 import (
 	"strings"
 
+	"github.com/gdamore/tcell/v2"
+
 	"tickmux/themes"
 )
 
@@ -20,7 +22,18 @@ func prettyJSON(raw []byte, th *themes.Theme, maxLines int) []line {
 	return p.out
 }
 
+// prettyJSONVisible is prettyJSON for an approval card: every line, and each string drawn with
+// visibleLines, so runs of spaces and invisible characters show as marks in the mark style.
+func prettyJSONVisible(raw []byte, th *themes.Theme, mark tcell.Style) []line {
+	p := jsonPrinter{raw: raw, th: th, visible: true, mark: mark}
+	p.value(0)
+	p.flush()
+	return p.out
+}
+
 type jsonPrinter struct {
+	visible bool // strings as visibleLines shows them
+	mark    tcell.Style
 	raw     []byte
 	i       int
 	th      *themes.Theme
@@ -58,8 +71,7 @@ func (p *jsonPrinter) value(depth int) {
 	case '{', '[':
 		p.container(c, depth)
 	case '"':
-		s := p.str()
-		p.emit(untrusted(s, p.th.JSONString))
+		p.emitString(p.str(), p.th.JSONString)
 	case 't', 'f', 'n':
 		start := p.i
 		for p.i < len(p.raw) && p.raw[p.i] >= 'a' && p.raw[p.i] <= 'z' {
@@ -96,8 +108,7 @@ func (p *jsonPrinter) container(open byte, depth int) {
 	for p.i < len(p.raw) {
 		p.newline()
 		if open == '{' {
-			key := p.str()
-			p.emit(untrusted(key, p.th.JSONKey))
+			p.emitString(p.str(), p.th.JSONKey)
 			p.emit(seg{": ", p.th.Panel})
 			p.i++ // ':'
 		}
@@ -113,6 +124,16 @@ func (p *jsonPrinter) container(open byte, depth int) {
 	p.newline()
 	p.emit(seg{string(closer), p.th.Panel})
 	p.i++ // closer
+}
+
+func (p *jsonPrinter) emitString(s string, st tcell.Style) {
+	if !p.visible {
+		p.emit(untrusted(s, st))
+		return
+	}
+	for _, l := range visibleLines(s, st, p.mark) { // one line: JSON escapes its newlines
+		p.cur = append(p.cur, l...)
+	}
 }
 
 // str returns the string token at p.i, quotes and escapes as on the wire.

@@ -35,6 +35,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	k := keymap.FromEvent(ev)
 	switch a.mode {
 	case keymap.ModeLocked:
+		if a.settling() {
+			return nil
+		}
 		if act, ok := a.keys.Lookup(keymap.ModeLocked, k); ok {
 			a.do(act)
 			return nil
@@ -51,6 +54,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	case keymap.ModeCard:
 		if act, ok := a.keys.Lookup(keymap.ModeCard, k); ok {
 			a.do(act)
+		} else if a.cardKey(ev) {
+			a.rebuild()
+			return nil
 		} else if k == a.keys.Prefix {
 			a.mode = keymap.ModePrefix // the prefix still works, and leaves the card pending
 		}
@@ -71,6 +77,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	}
 	// Root mode.
+	if a.settling() {
+		return nil // a key meant for a card that just went away never reaches the pane
+	}
 	if k == a.keys.Prefix {
 		a.mode = keymap.ModePrefix
 		a.rebuild()
@@ -121,6 +130,8 @@ func (a *App) panelKey(ev *tcell.EventKey) {
 			a.panel.ScrollBy(1)
 		case 's':
 			a.panel.schemas = !a.panel.schemas
+		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			a.askRevoke(int(ev.Rune() - '1'))
 		case 'q':
 			a.panel.focused = false
 		}
@@ -207,6 +218,7 @@ func (a *App) do(act keymap.Action) {
 	case keymap.Prompt:
 		a.prompt.show()
 	case keymap.TogglePanel:
+		a.cardFocus.shownPanel = false // the person decides now
 		w, _ := a.screenSize()
 		a.panelShown = !a.panelVisible(w)
 		a.panelSet = true
@@ -224,11 +236,7 @@ func (a *App) do(act keymap.Action) {
 			a.say("no approvals pending")
 			return
 		}
-		w, _ := a.screenSize()
-		if !a.panelVisible(w) {
-			a.panelShown, a.panelSet = true, true
-		}
-		a.mode, a.cardIdx = keymap.ModeCard, 0
+		a.enterCards(a.queue.Pending())
 	case keymap.Help:
 		a.help.show()
 	case keymap.ScrollMode:
@@ -263,46 +271,13 @@ func (a *App) do(act keymap.Action) {
 	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
 		a.answerCard(act)
 	case keymap.LeaveCard:
-		a.mode = keymap.ModeRoot
+		a.leaveCards()
 	case keymap.NextCard, keymap.PrevCard:
-		n := len(a.queue.Pending())
-		if n > 0 {
-			if act == keymap.NextCard {
-				a.cardIdx = (a.cardIdx + 1) % n
-			} else {
-				a.cardIdx = (a.cardIdx - 1 + n) % n
-			}
+		if act == keymap.NextCard {
+			a.moveCard(1)
+		} else {
+			a.moveCard(-1)
 		}
-	}
-}
-
-// answerCard answers the focused card: this keypress is the only way anything is approved.
-func (a *App) answerCard(act keymap.Action) {
-	cards := a.queue.Pending()
-	if len(cards) == 0 {
-		a.mode = keymap.ModeRoot
-		return
-	}
-	c := cards[min(a.cardIdx, len(cards)-1)]
-	d, what := host.AllowOnce, "allowed once"
-	switch act {
-	case keymap.AllowRevision:
-		d, what = host.AllowRevision, fmt.Sprintf("allowed for revision %q", c.Req.Revision)
-		if c.Req.Action != host.ActionCall {
-			d, what = host.AllowOnce, "allowed once"
-		}
-	case keymap.Deny:
-		d, what = host.Deny, "denied"
-	}
-	if err := a.queue.Answer(c.ID, d); err != nil {
-		a.say("that request was withdrawn or voided before the answer")
-	} else {
-		a.say(fmt.Sprintf("%s: %s %s", what, c.Req.Action, describeTarget(c.Req)))
-	}
-	if len(a.queue.Pending()) == 0 {
-		a.mode = keymap.ModeRoot
-	} else if a.cardIdx >= len(a.queue.Pending()) {
-		a.cardIdx = 0
 	}
 }
 

@@ -44,6 +44,10 @@ func fakeTick(mode string) int {
 		if evil {
 			return map[string]any{"value": value, "note": "\x1b[2J\x1b]0;pwned\x07 \u009b31m bidi\u202eevil"}
 		}
+		if mode == "bigstate" { // taller than any panel
+			rows := make([]int, 300)
+			return map[string]any{"value": value, "recent": []int{value}, "rows": rows}
+		}
 		return map[string]any{"value": value, "recent": []int{value}}
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}`)
@@ -70,12 +74,17 @@ func fakeTick(mode string) int {
 	}
 	bump := tick.ToolSpec{Name: "bump", Description: "Change the catalog.", InputSchema: empty,
 		Handler: func(context.Context, json.RawMessage) (any, error) { return nil, srv.SetTools(tools(true)...) }}
-	title := "View Tick"
-	if evil {
+	title, description := "View Tick", "A Tick for view tests."
+	switch mode {
+	case "evil":
 		title = "Evil\x1b[31m Tick"
+	case "hugedescription": // valid: the descriptor stays under 512 KiB
+		description = strings.Repeat("D", 400_000)
+	case "hugetitle":
+		title = strings.Repeat("T", 400_000)
 	}
 	var err error
-	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: "A Tick for view tests.",
+	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: description,
 		Tools: append(tools(false), bump), State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -84,12 +93,20 @@ func fakeTick(mode string) int {
 	if err := srv.Update(state()); err != nil {
 		return 1
 	}
+	typed := "" // the keys typed into the Tick's pane, shown on its second row
 	ui := &tick.UI{Draw: func(s tcell.Screen) {
 		mu.Lock()
 		defer mu.Unlock()
-		line := fmt.Sprintf("VIEWTICK value=%d", value)
-		for i, r := range line {
-			s.SetContent(i, 0, r, nil, tcell.StyleDefault)
+		for row, line := range []string{fmt.Sprintf("VIEWTICK value=%d", value), "TYPED[" + typed + "]"} {
+			for i, r := range line {
+				s.SetContent(i, row, r, nil, tcell.StyleDefault)
+			}
+		}
+	}, Key: func(ev *tcell.EventKey) {
+		if ev.Key() == tcell.KeyRune {
+			mu.Lock()
+			typed += string(ev.Rune())
+			mu.Unlock()
 		}
 	}}
 	if err := srv.Run(context.Background(), ui); err != nil {

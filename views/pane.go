@@ -110,7 +110,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	}
 	name := p.name
 	if name == "" {
-		name = p.inst.Title()
+		name = capText(p.inst.Title(), 200)
 	}
 	l := line{{" " + p.inst.ID() + " ", title}, untrusted(name, title), {" · ", title}}
 	status := p.inst.Status()

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,9 +25,11 @@ type SidePanel struct {
 	theme *themes.Theme
 	keys  *keymap.Keymap
 
-	lines   []line
-	scroll  int
-	focused bool // the panel takes scroll keys (prefix + Tab)
+	head       []line // stays in view: cards, grants, identity, counters
+	body       []line // scrolls below the head: description, state, tools, recent calls
+	scroll     int    // the body's first line shown
+	headScroll int    // the head's first line shown, when it is taller than its room
+	focused    bool   // the panel takes scroll keys (prefix + Tab)
 
 	// What the last build showed, to tell what is new.
 	shownID      string
@@ -38,7 +41,12 @@ type SidePanel struct {
 	// updates the panel is rebuilt once a frame, the JSON laid out once a state.
 	stateKey   stateKey
 	stateLines []line
-	cardsTop   int // the line where the focused card starts, to scroll it into view
+	cardsTop   int    // the head line where the focused card starts, to scroll it into view
+	cardsEnd   int    // the head line after the focused card
+	cardID     uint64 // the focused card, 0 when none
+	shownCard  uint64 // the card ShowFocusedCard last scrolled to: the person scrolls it after
+	// endSeen holds the pending cards whose last line has been drawn: only those can be allowed.
+	endSeen map[uint64]bool
 }
 
 // NewSidePanel makes an empty panel.
@@ -59,16 +67,22 @@ type panelInput struct {
 	inst      *host.Instance
 	cards     []host.Card
 	cardFocus int
+	settling  bool // keys wait: the focused card just took another's place
+	grants    []host.Grant
 	width     int
 	now       time.Time
 }
 
-// Rebuild recomputes the lines from the host's current values.
+// Rebuild recomputes the lines from the host's current values. The panel has two parts: a head
+// that stays in view (the approval cards, the grants, the instance's identity and its update
+// counters) and a body below it that scrolls on its own (the description, the state, the tools
+// and the recent calls), so a large state never pushes a card or the counters out of sight.
 func (p *SidePanel) Rebuild(in panelInput) {
 	th := p.theme
 	w := max(in.width, 20)
-	var out []line
-	add := func(l line) { out = append(out, l) }
+	var head, body []line
+	out := &head
+	add := func(l line) { *out = append(*out, l) }
 	blank := func() { add(nil) }
 	heading := func(title string, extra ...seg) {
 		l := line{{title, th.PanelHeading}}
@@ -78,63 +92,94 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		}
 		add(l)
 	}
-
-	// Approval cards come first: they are what the person must act on.
-	p.cardsTop = -1
-	if len(in.cards) > 0 {
-		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
-		for i, c := range in.cards {
-			if i == in.cardFocus {
-				p.cardsTop = len(out)
-			}
-			out = append(out, p.card(c, i == in.cardFocus, w, in.now)...)
-		}
-		blank()
-	}
-
 	inst := in.inst
-	if inst == nil {
-		add(plain("No pane is focused.", th.PanelMuted))
-		p.lines = out
-		p.clampScroll()
-		return
-	}
-	if inst.ID() != p.shownID {
+	if inst != nil && inst.ID() != p.shownID {
 		p.shownID, p.shownUpdates, p.merged, p.scroll = inst.ID(), inst.State().Updates, 0, 0
 	}
 
-	// Identity.
+	// The body first: the head's room depends on it.
+	out = &body
+	p.buildBody(inst, w, add, blank, heading)
+
+	// The head: approval cards first, they are what the person must act on.
+	out = &head
+	p.cardsTop, p.cardsEnd, p.cardID = -1, -1, 0
+	if p.endSeen == nil {
+		p.endSeen = map[uint64]bool{}
+	}
+	pending := map[uint64]bool{}
+	if len(in.cards) > 0 {
+		_, _, _, h := p.GetInnerRect()
+		room := p.headRoom(h, len(body))
+		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
+		for i, c := range in.cards {
+			pending[c.ID] = true
+			cv := p.card(c, i == in.cardFocus, w, room, in.now, in.settling)
+			if i == in.cardFocus {
+				p.cardsTop, p.cardID = len(head), c.ID
+				p.cardsEnd = len(head) + len(cv.lines)
+			}
+			head = append(head, cv.lines...)
+		}
+		blank()
+	}
+	if in.cardFocus < 0 {
+		p.shownCard = 0 // the next time a card has the focus, scroll to it
+	}
+	for id := range p.endSeen {
+		if !pending[id] {
+			delete(p.endSeen, id)
+		}
+	}
+	// Grants next: what goes out without a card.
+	if len(in.grants) > 0 {
+		hint := p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "then 1–9 revokes")
+		if p.focused {
+			hint = "1–9 revokes"
+		}
+		heading(fmt.Sprintf("ALLOWED WITHOUT A CARD (%d)", len(in.grants)), seg{hint, th.PanelMuted})
+		for i, g := range in.grants {
+			n := "   "
+			if i < 9 {
+				n = fmt.Sprintf("[%d]", i+1)
+			}
+			l := line{{n + " ", th.KeyHint}, untrusted(capText(g.Tool, 200), th.TitleFocused), {" on " + g.Instance + " · revision ", th.PanelMuted},
+				untrusted(fmt.Sprintf("%q", capText(g.Revision, 200)), th.Panel)}
+			head = append(head, wrapLine(l, w)...)
+		}
+		blank()
+	}
+	p.buildIdentity(inst, w, add, blank, heading)
+	p.head, p.body = head, body
+	p.clampScroll()
+}
+
+// buildIdentity adds what the head shows of the focused instance: its id, title and status, why
+// it ended, its kind and revision, a broken spec 5.5, and its update counters.
+func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), blank func(), heading func(string, ...seg)) {
+	th := p.theme
+	if inst == nil {
+		add(plain("No pane is focused.", th.PanelMuted))
+		return
+	}
 	status := inst.Status()
-	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(inst.Title(), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
+	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(capText(inst.Title(), maxTickField), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
 	if e := inst.EndInfo(); e != nil {
-		for _, l := range wrapWords("ended: "+host.Printable(e.Reason, false)+exitNote(e), w) {
+		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))
 		}
 	}
-	if !inst.IsTick() {
-		for _, l := range wrapWords("A plain terminal program: no protocol, no state.", w) {
-			add(plain(l, th.PanelMuted))
-		}
-		add(plain(host.Printable(strings.Join(inst.Argv(), " "), false), th.PanelMuted))
-		p.lines = out
-		p.clampScroll()
-		return
-	}
 	cat := inst.Catalog()
-	if cat == nil {
-		add(plain("Initializing…", th.PanelMuted))
-		p.lines = out
-		p.clampScroll()
+	if !inst.IsTick() || cat == nil {
 		return
 	}
 	d := cat.Descriptor
-	add(line{untrusted(d.Kind, th.PanelMuted), {" · revision ", th.PanelMuted}, untrusted(fmt.Sprintf("%q", d.Revision), th.Panel)})
-	for _, l := range wrapWords(host.Printable(d.Description, false), w) {
-		add(plain(l, th.Panel))
+	add(line{untrusted(capText(d.Kind, 200), th.PanelMuted), {" · revision ", th.PanelMuted}, untrusted(fmt.Sprintf("%q", capText(d.Revision, 200)), th.Panel)})
+	if v := inst.RevisionViolations(); len(v) > 0 {
+		for _, l := range wrapWords(fmt.Sprintf("⚠ %d× %s", len(v), v[len(v)-1]), w) {
+			add(plain(l, th.Error))
+		}
 	}
-	blank()
-
-	// State.
 	// merged counts the updates this panel never showed on their own: several arrived between
 	// two builds and only the latest was drawn (H-U2, seen from the person's side).
 	st := inst.State()
@@ -142,6 +187,42 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		p.merged += st.Updates - p.shownUpdates - 1
 		p.shownUpdates = st.Updates
 	}
+	stats := inst.SessionStats()
+	heading("UPDATES", seg{fmt.Sprintf("received %d · merged %d · last seq %d", st.Updates, p.merged, stats.LastUpdateSeq), th.PanelMuted})
+	rate := inst.UpdateRate(60)
+	add(line{{sparkline(rate, min(60, w-12)), th.Sparkline}, {"  " + rateNote(rate), th.PanelMuted}})
+	if stats.IgnoredNotifications+stats.TickRequests+stats.DroppedResponses > 0 {
+		add(plain(fmt.Sprintf("ignored: %d notifications, %d requests from the Tick, %d stray responses",
+			stats.IgnoredNotifications, stats.TickRequests, stats.DroppedResponses), th.PanelMuted))
+	}
+}
+
+// buildBody adds what scrolls below the head: the description, the state, the tools and the
+// recent calls (or what a plain program is).
+func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank func(), heading func(string, ...seg)) {
+	th := p.theme
+	if inst == nil {
+		return
+	}
+	if !inst.IsTick() {
+		for _, l := range wrapWords("A plain terminal program: no protocol, no state.", w) {
+			add(plain(l, th.PanelMuted))
+		}
+		add(plain(host.Printable(capText(strings.Join(inst.Argv(), " "), maxTickField), false), th.PanelMuted))
+		return
+	}
+	cat := inst.Catalog()
+	if cat == nil {
+		add(plain("Initializing…", th.PanelMuted))
+		return
+	}
+	d := cat.Descriptor
+	for _, l := range wrapWords(host.Printable(capText(d.Description, maxTickField), false), w) {
+		add(plain(l, th.Panel))
+	}
+	blank()
+
+	st := inst.State()
 	heading("STATE", seg{fmt.Sprintf("seq %d · at %s", st.Seq, host.Printable(st.At, false)), th.PanelMuted})
 	switch {
 	case !st.Valid:
@@ -153,33 +234,24 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		if key != p.stateKey {
 			p.stateKey, p.stateLines = key, prettyJSON(st.Data, th, 2000)
 		}
-		out = append(out, p.stateLines...)
-	}
-	blank()
-
-	// Counters.
-	stats := inst.SessionStats()
-	heading("UPDATES", seg{fmt.Sprintf("received %d · merged %d · last seq %d", st.Updates, p.merged, stats.LastUpdateSeq), th.PanelMuted})
-	rate := inst.UpdateRate(60)
-	add(line{{sparkline(rate, min(60, w-12)), th.Sparkline}, {"  " + rateNote(rate), th.PanelMuted}})
-	if stats.IgnoredNotifications+stats.TickRequests+stats.DroppedResponses > 0 {
-		add(plain(fmt.Sprintf("ignored: %d notifications, %d requests from the Tick, %d stray responses",
-			stats.IgnoredNotifications, stats.TickRequests, stats.DroppedResponses), th.PanelMuted))
+		for _, l := range p.stateLines {
+			add(l)
+		}
 	}
 	blank()
 
 	// Catalog.
 	heading(fmt.Sprintf("TOOLS (%d)", len(d.Tools)), seg{p.schemaHint(), th.PanelMuted})
 	if d.RecoverWith != "" {
-		add(line{{"recover with ", th.PanelMuted}, untrusted(d.RecoverWith, th.Panel)})
+		add(line{{"recover with ", th.PanelMuted}, untrusted(capText(d.RecoverWith, 200), th.Panel)})
 	}
 	for _, t := range d.Tools {
 		badge := seg{" query ", th.Query}
-		if t.Mutates {
+		if t.Mutates || inst.ToolNeedsApproval(t.Name) {
 			badge = seg{" MUTATES ", th.Mutates}
 		}
-		add(line{badge, {" ", th.Panel}, untrusted(t.Name, th.TitleFocused)})
-		for _, l := range wrapWords(host.Printable(t.Description, false), w-2) {
+		add(line{badge, {" ", th.Panel}, untrusted(capText(t.Name, 200), th.TitleFocused)})
+		for _, l := range wrapWords(host.Printable(capText(t.Description, maxTickField), false), w-2) {
 			add(plain("  "+l, th.Panel))
 		}
 		if p.schemas {
@@ -197,10 +269,10 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		add(plain("none yet", th.PanelMuted))
 	}
 	for i := len(calls) - 1; i >= 0 && i >= len(calls)-20; i-- {
-		out = append(out, p.callLines(calls[i])...)
+		for _, l := range p.callLines(calls[i]) {
+			add(l)
+		}
 	}
-	p.lines = out
-	p.clampScroll()
 }
 
 func exitNote(e *host.EndInfo) string {
@@ -242,104 +314,6 @@ func (p *SidePanel) schemaHint() string {
 	return "s show schemas"
 }
 
-// card renders one approval card (H-K2, H-SEC1): who asks, for which instance, the tool, its
-// description, the args and the revision, with the keys that answer it when it has the focus.
-func (p *SidePanel) card(c host.Card, focused bool, w int, now time.Time) []line {
-	th := p.theme
-	r := c.Req
-	border := th.CardBorder
-	if focused {
-		border = th.CardFocused
-	}
-	inner := max(w-4, 10)
-	var body []line
-	who := r.Client
-	if who == "" {
-		who = "an agent"
-	}
-	var what string
-	switch r.Action {
-	case host.ActionCall:
-		what = "call " + r.Tool
-	case host.ActionOpen:
-		kind := "a Tick"
-		if r.Shell {
-			kind = "a shell"
-		}
-		what = "open " + kind
-	case host.ActionClose:
-		what = "close"
-	case host.ActionSend:
-		what = "type into"
-	}
-	target := r.Instance
-	if r.Title != "" {
-		target += " (" + r.Title + ")"
-	}
-	headline := host.Printable(who, false) + " wants to " + host.Printable(what, false)
-	if target != "" {
-		headline += " on " + host.Printable(target, false)
-	}
-	for _, l := range wrapWords(headline, inner) {
-		body = append(body, plain(l, th.Card.Bold(true)))
-	}
-	if r.ToolDescription != "" {
-		for _, l := range wrapWords(host.Printable(r.ToolDescription, false), inner) {
-			body = append(body, plain(l, th.Card))
-		}
-	}
-	switch r.Action {
-	case host.ActionCall:
-		body = append(body, plain("args:", th.Card))
-		for _, l := range prettyJSON(compactJSON(r.Args), th, 40) {
-			body = append(body, append(line{{"  ", th.Card}}, l...))
-		}
-		body = append(body, line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
-	case host.ActionOpen:
-		body = append(body, line{{"command: ", th.Card}, untrusted(strings.Join(r.Argv, " "), th.Card.Bold(true))})
-		if r.Dir != "" {
-			body = append(body, line{{"in: ", th.Card}, untrusted(r.Dir, th.Card)})
-		}
-	case host.ActionSend:
-		body = append(body, line{{"text: ", th.Card}, untrusted(fmt.Sprintf("%q", r.Text), th.Card.Bold(true))})
-	}
-	body = append(body, plain(fmt.Sprintf("waiting %s", now.Sub(c.Created).Round(time.Second)), th.Card.Dim(true)))
-	if focused {
-		hint := line{}
-		for _, k := range []struct {
-			a    keymap.Action
-			what string
-		}{{keymap.AllowOnce, "allow once"}, {keymap.AllowRevision, "allow for this revision"}, {keymap.Deny, "deny"}, {keymap.LeaveCard, "later"}} {
-			if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
-				continue
-			}
-			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
-				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + k.what + "  ", th.Card})
-			}
-		}
-		body = append(body, hint)
-	}
-
-	top := "┌" + strings.Repeat("─", inner+2) + "┐"
-	if focused {
-		top = "┏" + strings.Repeat("━", inner+2) + "┓"
-	}
-	out := []line{plain(top, border)}
-	side := "│"
-	if focused {
-		side = "┃"
-	}
-	for _, l := range body {
-		content := append(line{{side + " ", border}}, l...)
-		out = append(out, append(content, seg{"", th.Card}))
-	}
-	bottom := "└" + strings.Repeat("─", inner+2) + "┘"
-	if focused {
-		bottom = "┗" + strings.Repeat("━", inner+2) + "┛"
-	}
-	return append(out, plain(bottom, border))
-}
-
 // callLines shows one call in two lines: when, who and which tool; then the outcome and the args.
 func (p *SidePanel) callLines(c host.CallRecord) []line {
 	th := p.theme
@@ -371,24 +345,31 @@ func (p *SidePanel) callLines(c host.CallRecord) []line {
 	return lines
 }
 
+// shorten keeps at most n runes of s, the last an ellipsis when it cut. It looks at no more than
+// n+1 runes: a Tick's title may be 400,000 characters and this runs on every frame.
 func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	count := 0
+	cut := 0
+	for i := range s {
+		if count == n-1 {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + "…"
+		}
+		count++
 	}
-	return string(r[:n-1]) + "…"
+	return s
 }
 
+// compactJSON is raw without insignificant whitespace, and otherwise as sent: no HTML escaping,
+// so `&&` on a card reads as what goes to the Tick.
 func compactJSON(raw []byte) []byte {
-	var v json.RawMessage
-	if json.Unmarshal(raw, &v) != nil {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
 		return []byte("null")
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return []byte("null")
-	}
-	return b
+	return b.Bytes()
 }
 
 // sparkline draws counts as block characters, scaled to the largest.
@@ -431,51 +412,117 @@ func rateNote(counts []int) string {
 	return fmt.Sprintf("%d in the last minute", total)
 }
 
-func (p *SidePanel) clampScroll() {
-	if p.scroll > len(p.lines)-1 {
-		p.scroll = max(0, len(p.lines)-1)
+// headRoom is how many rows the head may take of h: all it needs, but the body keeps a third of
+// the panel (or what it needs, if less) and a separator row.
+func (p *SidePanel) headRoom(h, bodyLen int) int {
+	if bodyLen == 0 {
+		return h
 	}
-	if p.scroll < 0 {
-		p.scroll = 0
-	}
+	return max(3, h-1-min(bodyLen, max(4, h/3)))
 }
 
-// ScrollBy moves the view by n lines.
+// regions splits the inner height h into the head's rows and the body's.
+func (p *SidePanel) regions(h int) (headH, bodyH int) {
+	headH = min(len(p.head), p.headRoom(h, len(p.body)))
+	bodyH = h - headH
+	if headH > 0 && len(p.body) > 0 {
+		bodyH-- // the separator
+	}
+	return headH, max(0, bodyH)
+}
+
+func (p *SidePanel) clampScroll() {
+	_, _, _, h := p.GetInnerRect()
+	headH, bodyH := p.regions(h)
+	p.scroll = max(0, min(p.scroll, len(p.body)-max(1, bodyH)))
+	p.headScroll = max(0, min(p.headScroll, len(p.head)-max(1, headH)))
+}
+
+// ScrollBy moves the view by n lines: through the focused card when there is one, else the body.
 func (p *SidePanel) ScrollBy(n int) {
+	if p.cardID != 0 {
+		p.ScrollCard(n)
+		return
+	}
 	p.scroll += n
 	p.clampScroll()
 }
 
-// ShowFocusedCard scrolls so the focused card is in view.
+// ShowFocusedCard scrolls the head so the focused card is in view: all of it when it fits, else
+// its top.
 func (p *SidePanel) ShowFocusedCard() {
-	if p.cardsTop >= 0 {
-		_, _, _, h := p.GetInnerRect()
-		if p.cardsTop < p.scroll || p.cardsTop >= p.scroll+h {
-			p.scroll = p.cardsTop
-		}
+	if p.cardsTop < 0 || p.cardID == p.shownCard {
+		return
 	}
+	p.shownCard = p.cardID
+	_, _, _, h := p.GetInnerRect()
+	headH, _ := p.regions(h)
+	switch {
+	case p.cardsTop < p.headScroll:
+		p.headScroll = p.cardsTop
+	case p.cardsEnd > p.headScroll+headH && p.cardsEnd-p.cardsTop <= headH:
+		p.headScroll = p.cardsEnd - headH
+	case p.cardsTop >= p.headScroll+headH:
+		p.headScroll = p.cardsTop
+	}
+	p.clampScroll()
 }
 
-// Draw copies the built lines to the screen.
+// ScrollCard moves through the focused card by n lines, staying within it: how a person reads a
+// card taller than the room the head has.
+func (p *SidePanel) ScrollCard(n int) {
+	if p.cardsTop < 0 {
+		return
+	}
+	_, _, _, h := p.GetInnerRect()
+	headH, _ := p.regions(h)
+	p.headScroll = min(max(p.headScroll+n, p.cardsTop), max(p.cardsTop, p.cardsEnd-headH))
+	p.clampScroll()
+}
+
+// CardRead reports whether the focused card's last line has been on screen.
+func (p *SidePanel) CardRead(id uint64) bool { return p.endSeen[id] }
+
+// Draw copies the built lines to the screen: the head at the top, the body below a rule.
 func (p *SidePanel) Draw(screen tcell.Screen) {
 	p.Box.SetBorder(true).SetBorderStyle(p.borderStyle()).SetTitle(" agent panel ").SetTitleAlign(tview.AlignLeft)
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
 	p.Box.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
-	for row := 0; row < h; row++ {
-		i := p.scroll + row
-		var l line
-		if i < len(p.lines) {
-			l = p.lines[i]
+	p.clampScroll()
+	headH, bodyH := p.regions(h)
+	row := 0
+	draw := func(lines []line, first, n int) {
+		for i := 0; i < n; i++ {
+			var l line
+			if first+i < len(lines) {
+				l = lines[first+i]
+			}
+			drawText(screen, x+1, y+row, w-1, l, p.theme.Panel)
+			screen.SetContent(x, y+row, ' ', nil, p.theme.Panel)
+			row++
 		}
-		drawText(screen, x+1, y+row, w-1, l, p.theme.Panel)
-		screen.SetContent(x, y+row, ' ', nil, p.theme.Panel)
 	}
-	if p.scroll > 0 {
-		screen.SetContent(x+w-1, y, '↑', nil, p.theme.PanelMuted)
+	marks := func(top, n, first, total int) {
+		if first > 0 {
+			screen.SetContent(x+w-1, y+top, '↑', nil, p.theme.PanelMuted)
+		}
+		if first+n < total && n > 0 {
+			screen.SetContent(x+w-1, y+top+n-1, '↓', nil, p.theme.PanelMuted)
+		}
 	}
-	if p.scroll+h < len(p.lines) {
-		screen.SetContent(x+w-1, y+h-1, '↓', nil, p.theme.PanelMuted)
+	draw(p.head, p.headScroll, headH)
+	marks(0, headH, p.headScroll, len(p.head))
+	if headH > 0 && len(p.body) > 0 && row < h {
+		drawText(screen, x, y+row, w, plain(strings.Repeat("┄", w), p.theme.PanelMuted), p.theme.Panel)
+		row++
+	}
+	bodyTop := row
+	draw(p.body, p.scroll, bodyH)
+	marks(bodyTop, bodyH, p.scroll, len(p.body))
+	draw(nil, 0, h-row) // clear what is left
+	if p.cardID != 0 && p.cardsTop >= 0 && p.cardsEnd <= p.headScroll+headH {
+		p.endSeen[p.cardID] = true // the card's last line is on screen now
 	}
 }
 

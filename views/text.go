@@ -2,6 +2,8 @@ package views
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/uniseg"
@@ -63,43 +65,157 @@ done:
 	return col
 }
 
-// wrapWords breaks text into lines of at most w cells, at spaces where it can.
+// wrapWords breaks text into lines of at most w cells, at spaces where it can; a word longer
+// than a line is cut. It runs in time linear in len(text), whatever the words.
 func wrapWords(text string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
 	var out []string
-	for _, para := range strings.Split(text, "\n") {
-		cur := ""
-		for _, word := range strings.Fields(para) {
-			for width(word) > w { // a word longer than the line is cut
-				cut, cw := 0, 0
-				g := uniseg.NewGraphemes(word)
-				for g.Next() && cw+g.Width() <= w {
-					cw += g.Width()
-					_, cut = g.Positions()
+	for para := range strings.SplitSeq(text, "\n") {
+		var cur strings.Builder
+		curW := 0
+		flush := func() {
+			out = append(out, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		for word := range strings.FieldsSeq(para) {
+			ww := width(word)
+			if ww > w { // cut the long word in one pass over its graphemes
+				if curW > 0 {
+					flush()
 				}
-				if cur != "" {
-					out = append(out, cur)
-					cur = ""
+				state := -1
+				rest := word
+				for len(rest) > 0 {
+					var cluster string
+					var gw int
+					cluster, rest, gw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+					if curW+gw > w && curW > 0 {
+						flush()
+					}
+					cur.WriteString(cluster)
+					curW += gw
 				}
-				if cut == 0 {
-					cut = len(word)
-				}
-				out = append(out, word[:cut])
-				word = word[cut:]
+				continue
 			}
 			switch {
-			case cur == "":
-				cur = word
-			case width(cur)+1+width(word) <= w:
-				cur += " " + word
+			case curW == 0 && cur.Len() == 0:
+			case curW+1+ww <= w:
+				cur.WriteByte(' ')
+				curW++
 			default:
-				out = append(out, cur)
-				cur = word
+				flush()
 			}
+			cur.WriteString(word)
+			curW += ww
 		}
-		out = append(out, cur)
+		flush()
 	}
 	return out
+}
+
+// wrapLine breaks a styled line into rows of at most w cells without dropping or adding a cell:
+// what an approval card shows must be exactly what will be sent. Linear in the line's length.
+func wrapLine(l line, w int) []line {
+	if w <= 0 {
+		return nil
+	}
+	var out []line
+	var cur line
+	col := 0
+	for _, s := range l {
+		var b strings.Builder
+		state := -1
+		rest := s.text
+		for len(rest) > 0 {
+			var cluster string
+			var gw int
+			cluster, rest, gw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+			if col+gw > w && col > 0 {
+				if b.Len() > 0 {
+					cur = append(cur, seg{b.String(), s.style})
+					b.Reset()
+				}
+				out = append(out, cur)
+				cur, col = nil, 0
+			}
+			b.WriteString(cluster)
+			col += gw
+		}
+		if b.Len() > 0 {
+			cur = append(cur, seg{b.String(), s.style})
+		}
+	}
+	return append(out, cur)
+}
+
+// maxTickField caps what the UI draws of one text field a Tick sent (a description, a title): a
+// Tick may send 400,000 characters; nobody reads them in a panel, and laying them out each frame
+// would slow every key.
+const maxTickField = 2000
+
+// capText keeps the first n characters of s and says how many more there were.
+func capText(s string, n int) string { return host.Cap(s, n) }
+
+// visibleLines shows untrusted text so that every character in it can be seen: printable text as
+// it is, and in the mark style runs of spaces counted ("⟨150 spaces⟩"; a lone space only at either
+// end), tabs and newlines as \t and \n (a newline also ends the row), control characters, invalid
+// bytes and invisible characters (zero-width, bidi, tags, unusual spaces) as escapes.
+func visibleLines(s string, st, mark tcell.Style) []line {
+	var out []line
+	var cur line
+	var b strings.Builder
+	emit := func(text string, style tcell.Style) {
+		if b.Len() > 0 {
+			cur = append(cur, seg{b.String(), st})
+			b.Reset()
+		}
+		if text != "" {
+			cur = append(cur, seg{text, style})
+		}
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == ' ':
+			n := 0
+			for i+n < len(s) && s[i+n] == ' ' {
+				n++
+			}
+			switch {
+			case n == 1 && i > 0 && i+1 < len(s):
+				b.WriteByte(' ')
+			case n == 1:
+				emit("⟨space⟩", mark)
+			default:
+				emit("⟨"+itoa(n)+" spaces⟩", mark)
+			}
+			i += n
+			continue
+		case r == '\n':
+			emit(`\n`, mark)
+			out = append(out, cur)
+			cur = nil
+		case r == '\t':
+			emit(`\t`, mark)
+		case r == utf8.RuneError && size == 1:
+			emit(`\x`+hex2(s[i]), mark)
+		case host.Invisible(r) || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			emit(host.Printable(string(r), false), mark)
+		case unicode.Is(unicode.Zs, r): // a space that is not U+0020: looks like one, is not
+			emit(`\u`+hex2(byte(r>>8))+hex2(byte(r)), mark)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	emit("", st)
+	return append(out, cur)
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&0xf]})
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// hardStopAfter is how long a signal waits for the graceful stop before tickmux exits anyway:
+// SIGHUP, SIGTERM and SIGINT end tickmux within 2 s whatever the UI is doing. What tickmux
+// started is then ended by its guardian (host.Guardian) as on a normal close.
+const hardStopAfter = 1500 * time.Millisecond
+
+// signalStop ends tickmux on SIGHUP, SIGTERM or SIGINT: it asks for a graceful stop, and if the
+// process is still here after deadline, it puts the terminal back as it found it and exits with
+// 128+signal. The deadline runs on its own goroutine and timer, never on the UI loop.
+type signalStop struct {
+	sigs     chan os.Signal
+	done     chan struct{}
+	deadline time.Duration
+	exit     func(code int)
+	restore  func()
+	logf     func(format string, args ...any)
+}
+
+// newSignalStop starts listening for the signals and notes the terminal's state, so call it
+// before the UI takes the terminal over.
+func newSignalStop(logf func(format string, args ...any)) *signalStop {
+	s := &signalStop{sigs: make(chan os.Signal, 1), done: make(chan struct{}), deadline: hardStopAfter, exit: os.Exit, logf: logf}
+	fd := int(os.Stdin.Fd())
+	if st, err := term.GetState(fd); err == nil {
+		s.restore = func() {
+			// Leave the alternate screen, show the cursor, stop mouse reports and bracketed
+			// paste, then the saved tty modes: what tcell's Fini would have done.
+			os.Stdout.WriteString("\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?25h\x1b[0m\x1b[?1049l")
+			_ = term.Restore(fd, st)
+		}
+	}
+	signal.Notify(s.sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	return s
+}
+
+// watch calls stop on the first signal, then exits the process if Close has not been called
+// within the deadline. It returns at once; Close ends the watch.
+func (s *signalStop) watch(stop func()) {
+	go func() { // owner: s; returns on Close, or exits the process after a signal
+		var sig os.Signal
+		select {
+		case sig = <-s.sigs:
+		case <-s.done:
+			return
+		}
+		s.logf("got %v: stopping", sig)
+		go stop() // owner: none; the process ends within the deadline either way
+		t := time.NewTimer(s.deadline)
+		defer t.Stop()
+		select {
+		case <-s.done:
+		case <-t.C:
+			s.logf("still running %v after %v: exiting now", sig, s.deadline)
+			if s.restore != nil {
+				s.restore()
+			}
+			code := 128
+			if n, ok := sig.(syscall.Signal); ok {
+				code += int(n)
+			}
+			s.exit(code)
+		}
+	}()
+}
+
+// Close stops listening; a graceful stop finished in time.
+func (s *signalStop) Close() {
+	signal.Stop(s.sigs)
+	close(s.done)
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A signal ends tickmux within 2 s even when the graceful stop never finishes (a UI loop stuck
+// laying out a Tick's 400,000-character text, say).
+func TestSignalEndsTickmuxWhateverTheUIDoes(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := newSignalStop(t.Logf)
+			s.restore = nil // the test's terminal, if any, is not tickmux's
+			exited := make(chan int, 1)
+			s.exit = func(code int) { exited <- code }
+			stuck := make(chan struct{})
+			defer close(stuck)
+			stopped := make(chan struct{}, 1)
+			s.watch(func() { stopped <- struct{}{}; <-stuck }) // a stop that never returns
+			defer s.Close()
+			start := time.Now()
+			if err := syscall.Kill(syscall.Getpid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case code := <-exited:
+				if code != 128+int(sig) {
+					t.Errorf("exit code %d, want %d", code, 128+int(sig))
+				}
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("exited %v after the signal, want within 2 s", d)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the process was not ended after the signal")
+			}
+			select {
+			case <-stopped:
+			default:
+				t.Error("the graceful stop was not asked for first")
+			}
+		})
+	}
+}

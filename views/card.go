@@ -1,0 +1,174 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+	"tickmux/keymap"
+)
+
+// An approval card shows all of what will be sent (H-K2, H-SEC1): nothing is cut at the panel's
+// edge. Args, open commands and send text are wrapped, not clipped; whitespace and invisible
+// characters are drawn as marks in their own style (runs of spaces counted, tabs, newlines,
+// zero-width and bidi characters as escapes), so padding cannot push the dangerous part out of
+// sight; each part says its size. A card taller than the panel says so, and the person must have
+// scrolled to its end before a key can allow it (see App.answerCard).
+
+// cardView is one built card: its lines, and where in them its end is.
+type cardView struct {
+	id    uint64
+	lines []line
+}
+
+// card renders one approval card: who asks, for which instance, the tool, its description, the
+// args and the revision, with the keys that answer it when it has the focus. h is the panel's
+// height, to say when the card does not fit.
+func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, settling bool) cardView {
+	th := p.theme
+	r := c.Req
+	border := th.CardBorder
+	if focused {
+		border = th.CardFocused
+	}
+	inner := max(w-4, 10)
+	mark := th.Card.Reverse(true)
+	var body []line
+	text := func(s string, st tcell.Style) { // trusted or already escaped text, word-wrapped
+		for _, l := range wrapWords(s, inner) {
+			body = append(body, plain(l, st))
+		}
+	}
+	exact := func(l line) { body = append(body, wrapLine(l, inner)...) } // hard-wrapped, every cell kept
+
+	if focused && settling {
+		text("NEW CARD: it took the place of the one you were reading, which went away; keys wait a moment", th.StatusStarting.Bold(true))
+	}
+	who := r.Client
+	if who == "" {
+		who = "an agent"
+	}
+	text(host.Printable(capText(who, 200), false)+" wants to "+cardVerb(r), th.Card.Bold(true))
+	if r.ToolDescription != "" {
+		text(host.Printable(capText(r.ToolDescription, maxTickField), false), th.Card)
+	}
+	switch r.Action {
+	case host.ActionCall:
+		body = append(body, plain(fmt.Sprintf("args (%s):", sizeNote(len(r.Args))), th.Card))
+		for _, l := range prettyJSONVisible(compactJSON(r.Args), th, mark) {
+			exact(append(line{{"  ", th.Card}}, l...))
+		}
+		exact(line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
+	case host.ActionOpen:
+		n := 0
+		for _, a := range r.Argv {
+			n += len(a)
+		}
+		body = append(body, plain(fmt.Sprintf("command (%d args, %s):", len(r.Argv), sizeNote(n)), th.Card))
+		for i, a := range r.Argv {
+			for j, vl := range visibleLines(a, th.Card.Bold(true), mark) {
+				lead := fmt.Sprintf("  [%d] ", i)
+				if j > 0 {
+					lead = strings.Repeat(" ", len(lead))
+				}
+				exact(append(line{{lead, th.Card}}, vl...))
+			}
+		}
+		if r.Dir != "" {
+			for j, vl := range visibleLines(r.Dir, th.Card, mark) {
+				lead := "in: "
+				if j > 0 {
+					lead = "    "
+				}
+				exact(append(line{{lead, th.Card}}, vl...))
+			}
+		}
+	case host.ActionSend:
+		lines := "1 line"
+		if n := strings.Count(r.Text, "\n") + 1; n > 1 {
+			lines = fmt.Sprintf("%d lines", n)
+		}
+		body = append(body, plain(fmt.Sprintf("text (%s, %s):", sizeNote(len(r.Text)), lines), th.Card))
+		for _, vl := range visibleLines(r.Text, th.Card.Bold(true), mark) {
+			exact(append(line{{"  ", th.Card}}, vl...))
+		}
+	}
+	body = append(body, plain(fmt.Sprintf("waiting %s", now.Sub(c.Created).Round(time.Second)), th.Card.Dim(true)))
+	if focused {
+		hint := line{}
+		for _, k := range []struct {
+			a    keymap.Action
+			what string
+		}{{keymap.AllowOnce, "allow once"}, {keymap.AllowRevision, "allow for this revision"}, {keymap.Deny, "deny"}, {keymap.LeaveCard, "later"}} {
+			if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
+				continue
+			}
+			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
+				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + k.what + "  ", th.Card})
+			}
+		}
+		exact(hint)
+	}
+	// A card that does not fit says so at its top, where the person starts reading.
+	if total := len(body) + 2; focused && h > 0 && total > h {
+		note := fmt.Sprintf("this card has %d lines, more than the panel shows: PgDn/Space read on; it can be allowed once you reached its end", total)
+		var head []line
+		for _, l := range wrapWords(note, inner) {
+			head = append(head, plain(l, th.StatusStarting))
+		}
+		body = append(head, body...)
+	}
+
+	top := "┌" + strings.Repeat("─", inner+2) + "┐"
+	side := "│"
+	bottom := "└" + strings.Repeat("─", inner+2) + "┘"
+	if focused {
+		top, side, bottom = "┏"+strings.Repeat("━", inner+2)+"┓", "┃", "┗"+strings.Repeat("━", inner+2)+"┛"
+	}
+	out := make([]line, 0, len(body)+2)
+	out = append(out, plain(top, border))
+	for _, l := range body {
+		content := append(line{{side + " ", border}}, l...)
+		if pad := inner - lineWidth(l); pad > 0 {
+			content = append(content, seg{strings.Repeat(" ", pad), th.Card})
+		}
+		out = append(out, append(content, seg{" " + side, border}))
+	}
+	out = append(out, plain(bottom, border))
+	return cardView{id: c.ID, lines: out}
+}
+
+// cardVerb says what the card asks, in words: "call note on hosted:3 (Notes)",
+// "type into shell:2 (bash)", "close hosted:8", "open a shell".
+func cardVerb(r host.ApprovalRequest) string {
+	target := r.Instance
+	if r.Title != "" {
+		target += " (" + capText(r.Title, 200) + ")"
+	}
+	target = host.Printable(target, false)
+	switch r.Action {
+	case host.ActionCall:
+		return "call " + host.Printable(capText(r.Tool, 200), false) + " on " + target
+	case host.ActionOpen:
+		if r.Shell {
+			return "open a shell"
+		}
+		return "open a Tick"
+	case host.ActionClose:
+		return "close " + target
+	case host.ActionSend:
+		return "type into " + target
+	}
+	return string(r.Action) + " " + target
+}
+
+// sizeNote says how big a part of a card is.
+func sizeNote(bytes int) string {
+	if bytes == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", bytes)
+}

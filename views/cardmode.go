@@ -1,0 +1,182 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+	"tickmux/keymap"
+)
+
+// cardSettle is how long keys are ignored after the card under the focus changed without the
+// person asking (a withdrawal, a voiding): a key pressed for the card that went away must not
+// answer the one that took its place, nor fall into a pane when no card is left.
+const cardSettle = 800 * time.Millisecond
+
+// cardFocus is card mode's state (UI goroutine): which card has the focus, by id, so a key
+// answers the card that was on screen when it was pressed, never whatever now sits at its place.
+type cardFocus struct {
+	id     uint64    // the focused card; 0 before card mode picks one
+	idx    int       // where it was in the queue, to pick its neighbour when it goes
+	settle time.Time // keys are ignored until then
+	// shownPanel: card mode showed the side panel (a narrow screen hides it); it goes away
+	// again when card mode ends, unless the person toggled it meanwhile.
+	shownPanel bool
+}
+
+// focusCard returns the index of the focused card in cards (not empty) and keeps the focus on the
+// same card while it is pending. When it went away, the focus moves to the card now at its place,
+// and keys wait for cardSettle, with a message saying why.
+func (a *App) focusCard(cards []host.Card) int {
+	f := &a.cardFocus
+	for i, c := range cards {
+		if c.ID == f.id {
+			f.idx = i
+			return i
+		}
+	}
+	i := min(f.idx, len(cards)-1)
+	if f.id != 0 {
+		f.settle = time.Now().Add(cardSettle)
+		a.wakeTick(f.settle) // redraw when keys work again
+		a.say("the card you were reading went away: this is another card; keys wait a moment")
+	}
+	f.id, f.idx = cards[i].ID, i
+	return i
+}
+
+// enterCards focuses the oldest pending card (prefix + a), showing the side panel if the screen
+// is too narrow for it to be on.
+func (a *App) enterCards(cards []host.Card) {
+	shown := false
+	if w, _ := a.screenSize(); !a.panelVisible(w) {
+		a.panelShown, a.panelSet, shown = true, true, true
+	}
+	a.mode = keymap.ModeCard
+	a.cardFocus = cardFocus{id: cards[0].ID, shownPanel: shown}
+}
+
+// leaveCards ends card mode; a panel card mode showed goes away again.
+func (a *App) leaveCards() {
+	a.mode = keymap.ModeRoot
+	if a.cardFocus.shownPanel && a.panelShown && a.panelSet {
+		a.panelShown, a.panelSet = false, false
+		a.panel.focused = false
+		a.full = true
+	}
+	a.cardFocus.shownPanel = false
+}
+
+// moveCard focuses the next (+1) or previous (-1) card: the person's own move, so no settle.
+func (a *App) moveCard(step int) {
+	cards := a.queue.Pending()
+	if len(cards) == 0 {
+		return
+	}
+	i := (a.focusCard(cards) + step + len(cards)) % len(cards)
+	a.cardFocus.id, a.cardFocus.idx = cards[i].ID, i
+}
+
+// settling reports whether keys are still being ignored after a card changed under the focus.
+func (a *App) settling() bool { return time.Now().Before(a.cardFocus.settle) }
+
+// cardsGone ends card mode when the last card went away without an answer; keys typed for it
+// wait for cardSettle so they never reach the pane.
+func (a *App) cardsGone() {
+	a.leaveCards()
+	a.cardFocus.settle = time.Now().Add(cardSettle)
+	a.say("the card went away before an answer (withdrawn or voided)")
+}
+
+// answerCard answers the focused card: this keypress is the only way anything is approved. It
+// answers the card with the focused id only: when that card was withdrawn or voided, the key
+// answers nothing. An allow needs the card read to its end.
+func (a *App) answerCard(act keymap.Action) {
+	if a.settling() {
+		a.say("the card changed: read it, then answer")
+		return
+	}
+	var c *host.Card
+	for _, x := range a.queue.Pending() {
+		if x.ID == a.cardFocus.id {
+			c = &x
+			break
+		}
+	}
+	if c == nil {
+		a.say("that request was withdrawn or voided before the answer")
+		if len(a.queue.Pending()) == 0 {
+			a.cardsGone()
+		} else {
+			a.cardFocus.settle = time.Now().Add(cardSettle)
+		}
+		return
+	}
+	if act != keymap.Deny && !a.panel.CardRead(c.ID) {
+		a.say("this card is longer than the panel: read it to its end (PgDn, Space) before allowing it")
+		return
+	}
+	d, what := host.AllowOnce, "allowed once"
+	switch act {
+	case keymap.AllowRevision:
+		d, what = host.AllowRevision, "allowed for revision "+strconv.Quote(c.Req.Revision)
+		if c.Req.Action != host.ActionCall {
+			d, what = host.AllowOnce, "allowed once"
+		}
+	case keymap.Deny:
+		d, what = host.Deny, "denied"
+	}
+	if err := a.queue.Answer(c.ID, d); err != nil {
+		a.say("that request was withdrawn or voided before the answer")
+		return
+	}
+	a.say(what + ": " + string(c.Req.Action) + " " + describeTarget(c.Req))
+	// The next card takes the focus: a key pressed twice must not answer it unread.
+	a.cardFocus.id = 0
+	if len(a.queue.Pending()) == 0 {
+		a.leaveCards()
+	} else {
+		a.cardFocus.settle = time.Now().Add(cardSettle)
+		a.wakeTick(a.cardFocus.settle)
+	}
+}
+
+// cardKey handles a key in card mode that the keymap does not bind: PgDn, Space, PgUp, Home and
+// End read through a card taller than the panel. It reports whether it used the key.
+func (a *App) cardKey(ev *tcell.EventKey) bool {
+	_, _, _, h := a.panel.GetInnerRect()
+	page := max(1, h-2)
+	switch {
+	case ev.Key() == tcell.KeyPgDn, ev.Key() == tcell.KeyRune && ev.Rune() == ' ':
+		a.panel.ScrollCard(page)
+	case ev.Key() == tcell.KeyPgUp:
+		a.panel.ScrollCard(-page)
+	case ev.Key() == tcell.KeyHome:
+		a.panel.ScrollCard(-1 << 30)
+	case ev.Key() == tcell.KeyEnd:
+		a.panel.ScrollCard(1 << 30)
+	default:
+		return false
+	}
+	return true
+}
+
+// askRevoke asks, then revokes the i-th grant the panel lists (the panel has the focus).
+func (a *App) askRevoke(i int) {
+	if a.queue == nil {
+		return
+	}
+	grants := a.queue.Grants()
+	if i >= len(grants) {
+		return
+	}
+	g := grants[i]
+	what := host.Printable(capText(g.Tool, 60), false) + " on " + g.Instance
+	a.ask("revoke: "+what+" needs a card again?", func() {
+		if a.queue.Revoke(g) {
+			a.say("revoked: " + what + " needs a card again")
+		}
+	})
+}
