@@ -46,6 +46,7 @@ func main() {
 }
 
 func run(args []string, std stdio) int {
+	args = hoistCommand(args)
 	if len(args) > 0 {
 		switch args[0] {
 		case "help", "-h", "-help", "--help":
@@ -87,4 +88,35 @@ func usage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  tickmux %-44s %s\n", c.usage, c.summary)
 	}
+}
+
+// globalFlags take a value and may come before the subcommand: `tickmux --socket S demo` is
+// `tickmux demo --socket S`.
+var globalFlags = map[string]bool{"socket": true, "log": true, "config": true}
+
+// hoistCommand moves a subcommand named after leading global flags to the front.
+func hoistCommand(args []string) []string {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !globalFlags[name] {
+			return args
+		}
+		i++
+		if !hasValue {
+			i++ // the value
+		}
+	}
+	if i == 0 || i >= len(args) {
+		return args
+	}
+	if _, ok := commands[args[i]]; !ok {
+		return args
+	}
+	out := append([]string{args[i]}, args[:i]...)
+	return append(out, args[i+1:]...)
 }

@@ -33,6 +33,7 @@ const (
 	Lock        Action = "lock"
 	Unlock      Action = "unlock"
 	Quit        Action = "quit"
+	Detach      Action = "detach"
 	SendPrefix  Action = "send-prefix"
 
 	AllowOnce     Action = "allow-once"
@@ -89,6 +90,7 @@ var allActions = []struct {
 	{Lock, "locked mode: every key goes to the pane"},
 	{Unlock, "leave locked mode"},
 	{Quit, "quit tickmux (ends every program)"},
+	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
 	{SendPrefix, "send the prefix key to the pane"},
 	{AllowOnce, "allow this request once"},
 	{AllowRevision, "allow this tool while the catalog revision stays the same"},

@@ -182,6 +182,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "PgUp", ScrollMode},
 	{ModePrefix, "g", Lock},
 	{ModePrefix, "q", Quit},
+	{ModePrefix, "d", Detach},
 	{ModePrefix, "C-b", SendPrefix},
 	{ModeRoot, "C-g", Lock},
 

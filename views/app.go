@@ -36,6 +36,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Now is the clock (tests fix it).
 	Now func() time.Time
+	// EndWhenEmpty stops the App when its last pane closes (a server: nothing is left to show).
+	EndWhenEmpty bool
 }
 
 // App is the running TUI.
@@ -84,6 +86,12 @@ type App struct {
 	messageAt time.Time
 	lastRates bool // the focused instance's sparkline had updates at the last tick
 
+	// A server's views (clients.go): nil mirror when the App draws on one terminal.
+	mirror       *Mirror
+	views        viewSet
+	redrawAll    atomic.Bool // a view came or went: the next frame draws everything
+	endWhenEmpty bool
+
 	// Goroutines.
 	sub      *host.Subscription
 	approved chan struct{} // the approval queue changed
@@ -130,9 +138,16 @@ func New(opts Options) *App {
 	a.prompt = newPromptView(a)
 	a.help = newHelpView(a)
 	a.app.SetRoot(a.root, true)
-	a.app.EnableMouse(true)
-	a.app.EnablePaste(true)
 	a.app.SetInputCapture(a.captureKey)
+	a.app.SetMouseCapture(func(ev *tcell.EventMouse, act tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {
+		a.enterView(ev)
+		return ev, act
+	})
+	a.endWhenEmpty = opts.EndWhenEmpty
+	if m, ok := opts.Screen.(*Mirror); ok {
+		a.mirror = m
+		m.OnViews(a.viewsChanged)
+	}
 	screen, err := newScreen(opts.Screen)
 	if err != nil {
 		a.initErr = fmt.Errorf("cannot open the terminal: %w", err)
@@ -140,6 +155,10 @@ func New(opts Options) *App {
 		a.screen = screen
 		a.app.SetScreen(screen) // initializes it
 	}
+	// After SetScreen: tview passes these to a screen it already has, and to one it makes in
+	// Run, but not to one set before Run (the terminal never got mouse or bracketed paste).
+	a.app.EnableMouse(true)
+	a.app.EnablePaste(true)
 	a.sub = a.host.Subscribe()
 	return a
 }
@@ -234,9 +253,28 @@ func (a *App) drawLoop() {
 		if !a.rest(wait) {
 			return
 		}
-		a.app.QueueUpdateDraw(func() { a.frameDue = true })
+		if !a.drawing() {
+			a.app.QueueUpdate(a.forgetViews) // nobody to draw for: panes stay dirty until a view attaches
+			continue
+		}
+		a.app.QueueUpdateDraw(func() {
+			a.forgetViews()
+			if a.redrawAll.Swap(false) {
+				a.full = true
+			}
+			a.frameDue = true
+		})
 		last = time.Now()
 	}
+}
+
+// update runs f on the UI goroutine, and draws after it when a view would see the frame.
+func (a *App) update(f func()) {
+	if a.drawing() {
+		a.app.QueueUpdateDraw(f)
+		return
+	}
+	a.app.QueueUpdate(f)
 }
 
 // rest waits d, or less if the App stops; it reports whether the App still runs.
@@ -266,7 +304,7 @@ func (a *App) eventLoop() {
 		case <-a.approved:
 			cards = true
 		}
-		a.app.QueueUpdateDraw(func() { a.apply(evs, cards) })
+		a.update(func() { a.apply(evs, cards) })
 		if !a.rest(eventFrame) {
 			return
 		}
@@ -293,7 +331,7 @@ func (a *App) tickLoop() {
 		case <-t.C:
 		}
 		var again bool
-		a.app.QueueUpdateDraw(func() { again = a.onTick() })
+		a.update(func() { again = a.onTick() })
 		next = nextMinute(time.Now())
 		if again {
 			next = time.Now().Truncate(time.Second).Add(time.Second)
@@ -502,6 +540,9 @@ func (a *App) dropPane(id string) {
 		}
 	}
 	a.layout.Remove(id)
+	if a.endWhenEmpty && len(a.panes) == 0 {
+		a.Stop() // the last pane closed: a server has nothing left to show
+	}
 	if a.focus == id {
 		if next == "" {
 			if ids := a.layout.IDs(); len(ids) > 0 {
