@@ -80,7 +80,9 @@ type Options struct {
 	Logf   func(format string, args ...any)
 	// Initial opens what a new server starts with, before it reports ready.
 	Initial func(a *views.App) error
-	// Ready is told once whether the server started (nil) or why not.
+	// Ready is told when the server listens and shows what it started with. When it cannot
+	// start, Run returns the error after everything it started has ended and the socket is
+	// free again.
 	Ready func(err error)
 	// Stopping is told when a signal or kill-server starts the shutdown; the hook for a hard
 	// deadline (nil: none).
@@ -120,7 +122,6 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	s := &srv{a: a, mirror: mirror, logf: logf, stopping: opts.Stopping}
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
-		ready(err)
 		a.Stop()
 		_ = a.Run()
 		return err
@@ -129,7 +130,6 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	defer ctl.Close() // before the host closes (defers run in reverse): cards still waiting are withdrawn
 	if opts.Initial != nil {
 		if err := opts.Initial(a); err != nil {
-			ready(err)
 			a.Stop()
 			_ = a.Run()
 			return err

@@ -63,6 +63,9 @@ func (a *App) enterView(ev tcell.Event) {
 	if a.mode == keymap.ModeScroll {
 		a.mode = keymap.ModeRoot
 	}
+	if a.mode == keymap.ModeCard {
+		a.cardsChanged() // the cards may have been answered in another view meanwhile
+	}
 	a.views.cur = id
 	a.full = true
 	a.rebuild()
