@@ -109,18 +109,19 @@ func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) er
 	}
 	m.views[id] = v
 	m.order = append(m.order, id)
-	if m.mouseOn {
-		sc.EnableMouse(m.mouse...)
-	}
-	if m.pasteOn {
-		sc.EnablePaste()
-	}
-	if m.focusOn {
-		sc.EnableFocus()
-	}
+	mouseOn, mouse, pasteOn, focusOn := m.mouseOn, m.mouse, m.pasteOn, m.focusOn
 	notify := m.onViews
 	m.wg.Add(2)
 	m.mu.Unlock()
+	if mouseOn {
+		sc.EnableMouse(mouse...)
+	}
+	if pasteOn {
+		sc.EnablePaste()
+	}
+	if focusOn {
+		sc.EnableFocus()
+	}
 	go v.copyLoop() // owner: the Mirror; exits when v.quit closes (Detach, Fini, a broken terminal)
 	go v.readLoop() // owner: the Mirror; exits when v's screen is finalized (PollEvent returns nil)
 	m.use(id)
@@ -488,34 +489,46 @@ func (v *mirrorView) copyLoop() {
 // frame copies what changed (everything after a resize or when the view fell behind) and shows it.
 func (v *mirrorView) frame() {
 	m := v.m
+	// Take what changed under the lock, and draw it on the view's screen after: that screen's
+	// lock may be held by tcell while it writes to a slow terminal, and the App must not wait.
 	m.mu.Lock()
 	w, h := m.w, m.h
-	vw, vh := v.sc.Size()
-	if v.whole {
+	whole := v.whole
+	var cells []indexedCell
+	if whole {
 		v.whole = false
 		v.dirty = make([]bool, w*h)
 		v.list = v.list[:0]
-		v.sc.Fill(' ', tcell.StyleDefault)
+		cells = make([]indexedCell, len(m.cells))
 		for i, c := range m.cells {
-			v.sc.Put(i%w, i/w, c.str, c.style)
+			cells[i] = indexedCell{i, c}
 		}
 	} else {
-		for _, i := range v.list {
-			c := m.cells[i]
-			v.sc.Put(i%w, i/w, c.str, c.style)
+		cells = make([]indexedCell, len(v.list))
+		for j, i := range v.list {
+			cells[j] = indexedCell{i, m.cells[i]}
 			v.dirty[i] = false
 		}
 		v.list = v.list[:0]
 	}
-	if m.cursor && m.cursorX < vw && m.cursorY < vh {
-		v.sc.SetCursorStyle(m.curSt)
-		v.sc.ShowCursor(m.cursorX, m.cursorY)
-	} else {
-		v.sc.HideCursor()
-	}
+	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
 	sync := v.sync
 	v.sync = false
 	m.mu.Unlock()
+
+	vw, vh := v.sc.Size()
+	if whole {
+		v.sc.Fill(' ', tcell.StyleDefault)
+	}
+	for _, c := range cells {
+		v.sc.Put(c.i%w, c.i/w, c.c.str, c.c.style)
+	}
+	if cursor && cx < vw && cy < vh {
+		v.sc.SetCursorStyle(curSt)
+		v.sc.ShowCursor(cx, cy)
+	} else {
+		v.sc.HideCursor()
+	}
 	if vw != w || vh != h {
 		sizeNote(v.sc, w, h, vw, vh)
 	}
@@ -524,6 +537,11 @@ func (v *mirrorView) frame() {
 		return
 	}
 	v.sc.Show()
+}
+
+type indexedCell struct {
+	i int
+	c mirrorCell
 }
 
 // sizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
