@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,8 +19,26 @@ import (
 // agentCall starts `tickmux call` in the background, as an agent would.
 type agentCall struct {
 	cmd  *exec.Cmd
-	out  bytes.Buffer
+	out  lockedBuffer
 	done chan error
+}
+
+// lockedBuffer is output read while the process still writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func (r *tmuxRig) startCall(args ...string) *agentCall {
@@ -94,7 +113,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r.keys("seq 1001 1100; echo before-$((6*7))", "Enter")
 	r.waitFor("before-42")
 
-	call := r.startCall("--json", "hosted:1", "increment", `{"amount":2}`)
+	call := r.startCall("hosted:1", "increment", `{"amount":2}`) // progress on stderr
 	r.waitFor("wants to call increment on hosted:1")
 
 	// The terminal goes away before the card is answered.
@@ -108,6 +127,13 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	}
 	if !strings.Contains(ls, "shell:1") || !strings.Contains(ls, "no view is attached") {
 		t.Fatalf("ls does not list the shell or does not say no view is attached:\n%s", ls)
+	}
+	// The agent's progress says so too.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(call.out.String(), "no view is attached"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiting call's progress never said no view is attached:\n%s", call.out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	// The programs go on: the clock's seq moves with no view attached.
 	seqOf := func(ls, id string) string {
