@@ -321,3 +321,35 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r.keys("echo still-$((3*3))", "Enter")
 	r.waitFor("still-9")
 }
+
+// kill -9 of the view process detaches it: the server restores the terminal (the shell gets it
+// back as it was) and every program goes on.
+func TestEndToEndViewKilled(t *testing.T) {
+	r := newTmuxRig(t)
+	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
+		// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
+		fmt.Sprintf("stty -g > %s; %s demo; i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done; stty -g > %s; echo view-ended; sleep 100", before, r.self, after))
+	r.waitFor("hosted:5 Jobs · ready")
+	view := 0
+	for _, pid := range r.launched() {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"); len(args) == 2 && args[1] == "demo" {
+			view = pid
+		}
+	}
+	if view == 0 {
+		t.Fatal("the view process was not found")
+	}
+	if err := syscall.Kill(view, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("view-ended")
+	sameStty(t, before, after)
+	ls := r.run("ls")
+	if !strings.Contains(ls, "hosted:5") {
+		t.Fatalf("the programs did not outlive the view:\n%s", ls)
+	}
+	r.startIn("again", "attach")
+	r.waitIn("again", "hosted:5 Jobs · ready")
+}
