@@ -179,7 +179,8 @@ func TestEndToEndTwoViews(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
-	r.tmux("new-session", "-d", "-x", "150", "-y", "45", "-s", "second", r.self+" attach; sleep 100")
+	// tickmux demo on a running server says so and attaches.
+	r.tmux("new-session", "-d", "-x", "150", "-y", "45", "-s", "second", r.self+" demo; sleep 100")
 	r.waitIn("second", "hosted:5 Jobs · ready")
 
 	call := r.startCall("--json", "hosted:1", "increment", `{"amount":5}`)
@@ -204,9 +205,16 @@ func TestEndToEndTwoViews(t *testing.T) {
 
 	// prefix d detaches one view; the other goes on.
 	r.keysTo("second", "C-b", "d")
-	r.waitIn("second", "[detached]")
+	if s := r.waitIn("second", "[detached]"); !strings.Contains(s, "a tickmux already runs") {
+		t.Fatalf("tickmux demo on a running server did not say so:\n%s", s)
+	}
 	r.keys("+")
 	r.waitFor(`"value": 6`)
+
+	// tickmux -- CMD on a running server opens CMD there and attaches.
+	r.tmux("new-session", "-d", "-x", "150", "-y", "45", "-s", "third", r.self+" -- "+r.self+" example notes; sleep 100")
+	r.waitIn("third", "hosted:6 Notes")
+	r.waitIn("e2e", "hosted:6 Notes")
 }
 
 // A server killed outright leaves no program and no socket behind, the view's terminal is
