@@ -38,7 +38,7 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-// defaultCommand runs when the first argument names no subcommand (the TUI, once it exists).
+// defaultCommand runs when the first argument names no subcommand: start or attach (cmd_tui.go).
 var defaultCommand func(args []string, std stdio) int
 
 func main() {
@@ -71,8 +71,8 @@ func run(args []string, std stdio) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: tickmux [COMMAND] [ARGS]")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start with a shell")
-	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "start with the Tick CMD")
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start tickmux with a shell, or attach to the running one")
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "the same, opening the Tick CMD")
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.hidden {

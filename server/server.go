@@ -122,16 +122,12 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	s := &srv{a: a, mirror: mirror, logf: logf, stopping: opts.Stopping}
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
-		a.Stop()
-		_ = a.Run()
-		return err
+		return err // the App never ran: the host's Close (deferred) ends what it opened
 	}
 	logf("control socket: listening on %s", ctl.Path())
 	defer ctl.Close() // before the host closes (defers run in reverse): cards still waiting are withdrawn
 	if opts.Initial != nil {
 		if err := opts.Initial(a); err != nil {
-			a.Stop()
-			_ = a.Run()
 			return err
 		}
 	}
