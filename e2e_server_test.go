@@ -171,6 +171,24 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 		t.Fatalf("call result %s does not carry the new value 2", out)
 	}
 	r.waitGone("again", "wants to call increment")
+
+	// A grant made with r belongs to the server: it still holds with no view attached.
+	call = r.startCall("hosted:1", "increment", `{"amount":1}`)
+	r.waitIn("again", "wants to call increment on hosted:1")
+	r.keysTo("again", "C-b", "a")
+	r.waitIn("again", "allow for this revision")
+	r.keysTo("again", "r")
+	call.returned(t)
+	r.keysTo("again", "C-b", "d")
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
+		if time.Now().After(deadline) {
+			t.Fatal("prefix d did not detach the view")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := r.startCall("hosted:1", "increment", `{"amount":1}`).returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":4`) {
+		t.Fatalf("a call covered by the grant, with no view attached: %s", out)
+	}
 }
 
 // Two views at once: the card shows in both, is answered in one and leaves both; a card mode
