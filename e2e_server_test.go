@@ -293,6 +293,7 @@ func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
 %[2]s serve & sp=$!; sleep 1
 stty -g > %[1]s/b2; %[2]s; echo "rc2=$?"; stty -g > %[1]s/a2; kill $sp; wait $sp
 stty -g > %[1]s/b3; %[2]s; echo "rc3=$?"; stty -g > %[1]s/a3
+stty -g > %[1]s/b4; TERM=no-such-terminal %[2]s attach; echo "rc4=$?"; stty -g > %[1]s/a4
 echo all-done; sleep 100`, dir, r.self)
 	if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(script), 0o700); err != nil {
 		t.Fatal(err)
@@ -308,8 +309,11 @@ echo all-done; sleep 100`, dir, r.self)
 	}
 	r.waitFor("shell:1")
 	r.keys("C-b", "d")
-	r.waitFor("all-done")
-	for i := 1; i <= 3; i++ {
+	s = r.waitFor("all-done")
+	if !strings.Contains(s, "rc4=1") || !strings.Contains(s, `does not know the terminal TERM="no-such-terminal"`) {
+		t.Fatalf("attaching from an unknown terminal did not fail with the reason:\n%s", s)
+	}
+	for i := 1; i <= 4; i++ {
 		sameStty(t, filepath.Join(dir, fmt.Sprintf("b%d", i)), filepath.Join(dir, fmt.Sprintf("a%d", i)))
 	}
 }

@@ -202,6 +202,10 @@ wait:
 		return 1
 	}
 	_ = term.Restore(fd, saved)
+	if lp.Failed {
+		fmt.Fprintf(errw, "tickmux: %s\n", lp.Reason)
+		return 1
+	}
 	if lp.Exited {
 		fmt.Fprintln(out, "[tickmux exited]")
 		return 0

@@ -71,6 +71,8 @@ type AttachResult struct {
 type LeftParams struct {
 	Reason string `json:"reason"`
 	Exited bool   `json:"exited,omitempty"`
+	// Failed is true when the view never showed: Reason is an error.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Options start a server.
@@ -218,19 +220,19 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	fd, err := receiveFD(nc)
 	if err != nil {
 		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error()})
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
 	tty, err := openViewTty(fd)
 	if err != nil {
 		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error()})
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
 	ti, err := lookupTerm(p.Term, p.ColorTerm)
 	if err != nil {
 		tty.Close()
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error()})
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
 	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
@@ -239,7 +241,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	}
 	if err != nil {
 		tty.Close()
-		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error()})
+		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return
 	}
 	id := fmt.Sprintf("view-%d", s.n.Add(1))
@@ -251,7 +253,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		close(gone)
 	}); err != nil {
 		sc.Fini()
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Exited: true})
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
 	s.logf("%s attached (TERM=%s)", id, p.Term)
