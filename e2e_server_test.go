@@ -290,8 +290,9 @@ func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
 	dir := r.dir
 	// A program that cannot start; a server that has no views (tickmux serve); a view detached.
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s -- /nonexistent; echo "rc1=$?"; stty -g > %[1]s/a1
-%[2]s serve & sp=$!; sleep 1
+%[2]s serve 2> %[1]s/serve.err & sp=$!; i=0; until %[2]s ls >/dev/null 2>&1 || [ $i -gt 400 ]; do sleep 0.05; i=$((i+1)); done
 stty -g > %[1]s/b2; %[2]s; echo "rc2=$?"; stty -g > %[1]s/a2; kill $sp; wait $sp
+read next
 stty -g > %[1]s/b3; %[2]s; echo "rc3=$?"; stty -g > %[1]s/a3
 stty -g > %[1]s/b4; TERM=no-such-terminal %[2]s attach; echo "rc4=$?"; stty -g > %[1]s/a4
 echo all-done; sleep 100`, dir, r.self)
@@ -307,6 +308,7 @@ echo all-done; sleep 100`, dir, r.self)
 	if !strings.Contains(s, "has no views") {
 		t.Fatalf("attaching to a headless tickmux did not say why it failed:\n%s", s)
 	}
+	r.keys("Enter") // the script waits for it: the next view would cover the screen
 	r.waitFor("shell:1")
 	r.keys("C-b", "d")
 	s = r.waitFor("all-done")
