@@ -7,13 +7,14 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"sync/atomic"
+	"strings"
 
 	"golang.org/x/term"
 
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/server"
 	"tickmux/views"
 )
 
@@ -35,6 +36,7 @@ type tuiFlags struct {
 	socket  string
 	logPath string
 	config  string
+	demo    bool // tickmux server: open the demo layout
 	argv    []string
 }
 
@@ -45,6 +47,9 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "control socket path (default $XDG_RUNTIME_DIR/tickmux/default.sock)")
 	fs.StringVar(&f.logPath, "log", "", "log file (default $XDG_STATE_HOME/tickmux/tickmux.log)")
 	fs.StringVar(&f.config, "config", config.DefaultPath(), "config file")
+	if name == "tickmux server" {
+		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
+	}
 	fs.Usage = func() {
 		fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
 		fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
@@ -85,6 +90,9 @@ func openLog(path string) (*log.Logger, io.Closer, error) {
 	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), f, nil
 }
 
+// tui is `tickmux`, `tickmux -- CMD` and `tickmux demo`: it starts a server in the background
+// when none runs on the socket (package server), then attaches this terminal to it. Every error
+// before the attach is printed on the normal screen, with the terminal untouched.
 func tui(args []string, std stdio, demo bool) int {
 	name := "tickmux"
 	if demo {
@@ -98,71 +106,51 @@ func tui(args []string, std stdio, demo bool) int {
 		fmt.Fprintf(std.err, "%s: needs a terminal (stdin and stdout must be a TTY); for scripts use the CLI verbs (tickmux help)\n", name)
 		return 2
 	}
-	cfg, err := config.Load(f.config)
-	if err != nil {
+	if os.Getenv("TERM") == "" {
+		fmt.Fprintf(std.err, "%s: TERM is not set, so tickmux cannot know how to draw on this terminal\n", name)
+		return 2
+	}
+	if _, err := config.Load(f.config); err != nil {
 		fmt.Fprintf(std.err, "%s: %v\n", name, err)
 		return 2
 	}
-	logger, logFile, err := openLog(f.logPath)
-	if err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", name, err)
-		return 2
-	}
-	defer logFile.Close()
-	logf := logger.Printf
-	logf("tickmux starting (pid %d)", os.Getpid())
-	if cleanup, err := putSelfOnPath(); err != nil {
-		logf("%v: programs in panes will not find tickmux by name", err)
-	} else {
-		defer cleanup()
-	}
-
-	stopper := newSignalStop(logf) // before the UI takes the terminal: it notes the tty's modes
-	defer stopper.Close()
-
-	var app atomic.Pointer[views.App]
-	queue := host.NewApprovalQueue(func() {
-		if a := app.Load(); a != nil {
-			a.ApprovalsChanged()
+	sock := agent.SocketPath(f.socket)
+	p := viewParams()
+	if !server.Running(sock) {
+		err := server.Start(serverArgs(f, sock, demo))
+		switch {
+		case err == nil:
+		case strings.Contains(err.Error(), agent.ErrAlreadyRunning.Error()):
+			// Another tickmux started one at the same moment: use it.
+		default:
+			fmt.Fprintf(std.err, "%s: %v\n", name, err)
+			return 1
 		}
-	})
-	sockPath := agent.SocketPath(f.socket)
-	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
-	scrollback := cfg.Scrollback
-	if scrollback == 0 {
-		scrollback = -1 // the config's 0 means none; the host's 0 means the default
+	} else {
+		switch {
+		case demo:
+			fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
+		case len(f.argv) > 0:
+			p.Open = f.argv
+			p.Dir, _ = os.Getwd()
+		}
 	}
-	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback})
-	defer func() {
-		h.Close()
-		host.KillAllStrays()
-		logf("tickmux stopped")
-	}()
-	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf})
-	app.Store(a)
+	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
+}
 
-	// The control socket for agents and the CLI verbs; closed before the host (defers run in
-	// reverse), which withdraws every card still waiting.
-	srv, err := agent.Serve(h, sockPath, agent.Options{Logf: logf})
-	if err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", name, err) // "another tickmux is already running on SOCKET"
-		return 2
+// serverArgs are the arguments of the `tickmux server` this command starts.
+func serverArgs(f *tuiFlags, sock string, demo bool) []string {
+	args := []string{"--socket", sock, "--config", f.config}
+	if f.logPath != "" {
+		args = append(args, "--log", f.logPath)
 	}
-	logf("control socket: listening on %s", srv.Path())
-	defer srv.Close()
-
-	if err := openInitial(a, f.argv, demo); err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", name, err)
-		return 2
+	if demo {
+		args = append(args, "--demo")
 	}
-
-	stopper.watch(a.Stop) // a signal stops the UI, or ends the process after hardStopAfter
-	if err := a.Run(); err != nil {
-		logf("the UI failed: %v", err)
-		fmt.Fprintf(std.err, "%s: %v\n", name, err)
-		return 1
+	if len(f.argv) > 0 {
+		args = append(append(args, "--"), f.argv...)
 	}
-	return 0
+	return args
 }
 
 // openInitial opens what tickmux starts with: a shell, the given Tick, or the demo.
@@ -181,9 +169,9 @@ func openInitial(a *views.App, argv []string, demo bool) error {
 // openDemo lays out the bundled example Ticks: counter and clock on the left, notes, logtail and
 // jobs on the right.
 func openDemo(a *views.App) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find the tickmux binary to run the examples: %w", err)
+	self := selfExe
+	if self == "" {
+		return fmt.Errorf("cannot find the tickmux binary to run the examples")
 	}
 	ex := func(name string, args ...string) host.OpenSpec {
 		return host.OpenSpec{Argv: append([]string{self, "example", name}, args...)}

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -42,8 +44,22 @@ func newTmuxRig(t *testing.T) *tmuxRig {
 	// slow pyenv rehash, say) are not what is tested here.
 	r.env = append(os.Environ(), envAsMain+"=1", "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "NO_COLOR=",
 		"TICKMUX_SOCKET="+r.socket, "SHELL=/bin/sh", "HOME="+dir, "PS1=$ ")
-	t.Cleanup(func() { exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run() })
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
+		r.killServer()
+	})
 	return r
+}
+
+// killServer ends the tickmux server the test started, and anything it left: no test leaves a
+// server running.
+func (r *tmuxRig) killServer() {
+	kill := exec.Command(r.self, "kill-server", "--socket", r.socket)
+	kill.Env = r.env
+	_ = kill.Run()
+	for _, pid := range r.launched() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 func (r *tmuxRig) tmux(args ...string) string {
@@ -57,32 +73,50 @@ func (r *tmuxRig) tmux(args ...string) string {
 	return string(out)
 }
 
-func (r *tmuxRig) start(args ...string) {
+func (r *tmuxRig) start(args ...string) { r.startIn("e2e", args...) }
+
+// startIn runs tickmux with args in a new tmux session (a terminal of its own).
+func (r *tmuxRig) startIn(session string, args ...string) {
 	cmdline := r.self
 	for _, a := range args {
 		cmdline += " " + a
 	}
-	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", cmdline)
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", session, cmdline)
 }
 
-func (r *tmuxRig) screen() string {
+func (r *tmuxRig) screen() string { return r.screenOf("e2e") }
+
+func (r *tmuxRig) screenOf(session string) string {
 	r.t.Helper()
-	cmd := exec.Command("tmux", "-S", r.tmuxSoc, "capture-pane", "-p", "-t", "e2e")
+	cmd := exec.Command("tmux", "-S", r.tmuxSoc, "capture-pane", "-p", "-t", session)
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
 
 // waitFor polls the screen; the deadline only guards against hanging.
-func (r *tmuxRig) waitFor(want string) string {
+func (r *tmuxRig) waitFor(want string) string { return r.waitIn("e2e", want) }
+
+func (r *tmuxRig) waitIn(session, want string) string {
+	r.t.Helper()
+	return r.waitUntil(session, "show "+strconv.Quote(want), func(s string) bool { return strings.Contains(s, want) })
+}
+
+// waitGone polls until the screen no longer shows text.
+func (r *tmuxRig) waitGone(session, text string) string {
+	r.t.Helper()
+	return r.waitUntil(session, "lose "+strconv.Quote(text), func(s string) bool { return !strings.Contains(s, text) })
+}
+
+func (r *tmuxRig) waitUntil(session, what string, ok func(string) bool) string {
 	r.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		s := r.screen()
-		if strings.Contains(s, want) {
+		s := r.screenOf(session)
+		if ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("the screen never showed %q:\n%s\nlog:\n%s", want, s, r.log())
+			r.t.Fatalf("the screen of %s did not %s:\n%s\nlog:\n%s", session, what, s, r.log())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -93,8 +127,10 @@ func (r *tmuxRig) log() string {
 	return string(b)
 }
 
-func (r *tmuxRig) keys(keys ...string) {
-	r.tmux(append([]string{"send-keys", "-t", "e2e"}, keys...)...)
+func (r *tmuxRig) keys(keys ...string) { r.keysTo("e2e", keys...) }
+
+func (r *tmuxRig) keysTo(session string, keys ...string) {
+	r.tmux(append([]string{"send-keys", "-t", session}, keys...)...)
 }
 
 // cli runs a tickmux verb against the running TUI.

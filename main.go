@@ -38,7 +38,7 @@ func register(c *command) {
 	commands[c.name] = c
 }
 
-// defaultCommand runs when the first argument names no subcommand (the TUI, once it exists).
+// defaultCommand runs when the first argument names no subcommand: start or attach (cmd_tui.go).
 var defaultCommand func(args []string, std stdio) int
 
 func main() {
@@ -46,6 +46,7 @@ func main() {
 }
 
 func run(args []string, std stdio) int {
+	args = hoistCommand(args)
 	if len(args) > 0 {
 		switch args[0] {
 		case "help", "-h", "-help", "--help":
@@ -70,8 +71,8 @@ func run(args []string, std stdio) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: tickmux [COMMAND] [ARGS]")
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start with a shell")
-	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "start with the Tick CMD")
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start tickmux with a shell, or attach to the running one")
+	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "the same, opening the Tick CMD")
 	names := make([]string, 0, len(commands))
 	for n, c := range commands {
 		if !c.hidden {
@@ -87,4 +88,35 @@ func usage(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  tickmux %-44s %s\n", c.usage, c.summary)
 	}
+}
+
+// globalFlags take a value and may come before the subcommand: `tickmux --socket S demo` is
+// `tickmux demo --socket S`.
+var globalFlags = map[string]bool{"socket": true, "log": true, "config": true}
+
+// hoistCommand moves a subcommand named after leading global flags to the front.
+func hoistCommand(args []string) []string {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !globalFlags[name] {
+			return args
+		}
+		i++
+		if !hasValue {
+			i++ // the value
+		}
+	}
+	if i == 0 || i >= len(args) {
+		return args
+	}
+	if _, ok := commands[args[i]]; !ok {
+		return args
+	}
+	out := append([]string{args[i]}, args[:i]...)
+	return append(out, args[i+1:]...)
 }

@@ -2,10 +2,16 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
+
+// selfExe is the tickmux executable that programs and the examples are started from: the
+// running one, or the private copy putSelfOnPath made of a `go run` build.
+var selfExe = func() string { p, _ := os.Executable(); return p }()
 
 // putSelfOnPath makes the running executable reachable by the name "tickmux" for the programs
 // tickmux starts (they inherit its PATH), so that `tickmux ls` in a pane, or an agent's
@@ -13,12 +19,18 @@ import (
 // `go run` or from a build directory. When PATH already finds this very executable as tickmux,
 // nothing changes. Otherwise a private directory holding a symlink named tickmux is put first
 // in PATH; cleanup removes it.
+//
+// `go run . demo` runs a build that the go command deletes when the first view exits, while the
+// server lives on: such a build (one in a go-build directory) is copied into the private
+// directory instead, and selfExe names the copy, so panes opened, respawned or asked for by
+// agents later still find their program.
 func putSelfOnPath() (cleanup func(), err error) {
 	self, err := os.Executable()
 	if err != nil {
 		return func() {}, fmt.Errorf("cannot find the running executable: %w", err)
 	}
-	if found, err := exec.LookPath("tickmux"); err == nil && sameFile(found, self) {
+	transient := strings.Contains(self, string(filepath.Separator)+"go-build")
+	if found, err := exec.LookPath("tickmux"); err == nil && sameFile(found, self) && !transient {
 		return func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "tickmux-bin-")
@@ -26,9 +38,18 @@ func putSelfOnPath() (cleanup func(), err error) {
 		return func() {}, fmt.Errorf("cannot make a directory for tickmux on PATH: %w", err)
 	}
 	cleanup = func() { os.RemoveAll(dir) }
-	if err := os.Symlink(self, filepath.Join(dir, "tickmux")); err != nil {
+	link := filepath.Join(dir, "tickmux")
+	if transient {
+		err = copyExecutable(self, link)
+	} else {
+		err = os.Symlink(self, link)
+	}
+	if err != nil {
 		cleanup()
 		return func() {}, fmt.Errorf("cannot put tickmux on PATH: %w", err)
+	}
+	if transient {
+		selfExe = link
 	}
 	path := dir
 	if old := os.Getenv("PATH"); old != "" {
@@ -46,4 +67,22 @@ func sameFile(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// copyExecutable copies the executable src to dst (mode 0700).
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

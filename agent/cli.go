@@ -222,6 +222,9 @@ func runLs(r *runner, args []string) int {
 		if !r.decodeInto(raw, &res) {
 			return ExitFailed
 		}
+		if res.Note != "" {
+			defer fmt.Fprintln(r.out, safe(res.Note))
+		}
 		if len(res.Ticks) == 0 {
 			fmt.Fprintln(r.out, "nothing is open in tickmux")
 			return ExitOK

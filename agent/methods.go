@@ -168,7 +168,25 @@ func (s *Server) list() ListResult {
 			out.Ticks = append(out.Ticks, info(in))
 		}
 	}
+	if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {
+		out.PendingApprovals = len(q.Pending())
+	}
+	if s.attached != nil {
+		n := s.attached()
+		out.Views = &n
+		if n == 0 && out.PendingApprovals > 0 {
+			out.Note = fmt.Sprintf("%d approval(s) pending and no view is attached: they wait until the person runs tickmux attach", out.PendingApprovals)
+		}
+	}
 	return out
+}
+
+// noView is added to a waiting request's progress when no view is attached to answer it.
+func (s *Server) noView() string {
+	if s.attached != nil && s.attached() == 0 {
+		return "; no view is attached: the card waits until the person runs tickmux attach"
+	}
+	return ""
 }
 
 // describe asks the Tick for its catalog afresh (H-R1): a catalog can change at any time, and only
@@ -267,7 +285,7 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 		if tool != nil && tool.Mutates {
 			if card, ok := s.pendingCard(approval); ok {
 				return Progress{Phase: PhaseApproval, Card: card,
-					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)", p.Tool, in.ID(), card)}
+					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)%s", p.Tool, in.ID(), card, s.noView())}
 			}
 		}
 		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
@@ -309,7 +327,7 @@ func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.Appro
 		return failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
 	}
 	stop := c.heartbeat(ctx, id, func() Progress {
-		return Progress{Phase: PhaseApproval, Message: "waiting for the person to approve " + what + " in tickmux"}
+		return Progress{Phase: PhaseApproval, Message: "waiting for the person to approve " + what + " in tickmux" + s.noView()}
 	})
 	err := ap.Approve(ctx, req)
 	stop()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,11 +28,13 @@ import (
 //	             │                                  or send (stopped before the answer is sent)
 //	             └─ ends when Close closes the listener
 type Server struct {
-	h     *host.Host
-	ln    *Listener
-	logf  func(format string, args ...any)
-	every time.Duration // progress interval
-	uid   int           // the uid every peer must have (H-SEC3)
+	h        *host.Host
+	ln       *Listener
+	logf     func(format string, args ...any)
+	every    time.Duration // progress interval
+	uid      int           // the uid every peer must have (H-SEC3)
+	views    func(nc *net.UnixConn, req Request)
+	attached func() int
 
 	ctx    context.Context // parent of every connection; cancelled by Close
 	cancel context.CancelFunc
@@ -52,6 +55,13 @@ type Options struct {
 	// ProgressEvery is how often a request that waits (for the person or a Tick) sends progress;
 	// 0 means DefaultProgressEvery.
 	ProgressEvery time.Duration
+	// Views, when set, takes over a connection whose request names a method starting with
+	// "view/" (attach a view, kill the server): it answers the request itself and returns when
+	// it is done with the connection, which is then closed. Server.Close closes the connection
+	// under it.
+	Views func(nc *net.UnixConn, req Request)
+	// Attached reports how many views are attached; ls and the MCP progress say when none is.
+	Attached func() int
 }
 
 // DefaultProgressEvery keeps clients with a 60 s request timeout that resets on progress (the
@@ -86,7 +96,8 @@ func Serve(h *host.Host, path string, opts Options) (*Server, error) {
 }
 
 func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
-	s := &Server{h: h, ln: ln, logf: opts.Logf, every: opts.ProgressEvery, uid: uid, conns: map[*conn]struct{}{}}
+	s := &Server{h: h, ln: ln, logf: opts.Logf, every: opts.ProgressEvery, uid: uid, conns: map[*conn]struct{}{},
+		views: opts.Views, attached: opts.Attached}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -215,6 +226,10 @@ func (c *conn) read() {
 		if req.ID == 0 {
 			c.notification(req)
 			continue
+		}
+		if c.s.views != nil && strings.HasPrefix(req.Method, "view/") {
+			c.s.views(c.nc, req) // the connection is the view's now (server/)
+			break
 		}
 		select {
 		case c.slots <- struct{}{}:

@@ -180,6 +180,12 @@ type TickInfo struct {
 // ListResult is every instance a client may see, in the order they were opened.
 type ListResult struct {
 	Ticks []TickInfo `json:"ticks"`
+	// PendingApprovals counts the approval cards waiting for the person.
+	PendingApprovals int `json:"pending_approvals"`
+	// Views counts the views attached to a tickmux server (absent when it has none to count).
+	Views *int `json:"views,omitempty"`
+	// Note says when approvals wait and no view is attached to answer them.
+	Note string `json:"note,omitempty"`
 }
 
 // ToolInfo is one tool of a Tick's catalog (spec 5.2 TickTool).

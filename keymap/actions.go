@@ -35,6 +35,7 @@ const (
 	Lock        Action = "lock"
 	Unlock      Action = "unlock"
 	Quit        Action = "quit"
+	Detach      Action = "detach"
 	SendPrefix  Action = "send-prefix"
 
 	NewTab       Action = "new-tab"
@@ -111,6 +112,7 @@ var allActions = []struct {
 	{Lock, "locked mode: every key goes to the pane"},
 	{Unlock, "leave locked mode"},
 	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
+	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
 	{SendPrefix, "send the prefix key to the pane"},
 	{NewTab, "open a new tab (tmux's window) with a shell"},
 	{NextTab, "go to the next tab"},

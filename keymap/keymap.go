@@ -201,6 +201,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "PgUp", ScrollMode},
 	{ModePrefix, "g", Lock},
 	{ModePrefix, "Q", Quit},
+	{ModePrefix, "d", Detach},
 	{ModePrefix, "C-b", SendPrefix},
 
 	{ModeCard, "y", AllowOnce},

@@ -36,6 +36,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Now is the clock (tests fix it).
 	Now func() time.Time
+	// EndWhenEmpty stops the App when its last pane closes (a server: nothing is left to show).
+	EndWhenEmpty bool
 }
 
 // App is the running TUI.
@@ -83,6 +85,12 @@ type App struct {
 	message   string
 	messageAt time.Time
 	lastRates bool // the focused instance's sparkline had updates at the last tick
+
+	// A server's views (clients.go): nil mirror when the App draws on one terminal.
+	mirror       *Mirror
+	views        viewSet
+	redrawAll    atomic.Bool // a view came or went: the next frame draws everything
+	endWhenEmpty bool
 
 	// Goroutines.
 	sub      *host.Subscription
@@ -134,9 +142,16 @@ func New(opts Options) *App {
 	a.prompt = newPromptView(a)
 	a.help = newHelpView(a)
 	a.app.SetRoot(a.root, true)
-	a.app.EnableMouse(true)
-	a.app.EnablePaste(true)
 	a.app.SetInputCapture(a.captureKey)
+	a.app.SetMouseCapture(func(ev *tcell.EventMouse, act tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {
+		a.enterView(ev)
+		return ev, act
+	})
+	a.endWhenEmpty = opts.EndWhenEmpty
+	if m, ok := opts.Screen.(*Mirror); ok {
+		a.mirror = m
+		m.OnViews(a.viewsChanged)
+	}
 	screen, err := newScreen(opts.Screen)
 	if err != nil {
 		a.initErr = fmt.Errorf("cannot open the terminal: %w", err)
@@ -145,6 +160,10 @@ func New(opts Options) *App {
 		screen.onError = a.failed
 		a.app.SetScreen(screen) // initializes it
 	}
+	// After SetScreen: tview passes these to a screen it already has, and to one it makes in
+	// Run, but not to one set before Run (the terminal never got mouse or bracketed paste).
+	a.app.EnableMouse(true)
+	a.app.EnablePaste(true)
 	a.sub = a.host.Subscribe()
 	return a
 }
@@ -241,7 +260,20 @@ func (a *App) drawLoop() {
 		if !a.rest(wait) {
 			return
 		}
-		if !a.post(func() { a.frameDue = true }) {
+		if !a.drawing() {
+			// Nobody to draw for: panes stay dirty until a view attaches.
+			if !a.post(a.forgetViews) {
+				return
+			}
+			continue
+		}
+		if !a.post(func() {
+			a.forgetViews()
+			if a.redrawAll.Swap(false) {
+				a.full = true
+			}
+			a.frameDue = true
+		}) {
 			return
 		}
 		last = time.Now()
@@ -509,6 +541,9 @@ func (a *App) dropPane(id string) {
 		}
 	}
 	a.layout.Remove(id)
+	if a.endWhenEmpty && len(a.panes) == 0 {
+		a.Stop() // the last pane closed: a server has nothing left to show
+	}
 	if a.focus == id {
 		if next == "" {
 			if ids := a.layout.IDs(); len(ids) > 0 {

@@ -31,8 +31,12 @@ func (a *App) post(f func()) bool {
 	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
 	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
 	// screen errors stop the App in order, and Stop lets queued work run before stopping tview.
+	queue := a.app.QueueUpdate // with no view attached nothing is drawn
+	if a.drawing() {
+		queue = a.app.QueueUpdateDraw
+	}
 	go func() { // owner: tview's loop, which ends it by running the update
-		a.app.QueueUpdateDraw(func() {
+		queue(func() {
 			select {
 			case <-a.done:
 				// Stopping: the App's goroutines are being waited for; do nothing more.

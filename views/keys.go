@@ -13,7 +13,8 @@ import (
 // mode, and an approval card takes keys only in card mode, which the person enters on purpose
 // (prefix + a): typing into a pane can never answer a card.
 func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
-	a.full = true // a key typed into a pane clears this again: only the pane will change
+	a.enterView(ev) // several views: this key acts with its own view's state (clients.go)
+	a.full = true   // a key typed into a pane clears this again: only the pane will change
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
 	case a.confirm != nil:
@@ -259,6 +260,8 @@ func (a *App) do(act keymap.Action) {
 			}
 		}
 		a.ask(fmt.Sprintf("quit tickmux and end %d running programs?", n), a.Stop)
+	case keymap.Detach:
+		a.detachView()
 	case keymap.SendPrefix:
 		if p != nil {
 			k := a.keys.Prefix

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"tickmux/config"
+	"tickmux/server"
+	"tickmux/views"
+)
+
+// tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
+// `tickmux demo` start in the background when none runs on the socket. Not for people to run.
+func init() {
+	register(&command{
+		name:    "server",
+		usage:   "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [-- CMD [ARG...]]",
+		summary: "the tickmux server that views attach to (started for you)",
+		hidden:  true,
+		run:     runServer,
+	})
+}
+
+func runServer(args []string, std stdio) int {
+	// The starter waits on this descriptor for "ok" or the error; programs must not inherit it.
+	var readyFile *os.File
+	if n, err := strconv.Atoi(os.Getenv(server.EnvReady)); err == nil && n > 2 {
+		unix.CloseOnExec(n)
+		readyFile = os.NewFile(uintptr(n), "ready")
+		os.Unsetenv(server.EnvReady)
+	}
+	ready := func(err error) {
+		if readyFile == nil {
+			if err != nil {
+				fmt.Fprintf(std.err, "tickmux server: %v\n", err)
+			}
+			return
+		}
+		if err != nil {
+			fmt.Fprintln(readyFile, err.Error())
+		} else {
+			fmt.Fprintln(readyFile, "ok")
+		}
+		readyFile.Close()
+		readyFile = nil
+	}
+	f, err := parseTUIFlags(args, std, "tickmux server")
+	if err != nil {
+		ready(err)
+		return 2
+	}
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		ready(err)
+		return 2
+	}
+	logger, logFile, err := openLog(f.logPath)
+	if err != nil {
+		ready(err)
+		return 2
+	}
+	defer logFile.Close()
+	logf := logger.Printf
+	logf("tickmux server starting (pid %d)", os.Getpid())
+	// Programs in panes reach this server by the name tickmux (and the demo's examples outlive
+	// a `go run` build).
+	if cleanup, err := putSelfOnPath(); err != nil {
+		logf("%v: programs in panes will not find tickmux by name", err)
+	} else {
+		defer cleanup()
+	}
+	// SIGHUP, SIGTERM and SIGINT stop the server in order, or end it after hardStopAfter
+	// whatever the UI loop is doing (the guardian then ends every program).
+	stopper := newSignalStop(logf)
+	defer stopper.Close()
+	sigs := make(chan os.Signal, 1)
+	stopper.watch(func() { sigs <- syscall.SIGTERM })
+	err = server.Run(server.Options{
+		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready,
+		Initial: func(a *views.App) error { return openInitial(a, f.argv, f.demo) },
+	}, sigs)
+	if err != nil {
+		logf("tickmux server: %v", err)
+		ready(err) // no-op once reported
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,387 @@
+package main
+
+// End-to-end tests of the server: views that detach and attach, several views at once, a server
+// killed outright, and the terminal modes a view gets (mouse, bracketed paste, a restored tty).
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agentCall starts `tickmux call` in the background, as an agent would.
+type agentCall struct {
+	cmd  *exec.Cmd
+	out  lockedBuffer
+	done chan error
+}
+
+// lockedBuffer is output read while the process still writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (r *tmuxRig) startCall(args ...string) *agentCall {
+	r.t.Helper()
+	c := &agentCall{cmd: r.cli(append([]string{"call"}, args...)...), done: make(chan error, 1)}
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	go func() { c.done <- c.cmd.Wait() }() // owner: the test; returns when the call process exits
+	r.t.Cleanup(func() { c.cmd.Process.Kill() })
+	return c
+}
+
+// returned waits for the call's answer; the deadline only guards against hanging.
+func (c *agentCall) returned(t *testing.T) string {
+	t.Helper()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Fatalf("tickmux call: %v\n%s", err, c.out.String())
+		}
+		return c.out.String()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call did not return:\n%s", c.out.String())
+	}
+	return ""
+}
+
+// stillWaiting fails when the call has returned.
+func (c *agentCall) stillWaiting(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-c.done:
+		t.Fatalf("the call returned without an answer (%v):\n%s", err, c.out.String())
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// run runs a CLI verb and returns its output.
+func (r *tmuxRig) run(args ...string) string {
+	r.t.Helper()
+	out, err := r.cli(args...).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("tickmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// serverPID finds the running tickmux server of this rig.
+func (r *tmuxRig) serverPID() int {
+	r.t.Helper()
+	for _, pid := range r.launched() {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "server" {
+			return pid
+		}
+	}
+	r.t.Fatal("no tickmux server is running")
+	return 0
+}
+
+// The issue's test: a view closed while a card waits; the server keeps everything; a new view
+// shows the same panes, their scrollback and the card, and answers it.
+func TestEndToEndDetachAndAttach(t *testing.T) {
+	r := newTmuxRig(t)
+	r.start("demo")
+	r.waitFor("hosted:5 Jobs · ready")
+	// A shell with output that scrolls: its scrollback must survive the view.
+	r.keys("C-b", "%")
+	r.waitFor("shell:1")
+	r.keys("seq 1001 1100; echo before-$((6*7))", "Enter")
+	r.waitFor("before-42")
+
+	call := r.startCall("hosted:1", "increment", `{"amount":2}`) // progress on stderr
+	r.waitFor("wants to call increment on hosted:1")
+
+	// The terminal goes away before the card is answered.
+	r.tmux("kill-session", "-t", "e2e")
+	call.stillWaiting(t)
+	ls := r.run("ls")
+	for i := 1; i <= 5; i++ {
+		if !strings.Contains(ls, fmt.Sprintf("hosted:%d", i)) {
+			t.Fatalf("ls lost hosted:%d after the view closed:\n%s", i, ls)
+		}
+	}
+	if !strings.Contains(ls, "shell:1") || !strings.Contains(ls, "no view is attached") {
+		t.Fatalf("ls does not list the shell or does not say no view is attached:\n%s", ls)
+	}
+	// The agent's progress says so too.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(call.out.String(), "no view is attached"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiting call's progress never said no view is attached:\n%s", call.out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The programs go on: the clock's seq moves with no view attached.
+	seqOf := func(ls, id string) string {
+		for _, line := range strings.Split(ls, "\n") {
+			if f := strings.Fields(line); len(f) > 6 && f[0] == id {
+				return f[len(f)-2]
+			}
+		}
+		return ""
+	}
+	before := seqOf(ls, "hosted:3")
+	deadline := time.Now().Add(10 * time.Second)
+	for seqOf(r.run("ls"), "hosted:3") == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the clock's seq stayed at %s with no view attached", before)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// A new view in a new terminal.
+	r.startIn("again", "attach")
+	r.waitIn("again", "hosted:5 Jobs · ready")
+	r.waitIn("again", "wants to call increment on hosted:1")
+	r.waitIn("again", "before-42")
+	// Scroll mode in the shell (the focused pane) reaches lines that scrolled off before.
+	r.keysTo("again", "C-b", "[")
+	r.keysTo("again", "PgUp", "PgUp", "PgUp")
+	r.waitIn("again", "┃1030 ")
+	r.keysTo("again", "q")
+
+	r.keysTo("again", "C-b", "a")
+	r.waitIn("again", "allow once")
+	r.keysTo("again", "y")
+	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":2`) {
+		t.Fatalf("call result %s does not carry the new value 2", out)
+	}
+	r.waitGone("again", "wants to call increment")
+
+	// A grant made with r belongs to the server: it still holds with no view attached.
+	call = r.startCall("hosted:1", "increment", `{"amount":1}`)
+	r.waitIn("again", "wants to call increment on hosted:1")
+	r.keysTo("again", "C-b", "a")
+	r.waitIn("again", "allow for this revision")
+	r.keysTo("again", "r")
+	call.returned(t)
+	r.keysTo("again", "C-b", "d")
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
+		if time.Now().After(deadline) {
+			t.Fatal("prefix d did not detach the view")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := r.startCall("hosted:1", "increment", `{"amount":1}`).returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":4`) {
+		t.Fatalf("a call covered by the grant, with no view attached: %s", out)
+	}
+}
+
+// Two views at once: the card shows in both, is answered in one and leaves both; a card mode
+// entered in one view never takes a key typed in the other.
+func TestEndToEndTwoViews(t *testing.T) {
+	r := newTmuxRig(t)
+	r.start("demo")
+	r.waitFor("hosted:5 Jobs · ready")
+	// tickmux demo on a running server says so and attaches.
+	r.tmux("new-session", "-d", "-x", "150", "-y", "45", "-s", "second", r.self+" demo; sleep 100")
+	r.waitIn("second", "hosted:5 Jobs · ready")
+
+	call := r.startCall("--json", "hosted:1", "increment", `{"amount":5}`)
+	r.waitIn("e2e", "wants to call increment on hosted:1")
+	r.waitIn("second", "wants to call increment on hosted:1")
+
+	// The first view enters card mode; y typed in the second goes to its own focused pane.
+	r.keysTo("e2e", "C-b", "a")
+	r.waitIn("e2e", "APPROVE")
+	r.keysTo("second", "y")
+	call.stillWaiting(t)
+
+	// The second view answers in its own card mode.
+	r.keysTo("second", "C-b", "a")
+	r.waitIn("second", "APPROVE")
+	r.keysTo("second", "y")
+	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":5`) {
+		t.Fatalf("call result %s does not carry the new value 5", out)
+	}
+	r.waitGone("e2e", "wants to call increment")
+	r.waitGone("second", "wants to call increment")
+
+	// prefix d detaches one view; the other goes on.
+	r.keysTo("second", "C-b", "d")
+	if s := r.waitIn("second", "[detached]"); !strings.Contains(s, "a tickmux already runs") {
+		t.Fatalf("tickmux demo on a running server did not say so:\n%s", s)
+	}
+	r.keys("+")
+	r.waitFor(`"value": 6`)
+
+	// tickmux -- CMD on a running server opens CMD there and attaches.
+	r.tmux("new-session", "-d", "-x", "150", "-y", "45", "-s", "third", r.self+" -- "+r.self+" example notes; sleep 100")
+	r.waitIn("third", "hosted:6 Notes")
+	r.waitIn("e2e", "hosted:6 Notes")
+}
+
+// A server killed outright leaves no program and no socket behind, the view's terminal is
+// restored, and the next tickmux starts.
+func TestEndToEndServerKilled(t *testing.T) {
+	r := newTmuxRig(t)
+	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
+		fmt.Sprintf("stty -g > %s; %s demo; rc=$?; stty -g > %s; echo view-ended-$rc; sleep 100", before, r.self, after))
+	r.waitFor("hosted:5 Jobs · ready")
+	pid := r.serverPID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("view-ended-1")
+	if s := r.screen(); !strings.Contains(s, "the server went away") {
+		t.Fatalf("the view did not say the server went away:\n%s", s)
+	}
+	sameStty(t, before, after)
+	r.tmux("kill-session", "-t", "e2e") // its shell carries the rig's environment too
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		alive := r.launched()
+		if len(alive) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes outlived the killed server: %v", alive)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Fatal("the killed server's socket was left behind")
+	}
+	r.startIn("next", "")
+	r.waitIn("next", "shell:1")
+}
+
+func sameStty(t *testing.T, before, after string) {
+	t.Helper()
+	b, err1 := os.ReadFile(before)
+	a, err2 := os.ReadFile(after)
+	if err1 != nil || err2 != nil || len(b) == 0 {
+		t.Fatalf("stty -g was not recorded: %v %v", err1, err2)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the terminal was not restored:\nbefore %s\nafter  %s", b, a)
+	}
+}
+
+// Issue 11 item 4: errors before or after the screen started are printed on the normal screen,
+// and the terminal is left as it was.
+func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
+	r := newTmuxRig(t)
+	dir := r.dir
+	// A program that cannot start; a server that has no views (tickmux serve); a view detached.
+	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s -- /nonexistent; echo "rc1=$?"; stty -g > %[1]s/a1
+%[2]s serve 2> %[1]s/serve.err & sp=$!; i=0; until %[2]s ls >/dev/null 2>&1 || [ $i -gt 400 ]; do sleep 0.05; i=$((i+1)); done
+stty -g > %[1]s/b2; %[2]s; echo "rc2=$?"; stty -g > %[1]s/a2; kill $sp; wait $sp
+read next
+stty -g > %[1]s/b3; %[2]s; echo "rc3=$?"; stty -g > %[1]s/a3
+stty -g > %[1]s/b4; TERM=no-such-terminal %[2]s attach; echo "rc4=$?"; stty -g > %[1]s/a4
+echo all-done; sleep 100`, dir, r.self)
+	if err := os.WriteFile(filepath.Join(dir, "script.sh"), []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh "+filepath.Join(dir, "script.sh"))
+	s := r.waitFor("rc1=1")
+	if !strings.Contains(s, `cannot start "/nonexistent"`) {
+		t.Fatalf("the start-up error is not on the normal screen:\n%s", s)
+	}
+	s = r.waitFor("rc2=1")
+	if !strings.Contains(s, "has no views") {
+		t.Fatalf("attaching to a headless tickmux did not say why it failed:\n%s", s)
+	}
+	r.keys("Enter") // the script waits for it: the next view would cover the screen
+	r.waitFor("shell:1")
+	r.keys("C-b", "d")
+	s = r.waitFor("all-done")
+	if !strings.Contains(s, "rc4=1") || !strings.Contains(s, `does not know the terminal TERM="no-such-terminal"`) {
+		t.Fatalf("attaching from an unknown terminal did not fail with the reason:\n%s", s)
+	}
+	for i := 1; i <= 4; i++ {
+		sameStty(t, filepath.Join(dir, fmt.Sprintf("b%d", i)), filepath.Join(dir, fmt.Sprintf("a%d", i)))
+	}
+}
+
+// Issue 11 item 1: a view gets mouse reporting and bracketed paste; a paste reaches a program
+// that asked for bracketed paste as one paste (bash keeps both lines unexecuted), and a paste
+// is never keys the prefix or a card could take.
+func TestEndToEndMouseAndPaste(t *testing.T) {
+	r := newTmuxRig(t)
+	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
+	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
+	r.waitFor("/bin/bash · ready")
+	r.keys("echo ready-$((2*2))", "Enter")
+	r.waitFor("ready-4")
+	if got := strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_any_flag}")); got != "1" {
+		t.Fatalf("tmux sees mouse_any_flag=%s: the view never turned the mouse on", got)
+	}
+	// A paste of two commands: bash asked for bracketed paste, so neither runs.
+	r.tmux("set-buffer", "-b", "p", "echo one-$((1+1))\necho two-$((1+2))")
+	r.tmux("paste-buffer", "-p", "-b", "p", "-t", "e2e")
+	r.waitFor("echo two-$((1+2))")
+	time.Sleep(300 * time.Millisecond)
+	if s := r.screen(); strings.Contains(s, "one-2") {
+		t.Fatalf("the paste ran a line at once:\n%s", s)
+	}
+	r.keys("C-c")
+	// A paste holding the prefix and d never detaches; nor does it answer a card.
+	r.tmux("set-buffer", "-b", "q", "\x02d")
+	r.tmux("paste-buffer", "-p", "-b", "q", "-t", "e2e")
+	time.Sleep(300 * time.Millisecond)
+	if s := r.screen(); strings.Contains(s, "[detached]") {
+		t.Fatalf("a pasted prefix detached the view:\n%s", s)
+	}
+	r.keys("C-c")
+	r.keys("echo still-$((3*3))", "Enter")
+	r.waitFor("still-9")
+}
+
+// kill -9 of the view process detaches it: the server restores the terminal (the shell gets it
+// back as it was) and every program goes on.
+func TestEndToEndViewKilled(t *testing.T) {
+	r := newTmuxRig(t)
+	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
+		// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
+		fmt.Sprintf("stty -g > %s; %s demo; i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done; stty -g > %s; echo view-ended; sleep 100", before, r.self, after))
+	r.waitFor("hosted:5 Jobs · ready")
+	view := 0
+	for _, pid := range r.launched() {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"); len(args) == 2 && args[1] == "demo" {
+			view = pid
+		}
+	}
+	if view == 0 {
+		t.Fatal("the view process was not found")
+	}
+	if err := syscall.Kill(view, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("view-ended")
+	sameStty(t, before, after)
+	ls := r.run("ls")
+	if !strings.Contains(ls, "hosted:5") {
+		t.Fatalf("the programs did not outlive the view:\n%s", ls)
+	}
+	r.startIn("again", "attach")
+	r.waitIn("again", "hosted:5 Jobs · ready")
+}

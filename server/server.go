@@ -1,0 +1,335 @@
+// Package server is the tickmux that outlives its terminal: a long-lived process holding the
+// host (every program, its PTY, screen and scrollback), the control socket and the approval
+// queue, and views that attach to it and go away again.
+//
+// Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
+// server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
+// alone (SIGWINCH as a resize, SIGCONT as a redraw) and waits to be told that it detached or
+// that the server exited. The server draws on the passed terminal itself with tcell (the
+// client's TERM and COLORTERM, looked up by the server), and reads its keys from it. So a key
+// takes the same path as in a single-process tickmux (terminal → tcell → App → PTY), with no
+// extra hop through the client and no re-encoding of the screen into a second terminal
+// protocol: the latency and the fidelity (every cell, mode and key tcell knows) stay those of
+// the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
+// so it must never block on it: each view has its own writer with a write deadline and a
+// bounded backlog (views.Mirror), and a view that stalls is dropped.
+//
+// Several views share one App and one layout, like two clients of one tmux session: the App
+// draws on a logical screen sized to the view used last, which views.Mirror copies onto each
+// view's terminal; key state is per view (views/clients.go).
+//
+// The server is its own session leader with no controlling terminal and its stdio on
+// /dev/null (Start), so closing a terminal never signals it; it logs only to the log file.
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/gdamore/tcell/v2/terminfo"
+	"golang.org/x/sys/unix"
+
+	"tickmux/agent"
+	"tickmux/config"
+	"tickmux/host"
+	"tickmux/views"
+)
+
+// The control-socket methods a view client uses; the agent server hands such connections over.
+const (
+	MethodAttach = "view/attach"
+	MethodKill   = "view/kill-server"
+
+	notifyResize = "view/resize" // client → server: the terminal changed size
+	notifyRedraw = "view/redraw" // client → server: draw everything again (after SIGCONT)
+	notifyDetach = "view/detach" // client → server: detach me (the client got SIGTERM)
+	notifyLeft   = "view/left"   // server → client: the view is over, the terminal is restored
+)
+
+// AttachParams is what a view tells the server about its terminal.
+type AttachParams struct {
+	Term      string `json:"term"`
+	ColorTerm string `json:"colorterm,omitempty"`
+	// Open is a program to open before attaching (tickmux -- CMD on a running server).
+	Open []string `json:"open,omitempty"`
+	Dir  string   `json:"dir,omitempty"`
+}
+
+// AttachResult asks the client for its terminal's descriptor.
+type AttachResult struct {
+	SendFD bool `json:"send_fd"`
+}
+
+// LeftParams say why a view ended; Exited is true when the server itself is ending.
+type LeftParams struct {
+	Reason string `json:"reason"`
+	Exited bool   `json:"exited,omitempty"`
+	// Failed is true when the view never showed: Reason is an error.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// Options start a server.
+type Options struct {
+	Socket string
+	Config *config.Config
+	Logf   func(format string, args ...any)
+	// Initial opens what a new server starts with, before it reports ready.
+	Initial func(a *views.App) error
+	// Ready is told when the server listens and shows what it started with. When it cannot
+	// start, Run returns the error after everything it started has ended and the socket is
+	// free again.
+	Ready func(err error)
+	// Stopping is told when a signal or kill-server starts the shutdown; the hook for a hard
+	// deadline (nil: none).
+	Stopping func()
+}
+
+// Run is the server: it returns when the last pane closes, the person quits, kill-server is
+// run, or SIGTERM, SIGHUP or SIGINT arrives. Every program ends with it.
+func Run(opts Options, sigs <-chan os.Signal) error {
+	logf := opts.Logf
+	ready := opts.Ready
+	if ready == nil {
+		ready = func(error) {}
+	}
+	var app atomic.Pointer[views.App]
+	queue := host.NewApprovalQueue(func() {
+		if a := app.Load(); a != nil {
+			a.ApprovalsChanged()
+		}
+	})
+	sockPath := agent.SocketPath(opts.Socket)
+	cfg := opts.Config
+	scrollback := cfg.Scrollback
+	if scrollback == 0 {
+		scrollback = -1 // the config's 0 means none; the host's 0 means the default
+	}
+	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
+	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback})
+	defer func() {
+		h.Close()
+		host.KillAllStrays()
+		logf("tickmux server stopped")
+	}()
+	mirror := views.NewMirror()
+	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true})
+	app.Store(a)
+	s := &srv{a: a, mirror: mirror, logf: logf, stopping: opts.Stopping}
+	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
+	if err != nil {
+		return err // the App never ran: the host's Close (deferred) ends what it opened
+	}
+	logf("control socket: listening on %s", ctl.Path())
+	defer ctl.Close() // before the host closes (defers run in reverse): cards still waiting are withdrawn
+	if opts.Initial != nil {
+		if err := opts.Initial(a); err != nil {
+			return err
+		}
+	}
+	uiDone := make(chan struct{})
+	defer close(uiDone)
+	go func() { // owner: Run; returns on a signal or when the UI has stopped
+		select {
+		case sig := <-sigs:
+			logf("got %v: stopping", sig)
+			s.stop()
+		case <-uiDone:
+		}
+	}()
+	ready(nil)
+	if err := a.Run(); err != nil {
+		logf("the UI failed: %v", err)
+		return err
+	}
+	return nil
+}
+
+// srv answers the view connections the control socket hands over.
+type srv struct {
+	a        *views.App
+	mirror   *views.Mirror
+	logf     func(format string, args ...any)
+	stopping func()
+	n        atomic.Int64
+	stopOnce sync.Once
+}
+
+func (s *srv) stop() {
+	s.stopOnce.Do(func() {
+		if s.stopping != nil {
+			s.stopping()
+		}
+		s.a.Stop()
+	})
+}
+
+func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
+	switch req.Method {
+	case MethodKill:
+		s.logf("kill-server: stopping")
+		reply(nc, req.ID, struct{}{}, nil)
+		s.stop()
+	case MethodAttach:
+		s.attach(nc, req)
+	default:
+		reply(nc, req.ID, nil, &agent.Error{Message: "unknown method " + req.Method, Reason: agent.ReasonBadRequest})
+	}
+}
+
+// reply writes the answer to request id.
+func reply(nc *net.UnixConn, id uint64, result any, e *agent.Error) {
+	m := agent.Message{ID: id, Error: e}
+	if e == nil {
+		raw, _ := json.Marshal(result)
+		m.Result = raw
+	}
+	send(nc, m)
+}
+
+func send(nc *net.UnixConn, m agent.Message) {
+	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
+	_ = json.NewEncoder(nc).Encode(m)
+}
+
+func notify(nc *net.UnixConn, method string, params any) {
+	raw, _ := json.Marshal(params)
+	send(nc, agent.Message{Method: method, Params: raw})
+}
+
+// attach takes a view's terminal and shows the App on it until the view leaves.
+func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
+	var p AttachParams
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
+		return
+	}
+	if len(p.Open) > 0 {
+		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
+			reply(nc, req.ID, nil, &agent.Error{Message: err.Error(), Reason: agent.ReasonFailed})
+			return
+		}
+	}
+	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
+	fd, err := receiveFD(nc)
+	if err != nil {
+		s.logf("attach: %v", err)
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
+		return
+	}
+	tty, err := openViewTty(fd)
+	if err != nil {
+		s.logf("attach: %v", err)
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
+		return
+	}
+	ti, err := lookupTerm(p.Term, p.ColorTerm)
+	if err != nil {
+		tty.Close()
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
+		return
+	}
+	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
+	if err == nil {
+		err = sc.Init() // raw mode, the alternate screen
+	}
+	if err != nil {
+		tty.Close()
+		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
+		return
+	}
+	id := fmt.Sprintf("view-%d", s.n.Add(1))
+	gone := make(chan struct{})
+	if err := s.mirror.Attach(id, sc, func(reason string) {
+		// The screen is finalized: the terminal is back to how the view left it.
+		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited})
+		nc.Close()
+		close(gone)
+	}); err != nil {
+		sc.Fini()
+		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
+		return
+	}
+	s.logf("%s attached (TERM=%s)", id, p.Term)
+	dec := json.NewDecoder(nc)
+	for {
+		var m agent.Request
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		switch m.Method {
+		case notifyResize:
+			tty.resized()
+		case notifyRedraw:
+			s.mirror.Redraw(id)
+		case notifyDetach:
+			s.mirror.Detach(id, "detached")
+		}
+	}
+	s.mirror.Detach(id, "the view's process went away")
+	<-gone // bounded: the view's writes give up after writeStall
+	s.logf("%s left", id)
+}
+
+// receiveFD reads the one descriptor the client sends after the attach answer.
+func receiveFD(nc *net.UnixConn) (int, error) {
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer nc.SetReadDeadline(time.Time{})
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	_, oobn, _, _, err := nc.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return -1, fmt.Errorf("the view sent no terminal: %w", err)
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil {
+		return -1, fmt.Errorf("the view sent no terminal: %w", err)
+	}
+	fd := -1
+	for _, msg := range msgs {
+		fds, err := unix.ParseUnixRights(&msg)
+		if err != nil {
+			continue
+		}
+		for _, f := range fds {
+			if fd < 0 {
+				fd = f
+			} else {
+				unix.Close(f)
+			}
+		}
+	}
+	if fd < 0 {
+		return -1, errors.New("the view sent no terminal")
+	}
+	return fd, nil
+}
+
+var envMu sync.Mutex
+
+// lookupTerm finds the view's terminal description, with the view's COLORTERM (tcell reads it
+// from the environment while looking up).
+func lookupTerm(name, colorterm string) (*terminfo.Terminfo, error) {
+	envMu.Lock()
+	defer envMu.Unlock()
+	old, had := os.LookupEnv("COLORTERM")
+	os.Setenv("COLORTERM", colorterm)
+	defer func() {
+		if had {
+			os.Setenv("COLORTERM", old)
+		} else {
+			os.Unsetenv("COLORTERM")
+		}
+	}()
+	ti, err := tcell.LookupTerminfo(name)
+	if err != nil {
+		return nil, fmt.Errorf("tickmux does not know the terminal TERM=%q: %w", name, err)
+	}
+	return ti, nil
+}

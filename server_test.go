@@ -1,0 +1,141 @@
+package main
+
+// The server process without a terminal: how it starts, refuses a second server on its socket,
+// ends on a signal or kill-server, and how global flags reach a subcommand.
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestGlobalFlagsBeforeTheCommand(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"--socket", "S", "demo"}, []string{"demo", "--socket", "S"}},
+		{[]string{"--socket=S", "--log", "L", "attach"}, []string{"attach", "--socket=S", "--log", "L"}},
+		{[]string{"demo", "--socket", "S"}, []string{"demo", "--socket", "S"}},
+		{[]string{"--socket", "S", "--", "demo"}, []string{"--socket", "S", "--", "demo"}}, // a program named demo
+		{[]string{"--socket", "S"}, []string{"--socket", "S"}},
+		{[]string{"--socket", "S", "nosuchcommand"}, []string{"--socket", "S", "nosuchcommand"}},
+	} {
+		if got := hoistCommand(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("hoistCommand(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// serverProc is a `tickmux server` started as `tickmux` starts it, but watched by the test.
+type serverProc struct {
+	cmd    *exec.Cmd
+	socket string
+	errb   bytes.Buffer
+	done   chan error
+}
+
+func startServerProc(t *testing.T, socket string, args ...string) *serverProc {
+	t.Helper()
+	self, _ := os.Executable()
+	dir := filepath.Dir(socket)
+	p := &serverProc{socket: socket, done: make(chan error, 1)}
+	p.cmd = exec.Command(self, append([]string{"server", "--socket", socket}, args...)...)
+	p.cmd.Env = append(os.Environ(), envAsMain+"=1", "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "HOME="+dir, "SHELL=/bin/sh")
+	p.cmd.Stderr = &p.errb
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }() // owner: the test; returns when the server exits
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// exited waits up to d for the server to exit.
+func (p *serverProc) exited(d time.Duration) bool {
+	select {
+	case err := <-p.done:
+		p.done <- err // for the cleanup
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (p *serverProc) waitListening(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(p.socket); err == nil {
+			return
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("the server exited: %v\n%s", err, p.errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never listened")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// SIGTERM, SIGHUP and SIGINT end the server within 2 s, its programs with it.
+func TestServerEndsOnSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			socket := filepath.Join(t.TempDir(), "s.sock")
+			p := startServerProc(t, socket) // a shell, which ignores SIGTERM while interactive
+			p.waitListening(t)
+			t0 := time.Now()
+			p.cmd.Process.Signal(sig)
+			if !p.exited(10 * time.Second) {
+				t.Fatalf("the server did not end on %v", sig)
+			}
+			if d := time.Since(t0); d > 2*time.Second {
+				t.Errorf("the server took %v to end on %v, want within 2 s", d, sig)
+			}
+			if _, err := os.Stat(socket); err == nil {
+				t.Error("the socket was left behind")
+			}
+		})
+	}
+}
+
+// A second server on a socket in use is refused; kill-server ends the first.
+func TestSecondServerRefusedAndKillServer(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "s.sock")
+	p := startServerProc(t, socket)
+	p.waitListening(t)
+	q := startServerProc(t, socket)
+	select {
+	case err := <-q.done:
+		q.done <- err
+		if err == nil || !strings.Contains(q.errb.String(), "already running") {
+			t.Fatalf("a second server on a socket in use: %v\n%s", err, q.errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second server did not give up")
+	}
+	self, _ := os.Executable()
+	kill := exec.Command(self, "--socket", socket, "kill-server")
+	kill.Env = append(os.Environ(), envAsMain+"=1")
+	if out, err := kill.CombinedOutput(); err != nil {
+		t.Fatalf("kill-server: %v\n%s", err, out)
+	}
+	if !p.exited(10 * time.Second) {
+		t.Fatal("kill-server returned but the server runs on")
+	}
+	if _, err := os.Stat(socket); err == nil {
+		t.Error("the socket was left behind")
+	}
+}

@@ -1,0 +1,136 @@
+package views
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+	"tickmux/keymap"
+)
+
+// Several views on one App (a server's Mirror): the layout, the panes, the focus and zoom are
+// shared, as between two clients of one tmux session; what a person is in the middle of typing
+// is not. Each view has its own key state (prefix pending, card mode and the card it points at,
+// scroll or locked mode, a yes/no question), swapped in when a key or click comes from it, so a
+// prefix or card mode entered in one view never takes a key typed in another, and no key typed
+// in one view ever answers a card opened in another. The screen shows the state of the view
+// used last.
+
+// viewState is one view's key state while another view's is current.
+type viewState struct {
+	mode    keymap.Mode
+	cards   cardFocus
+	confirm *confirmation
+}
+
+// viewSet tracks the views of a server's App.
+type viewSet struct {
+	cur    string                // the view whose key state is in App.mode and friends
+	states map[string]*viewState // the others
+	mu     sync.Mutex            // guards left
+	left   []string              // views that detached since the last frame
+}
+
+// enterView makes the view that sent ev current, saving the previous view's key state. UI
+// goroutine.
+func (a *App) enterView(ev tcell.Event) {
+	if a.mirror == nil {
+		return
+	}
+	id := a.mirror.OriginOf(ev)
+	if id == "" || id == a.views.cur {
+		return
+	}
+	if a.views.states == nil {
+		a.views.states = map[string]*viewState{}
+	}
+	if a.views.cur != "" {
+		a.views.states[a.views.cur] = &viewState{mode: a.mode, cards: a.cardFocus, confirm: a.confirm}
+	}
+	st := a.views.states[id]
+	delete(a.views.states, id)
+	if st == nil {
+		st = &viewState{mode: keymap.ModeRoot}
+	}
+	if a.mode == keymap.ModeScroll && st.mode != keymap.ModeScroll {
+		if p := a.focusedPane(); p != nil && p.term.Scrolling() {
+			p.term.StopScroll() // the pane is shared: its scroll position belongs to the view that scrolled
+		}
+	}
+	a.mode, a.cardFocus, a.confirm = st.mode, st.cards, st.confirm
+	if a.mode == keymap.ModeScroll {
+		a.mode = keymap.ModeRoot
+	}
+	if a.mode == keymap.ModeCard {
+		a.cardsChanged() // the cards may have been answered in another view meanwhile
+	}
+	a.views.cur = id
+	a.full = true
+	a.rebuild()
+}
+
+// viewsChanged is the Mirror's notice that a view attached or left. Any goroutine.
+func (a *App) viewsChanged(id string, attached bool) {
+	if !attached {
+		a.views.mu.Lock()
+		a.views.left = append(a.views.left, id)
+		a.views.mu.Unlock()
+	}
+	a.redrawAll.Store(true)
+	a.requestDraw()
+}
+
+// forgetViews drops the key state of views that left; the current one's goes back to root mode.
+// UI goroutine, at the start of a frame.
+func (a *App) forgetViews() {
+	a.views.mu.Lock()
+	left := a.views.left
+	a.views.left = nil
+	a.views.mu.Unlock()
+	for _, id := range left {
+		delete(a.views.states, id)
+		if id == a.views.cur {
+			a.views.cur = ""
+			a.mode, a.cardFocus, a.confirm = keymap.ModeRoot, cardFocus{}, nil
+			if p := a.focusedPane(); p != nil && p.term.Scrolling() {
+				p.term.StopScroll()
+			}
+			a.rebuild()
+		}
+	}
+}
+
+// detachView ends the current view (prefix d); every program goes on running.
+func (a *App) detachView() {
+	if a.mirror == nil || a.views.cur == "" {
+		a.say("this tickmux has no server to detach from")
+		return
+	}
+	id := a.views.cur
+	go a.mirror.Detach(id, "detached") // owner: the Mirror; returns once the view is told to leave
+}
+
+// drawing reports whether a frame would reach anybody: a server with no view attached draws
+// nothing.
+func (a *App) drawing() bool { return a.mirror == nil || a.mirror.Views() > 0 }
+
+// ReasonExited is why every view leaves when the server ends.
+const ReasonExited = "tickmux exited"
+
+// OpenForView opens a program a person named when attaching (tickmux -- CMD on a running
+// server) beside the focused pane. Any goroutine; it waits for the UI goroutine.
+func (a *App) OpenForView(spec host.OpenSpec) error {
+	res := make(chan error, 1)
+	go a.app.QueueUpdateDraw(func() { // owner: tview; returns once queued (a queue of 100)
+		_, err := a.Open(spec)
+		res <- err
+	})
+	select {
+	case err := <-res:
+		return err
+	case <-a.done:
+		return errors.New("tickmux is stopping")
+	}
+}

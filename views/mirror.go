@@ -1,0 +1,609 @@
+package views
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// Mirror is the screen a server's App draws on when views come and go: an in-memory screen
+// whose size is the size of the view used last (tmux's "latest" policy), copied after every
+// frame onto each attached view's own tcell screen (a terminal the server draws on directly).
+//
+//	App (UI goroutine) ──Show──▶ logical cells ──changed cells──▶ view A's copier ──▶ A's terminal
+//	                                                       └──────▶ view B's copier ──▶ B's terminal
+//	A's terminal ──▶ A's reader ──tagged events──┐
+//	B's terminal ──▶ B's reader ──tagged events──┴──▶ the logical screen's event queue ──▶ App
+//
+// A view's pending work is a set of changed cell positions, never a queue of bytes: a view whose
+// terminal stops reading falls behind by at most one screen, is redrawn whole when it catches
+// up, and is dropped when a write to it stalls (its Tty's write deadline). Nothing a view does
+// blocks the App, the other views or any pane.
+type Mirror struct {
+	sim tcell.SimulationScreen
+
+	mu      sync.Mutex
+	views   map[string]*mirrorView
+	order   []string // attach order, for naming
+	latest  string   // the view used last; the logical size is its size
+	cells   []mirrorCell
+	w, h    int
+	cursorX int
+	cursorY int
+	cursor  bool
+	curSt   tcell.CursorStyle
+	mouse   []tcell.MouseFlags
+	mouseOn bool
+	pasteOn bool
+	focusOn bool
+	onViews func(id string, attached bool) // a view came or went (any goroutine)
+
+	origins  map[tcell.Event]string // which view sent an event still in the queue
+	originQ  []tcell.Event          // the same events, oldest first (bounds the map)
+	postMu   sync.Mutex             // one view's paste is posted whole, never interleaved
+	finished bool
+	wg       sync.WaitGroup // every view's goroutines
+}
+
+type mirrorCell struct {
+	str   string
+	style tcell.Style
+}
+
+// maxOrigins bounds the events remembered for OriginOf: tview's queue holds 100.
+const maxOrigins = 512
+
+var _ tcell.Screen = (*Mirror)(nil)
+
+// NewMirror makes the logical screen, 80x24 until a view attaches.
+func NewMirror() *Mirror {
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}}
+	m.sim = tcell.NewSimulationScreen("UTF-8")
+	return m
+}
+
+// cellsOf is the logical screen's cell buffer and lock (tcell's simulation screen has both).
+type cellsOf interface {
+	GetCells() *tcell.CellBuffer
+	Lock()
+	Unlock()
+}
+
+// Init initializes the logical screen (tview calls it from SetScreen).
+func (m *Mirror) Init() error {
+	if err := m.sim.Init(); err != nil {
+		return err
+	}
+	m.sim.SetSize(80, 24)
+	return nil
+}
+
+// OnViews sets a function told of every view that attaches or leaves.
+func (m *Mirror) OnViews(f func(id string, attached bool)) {
+	m.mu.Lock()
+	m.onViews = f
+	m.mu.Unlock()
+}
+
+// Views is the number of attached views.
+func (m *Mirror) Views() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.views)
+}
+
+// Attach adds a view drawing on sc, which must be initialized. The view becomes the latest:
+// the logical screen takes its size. gone runs once, on the view's own goroutine, after its
+// screen has been finalized (the terminal is restored), with the reason it left.
+func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
+	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
+	m.mu.Lock()
+	if m.finished {
+		m.mu.Unlock()
+		return fmt.Errorf("tickmux is stopping")
+	}
+	if _, dup := m.views[id]; dup {
+		m.mu.Unlock()
+		return fmt.Errorf("view %s is already attached", id)
+	}
+	m.views[id] = v
+	m.order = append(m.order, id)
+	mouseOn, mouse, pasteOn, focusOn := m.mouseOn, m.mouse, m.pasteOn, m.focusOn
+	notify := m.onViews
+	m.wg.Add(2)
+	m.mu.Unlock()
+	if mouseOn {
+		sc.EnableMouse(mouse...)
+	}
+	if pasteOn {
+		sc.EnablePaste()
+	}
+	if focusOn {
+		sc.EnableFocus()
+	}
+	go v.copyLoop() // owner: the Mirror; exits when v.quit closes (Detach, Fini, a broken terminal)
+	go v.readLoop() // owner: the Mirror; exits when v's screen is finalized (PollEvent returns nil)
+	m.use(id)
+	if notify != nil {
+		notify(id, true)
+	}
+	v.poke()
+	return nil
+}
+
+// Detach finalizes view id's screen (restoring its terminal) and drops it; gone is told reason.
+// Any goroutine; it does not wait for the terminal.
+func (m *Mirror) Detach(id, reason string) {
+	m.mu.Lock()
+	v := m.views[id]
+	if v == nil {
+		m.mu.Unlock()
+		return
+	}
+	delete(m.views, id)
+	if m.latest == id {
+		m.latest = ""
+		for _, o := range m.order {
+			if m.views[o] != nil {
+				m.latest = o // the view attached longest takes over the size
+			}
+		}
+	}
+	notify, latest := m.onViews, m.latest
+	m.mu.Unlock()
+	v.leave(reason)
+	if latest != "" {
+		m.use(latest)
+	}
+	if notify != nil {
+		notify(id, false)
+	}
+}
+
+// DetachAll drops every view with reason.
+func (m *Mirror) DetachAll(reason string) {
+	m.mu.Lock()
+	ids := make([]string, 0, len(m.views))
+	for id := range m.views {
+		ids = append(ids, id)
+	}
+	m.mu.Unlock()
+	for _, id := range ids {
+		m.Detach(id, reason)
+	}
+}
+
+// resized handles view id's new size (tcell saw its Tty's resize and already redrew it): the
+// view is redrawn whole, and when it is the latest the layout takes its size.
+func (m *Mirror) resized(id string) {
+	m.mu.Lock()
+	v := m.views[id]
+	if v != nil {
+		v.whole = true
+	}
+	latest := m.latest == id
+	m.mu.Unlock()
+	if v == nil {
+		return
+	}
+	if latest {
+		m.use(id)
+	}
+	v.poke()
+}
+
+// Redraw asks view id for a whole redraw (after SIGCONT, say).
+func (m *Mirror) Redraw(id string) {
+	m.mu.Lock()
+	v := m.views[id]
+	if v != nil {
+		v.whole, v.sync = true, true
+	}
+	m.mu.Unlock()
+	if v != nil {
+		v.poke()
+	}
+}
+
+// use makes view id the latest: the logical screen takes its size, and the App is told.
+func (m *Mirror) use(id string) {
+	m.mu.Lock()
+	v := m.views[id]
+	if v == nil {
+		m.mu.Unlock()
+		return
+	}
+	changed := m.latest != id
+	m.latest = id
+	m.mu.Unlock()
+	w, h := v.sc.Size()
+	if ow, oh := m.sim.Size(); ow == w && oh == h {
+		if changed {
+			m.pokeAll() // the size notes change
+		}
+		return
+	}
+	m.sim.SetSize(w, h)
+	m.sim.PostEventWait(tcell.NewEventResize(w, h))
+}
+
+// OriginOf is the view that sent ev, "" when none did (or it was forgotten). UI goroutine.
+func (m *Mirror) OriginOf(ev tcell.Event) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.origins[ev]
+}
+
+// post puts events from view id on the logical screen's queue, in one piece.
+func (m *Mirror) post(id string, evs ...tcell.Event) {
+	m.postMu.Lock()
+	defer m.postMu.Unlock()
+	m.mu.Lock()
+	for _, ev := range evs {
+		m.origins[ev] = id
+		m.originQ = append(m.originQ, ev)
+	}
+	for len(m.originQ) > maxOrigins {
+		delete(m.origins, m.originQ[0])
+		m.originQ = m.originQ[1:]
+	}
+	m.mu.Unlock()
+	for _, ev := range evs {
+		m.sim.PostEventWait(ev) // returns when the logical screen is finalized
+	}
+}
+
+// Show copies the cells that changed since the last frame to every view. UI goroutine.
+func (m *Mirror) Show() {
+	lk, ok := m.sim.(cellsOf)
+	if !ok {
+		return
+	}
+	lk.Lock()
+	cb := lk.GetCells()
+	w, h := cb.Size()
+	m.mu.Lock()
+	if w != m.w || h != m.h {
+		m.cells = make([]mirrorCell, w*h)
+		m.w, m.h = w, h
+		cb.Invalidate()
+		for _, v := range m.views {
+			v.whole = true
+		}
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			str, style, width := cb.Get(x, y)
+			if cb.Dirty(x, y) {
+				i := y*w + x
+				m.cells[i] = mirrorCell{str, style}
+				cb.SetDirty(x, y, false)
+				for _, v := range m.views {
+					v.mark(i)
+				}
+				if width > 1 && x+1 < w {
+					cb.SetDirty(x+1, y, true) // drawn again once the wide cell goes
+				}
+			}
+			if width > 1 {
+				x++
+			}
+		}
+	}
+	m.mu.Unlock()
+	lk.Unlock()
+	x, y, vis := m.sim.GetCursor()
+	m.mu.Lock()
+	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	m.mu.Unlock()
+	m.pokeAll()
+}
+
+// Sync redraws every view whole.
+func (m *Mirror) Sync() {
+	m.mu.Lock()
+	for _, v := range m.views {
+		v.whole, v.sync = true, true
+	}
+	m.mu.Unlock()
+	m.Show()
+}
+
+func (m *Mirror) pokeAll() {
+	m.mu.Lock()
+	vs := make([]*mirrorView, 0, len(m.views))
+	for _, v := range m.views {
+		vs = append(vs, v)
+	}
+	m.mu.Unlock()
+	for _, v := range vs {
+		v.poke()
+	}
+}
+
+// Fini drops every view (restoring their terminals) and waits for their goroutines; each is
+// bounded by its Tty's write deadline.
+func (m *Mirror) Fini() {
+	m.mu.Lock()
+	m.finished = true
+	m.mu.Unlock()
+	m.DetachAll(ReasonExited)
+	m.wg.Wait()
+	m.sim.Fini()
+}
+
+// The rest of tcell.Screen: the logical screen answers, and the terminal modes go to every view.
+
+func (m *Mirror) Clear()                                               { m.sim.Clear() }
+func (m *Mirror) Fill(r rune, st tcell.Style)                          { m.sim.Fill(r, st) }
+func (m *Mirror) Put(x, y int, s string, st tcell.Style) (string, int) { return m.sim.Put(x, y, s, st) }
+func (m *Mirror) PutStr(x, y int, s string)                            { m.sim.PutStr(x, y, s) }
+func (m *Mirror) PutStrStyled(x, y int, s string, st tcell.Style)      { m.sim.PutStrStyled(x, y, s, st) }
+func (m *Mirror) SetCell(x, y int, st tcell.Style, ch ...rune)         { m.sim.SetCell(x, y, st, ch...) }
+func (m *Mirror) Get(x, y int) (string, tcell.Style, int)              { return m.sim.Get(x, y) }
+func (m *Mirror) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
+	return m.sim.GetContent(x, y)
+}
+func (m *Mirror) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
+	m.sim.SetContent(x, y, r, c, st)
+}
+func (m *Mirror) SetStyle(st tcell.Style) { m.sim.SetStyle(st) }
+func (m *Mirror) ShowCursor(x, y int)     { m.sim.ShowCursor(x, y) }
+func (m *Mirror) HideCursor()             { m.sim.HideCursor() }
+func (m *Mirror) Size() (int, int)        { return m.sim.Size() }
+func (m *Mirror) ChannelEvents(ch chan<- tcell.Event, quit <-chan struct{}) {
+	m.sim.ChannelEvents(ch, quit)
+}
+func (m *Mirror) PollEvent() tcell.Event                { return m.sim.PollEvent() }
+func (m *Mirror) HasPendingEvent() bool                 { return m.sim.HasPendingEvent() }
+func (m *Mirror) PostEvent(ev tcell.Event) error        { return m.sim.PostEvent(ev) }
+func (m *Mirror) PostEventWait(ev tcell.Event)          { m.sim.PostEventWait(ev) }
+func (m *Mirror) HasMouse() bool                        { return true }
+func (m *Mirror) Colors() int                           { return 1 << 24 }
+func (m *Mirror) CharacterSet() string                  { return "UTF-8" }
+func (m *Mirror) RegisterRuneFallback(r rune, s string) { m.sim.RegisterRuneFallback(r, s) }
+func (m *Mirror) UnregisterRuneFallback(r rune)         { m.sim.UnregisterRuneFallback(r) }
+func (m *Mirror) CanDisplay(r rune, fb bool) bool       { return m.sim.CanDisplay(r, fb) }
+func (m *Mirror) Resize(int, int, int, int)             {}
+func (m *Mirror) HasKey(tcell.Key) bool                 { return true }
+func (m *Mirror) Suspend() error                        { return nil }
+func (m *Mirror) Resume() error                         { return nil }
+func (m *Mirror) Beep() error                           { return nil }
+func (m *Mirror) SetSize(int, int)                      {}
+func (m *Mirror) LockRegion(x, y, w, h int, lock bool)  { m.sim.LockRegion(x, y, w, h, lock) }
+func (m *Mirror) Tty() (tcell.Tty, bool)                { return nil, false }
+func (m *Mirror) SetTitle(string)                       {}
+func (m *Mirror) SetClipboard([]byte)                   {}
+func (m *Mirror) GetClipboard()                         {}
+
+func (m *Mirror) SetCursorStyle(cs tcell.CursorStyle, _ ...tcell.Color) {
+	m.mu.Lock()
+	m.curSt = cs
+	m.mu.Unlock()
+}
+
+func (m *Mirror) EnableMouse(flags ...tcell.MouseFlags) {
+	m.modes(func() { m.mouseOn, m.mouse = true, flags }, func(sc tcell.Screen) { sc.EnableMouse(flags...) })
+}
+func (m *Mirror) DisableMouse() {
+	m.modes(func() { m.mouseOn = false }, func(sc tcell.Screen) { sc.DisableMouse() })
+}
+func (m *Mirror) EnablePaste() {
+	m.modes(func() { m.pasteOn = true }, func(sc tcell.Screen) { sc.EnablePaste() })
+}
+func (m *Mirror) DisablePaste() {
+	m.modes(func() { m.pasteOn = false }, func(sc tcell.Screen) { sc.DisablePaste() })
+}
+func (m *Mirror) EnableFocus() {
+	m.modes(func() { m.focusOn = true }, func(sc tcell.Screen) { sc.EnableFocus() })
+}
+func (m *Mirror) DisableFocus() {
+	m.modes(func() { m.focusOn = false }, func(sc tcell.Screen) { sc.DisableFocus() })
+}
+
+// modes records a terminal mode for views still to come and sets it on those attached.
+func (m *Mirror) modes(record func(), apply func(tcell.Screen)) {
+	m.mu.Lock()
+	record()
+	vs := make([]*mirrorView, 0, len(m.views))
+	for _, v := range m.views {
+		vs = append(vs, v)
+	}
+	m.mu.Unlock()
+	for _, v := range vs {
+		apply(v.sc)
+	}
+}
+
+// mirrorView is one attached view: its screen, the cells it has still to draw, its goroutines.
+type mirrorView struct {
+	m    *Mirror
+	id   string
+	sc   tcell.Screen
+	gone func(reason string)
+	wake chan struct{}
+	quit chan struct{}
+	once sync.Once
+	why  string
+
+	// Under m.mu.
+	dirty []bool
+	list  []int
+	whole bool
+	sync  bool
+}
+
+// mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
+// it is bounded by the screen.
+func (v *mirrorView) mark(i int) {
+	if v.whole {
+		return
+	}
+	if len(v.dirty) != v.m.w*v.m.h {
+		v.whole = true
+		return
+	}
+	if !v.dirty[i] {
+		v.dirty[i] = true
+		v.list = append(v.list, i)
+	}
+}
+
+func (v *mirrorView) poke() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (v *mirrorView) leave(reason string) {
+	v.once.Do(func() {
+		v.why = reason
+		close(v.quit)
+	})
+}
+
+// copyLoop draws the logical screen's changes on the view's terminal, one frame at a time.
+func (v *mirrorView) copyLoop() {
+	defer v.m.wg.Done()
+	for {
+		select {
+		case <-v.quit:
+			v.sc.Fini() // restores the terminal; the Tty's write deadline bounds it
+			if v.gone != nil {
+				v.gone(v.why)
+			}
+			return
+		case <-v.wake:
+		}
+		v.frame()
+		if tty, ok := v.sc.Tty(); ok {
+			if b, ok := tty.(interface{ Broken() bool }); ok && b.Broken() {
+				go v.m.Detach(v.id, "the terminal stopped reading") // owner: the Mirror; returns at once
+			}
+		}
+	}
+}
+
+// frame copies what changed (everything after a resize or when the view fell behind) and shows it.
+func (v *mirrorView) frame() {
+	m := v.m
+	// Take what changed under the lock, and draw it on the view's screen after: that screen's
+	// lock may be held by tcell while it writes to a slow terminal, and the App must not wait.
+	m.mu.Lock()
+	w, h := m.w, m.h
+	whole := v.whole
+	var cells []indexedCell
+	if whole {
+		v.whole = false
+		v.dirty = make([]bool, w*h)
+		v.list = v.list[:0]
+		cells = make([]indexedCell, len(m.cells))
+		for i, c := range m.cells {
+			cells[i] = indexedCell{i, c}
+		}
+	} else {
+		cells = make([]indexedCell, len(v.list))
+		for j, i := range v.list {
+			cells[j] = indexedCell{i, m.cells[i]}
+			v.dirty[i] = false
+		}
+		v.list = v.list[:0]
+	}
+	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
+	sync := v.sync
+	v.sync = false
+	m.mu.Unlock()
+
+	vw, vh := v.sc.Size()
+	if whole {
+		v.sc.Fill(' ', tcell.StyleDefault)
+	}
+	for _, c := range cells {
+		v.sc.Put(c.i%w, c.i/w, c.c.str, c.c.style)
+	}
+	if cursor && cx < vw && cy < vh {
+		v.sc.SetCursorStyle(curSt)
+		v.sc.ShowCursor(cx, cy)
+	} else {
+		v.sc.HideCursor()
+	}
+	if vw != w || vh != h {
+		viewSizeNote(v.sc, w, h, vw, vh)
+	}
+	if sync {
+		v.sc.Sync()
+		return
+	}
+	v.sc.Show()
+}
+
+type indexedCell struct {
+	i int
+	c mirrorCell
+}
+
+// viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
+// larger view is padded, a smaller one clipped.
+func viewSizeNote(sc tcell.Screen, w, h, vw, vh int) {
+	st := tcell.StyleDefault.Reverse(true)
+	pad := tcell.StyleDefault.Dim(true)
+	for y := 0; y < vh; y++ {
+		for x := 0; x < vw; x++ {
+			if x >= w || y >= h {
+				sc.Put(x, y, "·", pad)
+			}
+		}
+	}
+	var note string
+	if vw < w || vh < h {
+		note = fmt.Sprintf(" clipped: sized %dx%d by another view ", w, h)
+	} else {
+		note = fmt.Sprintf(" sized %dx%d by another view ", w, h)
+	}
+	x, y := max(0, vw-len(note)), vh-1
+	if vw > w && vh <= h {
+		x, y = w, 0
+	}
+	sc.PutStrStyled(x, y, note, st)
+}
+
+// readLoop feeds the view's input to the App, tagged with the view: resizes and errors are the
+// view's own business; a bracketed paste is posted in one piece, so no other view's key lands
+// in the middle of it.
+func (v *mirrorView) readLoop() {
+	defer v.m.wg.Done()
+	var paste []tcell.Event
+	for {
+		ev := v.sc.PollEvent()
+		switch e := ev.(type) {
+		case nil:
+			return // finalized
+		case *tcell.EventResize:
+			v.m.resized(v.id)
+			continue
+		case *tcell.EventError:
+			v.m.Detach(v.id, "the terminal went away")
+			continue
+		case *tcell.EventPaste:
+			if e.Start() {
+				paste = append(paste[:0], ev)
+				continue
+			}
+			if paste != nil {
+				v.m.use(v.id)
+				v.m.post(v.id, append(paste, ev)...)
+				paste = nil
+				continue
+			}
+		case *tcell.EventKey, *tcell.EventMouse:
+			if paste != nil && len(paste) < 1<<20 {
+				paste = append(paste, ev)
+				continue
+			}
+			v.m.use(v.id)
+		}
+		v.m.post(v.id, ev)
+	}
+}

@@ -1,0 +1,258 @@
+package views
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/config"
+	"tickmux/host"
+)
+
+// viewsHarness runs an App on a Mirror, with views that are simulation screens (what a view's
+// terminal would show: the copy the Mirror makes, not the App's own drawing).
+type viewsHarness struct {
+	*harness
+	mirror *Mirror
+	views  map[string]*lockedScreen
+	mu     sync.Mutex
+	left   map[string]string // view → the reason it left
+}
+
+func newViewsHarness(t *testing.T) *viewsHarness {
+	t.Helper()
+	t.Setenv("NO_COLOR", "")
+	m := NewMirror()
+	hs := &harness{t: t, done: make(chan error, 1)}
+	var app *App
+	var mu sync.Mutex
+	hs.queue = host.NewApprovalQueue(func() {
+		mu.Lock()
+		a := app
+		mu.Unlock()
+		if a != nil {
+			a.ApprovalsChanged()
+		}
+	})
+	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
+	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: m})
+	mu.Lock()
+	app = a
+	mu.Unlock()
+	hs.app = a
+	hs.screen = m.sim
+	vh := &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
+	t.Cleanup(hs.close)
+	return vh
+}
+
+// lockedScreen is a view's terminal that the test reads between frames (a simulation screen's
+// contents change under its reader while it shows a frame).
+type lockedScreen struct {
+	tcell.SimulationScreen
+	mu sync.Mutex
+}
+
+func (s *lockedScreen) Show() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.SimulationScreen.Show()
+}
+
+func (s *lockedScreen) Sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.SimulationScreen.Sync()
+}
+
+// attach adds a view of size w x h.
+func (vh *viewsHarness) attach(id string, w, h int) *lockedScreen {
+	vh.t.Helper()
+	sc := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	if err := sc.Init(); err != nil {
+		vh.t.Fatal(err)
+	}
+	sc.SetSize(w, h)
+	if err := vh.mirror.Attach(id, sc, func(reason string) {
+		vh.mu.Lock()
+		vh.left[id] = reason
+		vh.mu.Unlock()
+	}); err != nil {
+		vh.t.Fatal(err)
+	}
+	vh.views[id] = sc
+	return sc
+}
+
+// viewText is what view id's terminal shows.
+func viewText(sc *lockedScreen) string {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	cells, w, h := sc.GetContents()
+	var b strings.Builder
+	for y := 0; y < h; y++ {
+		for x := 0; x < w && y*w+x < len(cells); x++ {
+			if r := cells[y*w+x].Runes; len(r) > 0 {
+				b.WriteString(string(r))
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (vh *viewsHarness) waitView(id, want string, present bool) string {
+	vh.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := viewText(vh.views[id])
+		if strings.Contains(s, want) == present {
+			return s
+		}
+		if time.Now().After(deadline) {
+			vh.t.Fatalf("view %s: want %q present=%v:\n%s", id, want, present, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keysIn types into view id's terminal; they reach the App tagged with the view.
+func (vh *viewsHarness) keysIn(id string, keys ...*tcell.EventKey) {
+	for _, k := range keys {
+		vh.views[id].InjectKey(k.Key(), k.Rune(), k.Modifiers())
+	}
+	vh.sync()
+}
+
+func runeKey(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone) }
+
+var prefixKey = tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl)
+
+// spec: H-K2
+// A card shows in every view; card mode is per view, so a key typed in one view never answers a
+// card that another view focused; the answer in one view takes the card out of every view.
+func TestViewsKeepTheirOwnCardMode(t *testing.T) {
+	vh := newViewsHarness(t)
+	in := vh.openTick("plain")
+	vh.start()
+	vh.attach("a", 160, 50)
+	vh.attach("b", 160, 50)
+	vh.waitView("a", "VIEWTICK value=0", true)
+	vh.waitView("b", "VIEWTICK value=0", true)
+
+	done := approve(in, 4)
+	vh.waitView("a", "claude-code wants to call increment", true)
+	vh.waitView("b", "claude-code wants to call increment", true)
+
+	vh.keysIn("a", prefixKey, runeKey('a'))
+	vh.waitView("a", "allow once", true)
+	vh.keysIn("b", runeKey('y'), runeKey('r')) // b is in root mode: these go to the Tick
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("a key from another view answered the card: %v", err)
+	default:
+	}
+	if len(vh.queue.Pending()) != 1 {
+		t.Fatal("the card went away")
+	}
+	vh.keysIn("a", runeKey('y'))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("approved call: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the approved call did not return")
+	}
+	vh.waitView("a", "claude-code wants to call increment", false)
+	vh.waitView("b", "claude-code wants to call increment", false)
+	vh.waitView("b", "VIEWTICK value=4", true)
+}
+
+// The layout takes the size of the view used last; a larger view is padded and a smaller one
+// clipped, and each says so.
+func TestViewsFollowTheLatestSize(t *testing.T) {
+	vh := newViewsHarness(t)
+	vh.openTick("plain")
+	vh.start()
+	vh.attach("big", 160, 50)
+	vh.waitView("big", "VIEWTICK value=0", true)
+	vh.attach("small", 100, 30) // attaching makes it the latest
+	vh.waitView("big", "sized 100x30 by another view", true)
+	vh.keysIn("big", runeKey('x')) // using the big view makes it the latest again
+	vh.waitView("small", "clipped: sized 160x50 by another view", true)
+	vh.waitView("big", "sized 100x30", false)
+	if w, h := vh.mirror.Size(); w != 160 || h != 50 {
+		t.Fatalf("the layout is %dx%d, want the big view's 160x50", w, h)
+	}
+}
+
+// stuckScreen is a view whose terminal never takes another frame.
+type stuckScreen struct {
+	tcell.SimulationScreen
+	release chan struct{}
+	once    sync.Once
+	shown   chan struct{}
+}
+
+func (s *stuckScreen) Show() {
+	s.once.Do(func() { close(s.shown) })
+	<-s.release
+}
+
+// A view that stops taking frames blocks neither the App nor the other views; prefix d
+// detaches a view and the others go on.
+func TestStuckViewBlocksNobody(t *testing.T) {
+	vh := newViewsHarness(t)
+	vh.openTick("plain")
+	vh.start()
+	stuck := &stuckScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), release: make(chan struct{}), shown: make(chan struct{})}
+	if err := stuck.Init(); err != nil {
+		t.Fatal(err)
+	}
+	stuck.SetSize(160, 50)
+	if err := vh.mirror.Attach("stuck", stuck, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(stuck.release) })
+	<-stuck.shown
+	vh.attach("ok", 160, 50)
+	vh.waitView("ok", "VIEWTICK value=0", true)
+	for i := 0; i < 5; i++ {
+		vh.keysIn("ok", runeKey('+')) // the fake Tick ignores it; the frames go on regardless
+	}
+	in := vh.h.Instances()[0]
+	done := approve(in, 7)
+	vh.waitView("ok", "claude-code wants to call increment", true)
+	vh.keysIn("ok", prefixKey, runeKey('a'))
+	vh.waitView("ok", "allow once", true)
+	vh.keysIn("ok", runeKey('y'))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	vh.waitView("ok", "VIEWTICK value=7", true)
+
+	vh.keysIn("ok", prefixKey, runeKey('d'))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		vh.mu.Lock()
+		why := vh.left["ok"]
+		vh.mu.Unlock()
+		if why == "detached" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prefix d did not detach the view (left: %q)", why)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := vh.mirror.Views(); n != 1 {
+		t.Fatalf("%d views attached after one detached, want 1", n)
+	}
+}
