@@ -29,6 +29,11 @@ func putSelfOnPath() (cleanup func(), err error) {
 	if err != nil {
 		return func() {}, fmt.Errorf("cannot find the running executable: %w", err)
 	}
+	return putOnPath(self)
+}
+
+// putOnPath is putSelfOnPath for the executable self.
+func putOnPath(self string) (cleanup func(), err error) {
 	transient := strings.Contains(self, string(filepath.Separator)+"go-build")
 	if found, err := exec.LookPath("tickmux"); err == nil && sameFile(found, self) && !transient {
 		return func() {}, nil

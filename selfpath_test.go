@@ -1,17 +1,30 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
-func TestSelfOnPath(t *testing.T) {
+// An installed tickmux (here a copy of the test binary outside any go-build directory).
+func installedCopy(t *testing.T) string {
+	t.Helper()
 	self, _ := os.Executable()
+	dst := filepath.Join(t.TempDir(), "bin", "tickmux-installed")
+	os.MkdirAll(filepath.Dir(dst), 0o700)
+	if err := copyExecutable(self, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestSelfOnPath(t *testing.T) {
+	self := installedCopy(t)
 	// Not on PATH: a private directory with a tickmux that is this executable comes first.
 	t.Setenv("PATH", "/usr/bin:/bin")
-	cleanup, err := putSelfOnPath()
+	cleanup, err := putOnPath(self)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,12 +44,39 @@ func TestSelfOnPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":/usr/bin:/bin")
-	cleanup, err = putSelfOnPath()
+	cleanup, err = putOnPath(self)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cleanup()
 	if p := os.Getenv("PATH"); p != bin+":/usr/bin:/bin" {
 		t.Fatalf("PATH changed to %q", p)
+	}
+}
+
+// `go run . demo` runs a build the go command deletes when the first view exits: the server
+// copies it, and the examples, respawns and agents' opens use the copy.
+func TestSelfOnPathCopiesAGoRunBuild(t *testing.T) {
+	build := filepath.Join(t.TempDir(), "go-build123", "b001", "exe", "tickmux")
+	os.MkdirAll(filepath.Dir(build), 0o700)
+	if err := copyExecutable(installedCopy(t), build); err != nil {
+		t.Fatal(err)
+	}
+	saved := selfExe
+	t.Cleanup(func() { selfExe = saved })
+	t.Setenv("PATH", "/usr/bin:/bin")
+	cleanup, err := putOnPath(build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	found, err := exec.LookPath("tickmux")
+	if err != nil || found != selfExe || sameFile(found, build) {
+		t.Fatalf("tickmux on PATH is %q (%v), selfExe %q: want a copy of %s", found, err, selfExe, build)
+	}
+	os.Remove(build) // what go run does
+	want, _ := os.ReadFile(installedCopy(t))
+	if got, err := os.ReadFile(found); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the copy is not the build (%v)", err)
 	}
 }

@@ -469,6 +469,7 @@ func (a *App) say(msg string) {
 
 // cardsChanged keeps card mode consistent when cards come and go.
 func (a *App) cardsChanged() {
+	a.otherViewsCardsChanged()
 	if a.mode != keymap.ModeCard {
 		return
 	}

@@ -2,7 +2,9 @@ package views
 
 import (
 	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -69,6 +71,36 @@ func (a *App) enterView(ev tcell.Event) {
 	a.views.cur = id
 	a.full = true
 	a.rebuild()
+}
+
+// otherViewsCardsChanged does for the views whose key state is saved what cardsChanged does for
+// the current one, when it happens: a view in card mode whose card went away (answered in
+// another view, withdrawn, voided) starts its settle time now, and leaves card mode when no card
+// is left, so its next key, seconds later, is not swallowed as one meant for a vanished card.
+// UI goroutine.
+func (a *App) otherViewsCardsChanged() {
+	if len(a.views.states) == 0 {
+		return
+	}
+	cards := a.queue.Pending()
+	for _, st := range a.views.states {
+		if st.mode != keymap.ModeCard {
+			continue
+		}
+		f := &st.cards
+		i := slices.IndexFunc(cards, func(c host.Card) bool { return c.ID == f.id })
+		switch {
+		case i >= 0:
+			f.idx = i
+		case len(cards) == 0:
+			st.mode = keymap.ModeRoot
+			f.settle = time.Now().Add(cardSettle)
+		default:
+			f.idx = min(f.idx, len(cards)-1)
+			f.id = cards[f.idx].ID
+			f.settle = time.Now().Add(cardSettle)
+		}
+	}
 }
 
 // viewsChanged is the Mirror's notice that a view attached or left. Any goroutine.

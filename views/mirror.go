@@ -1,6 +1,7 @@
 package views
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -374,8 +375,21 @@ func (m *Mirror) SetSize(int, int)                      {}
 func (m *Mirror) LockRegion(x, y, w, h int, lock bool)  { m.sim.LockRegion(x, y, w, h, lock) }
 func (m *Mirror) Tty() (tcell.Tty, bool)                { return nil, false }
 func (m *Mirror) SetTitle(string)                       {}
-func (m *Mirror) SetClipboard([]byte)                   {}
 func (m *Mirror) GetClipboard()                         {}
+
+// SetClipboard puts data on the clipboard of the view used last, the person who copied (OSC 52
+// through that view's terminal). The write runs off the UI goroutine: a stalled terminal must not
+// hold the UI.
+func (m *Mirror) SetClipboard(data []byte) {
+	m.mu.Lock()
+	v := m.views[m.latest]
+	m.mu.Unlock()
+	if v == nil {
+		return
+	}
+	data = bytes.Clone(data)
+	go v.sc.SetClipboard(data) // owner: none; returns when the write does, bounded by the view's write deadline
+}
 
 func (m *Mirror) SetCursorStyle(cs tcell.CursorStyle, _ ...tcell.Color) {
 	m.mu.Lock()

@@ -10,6 +10,7 @@ import (
 
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/keymap"
 )
 
 // viewsHarness runs an App on a Mirror, with views that are simulation screens (what a view's
@@ -254,5 +255,65 @@ func TestStuckViewBlocksNobody(t *testing.T) {
 	}
 	if n := vh.mirror.Views(); n != 1 {
 		t.Fatalf("%d views attached after one detached, want 1", n)
+	}
+}
+
+// spec: H-K2
+// A card answered in one view leaves the card mode of another view that was reading it at once,
+// not at that view's next key: a key typed there seconds later reaches the pane, while a key
+// typed within the settle time after the card went away still reaches nothing.
+func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
+	vh := newViewsHarness(t)
+	in := vh.openTick("plain")
+	vh.start()
+	vh.attach("a", 160, 50)
+	vh.attach("b", 160, 50)
+	vh.waitView("a", "VIEWTICK value=0", true)
+
+	done := approve(in, 4)
+	vh.waitView("a", "claude-code wants to call increment", true)
+	vh.keysIn("a", prefixKey, runeKey('a'))
+	vh.waitView("a", "allow once", true)
+	vh.keysIn("b", prefixKey, runeKey('a'))
+	vh.waitView("b", "allow once", true)
+	vh.keysIn("b", runeKey('y'))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("approved call: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the approved call did not return")
+	}
+	savedMode := func() (keymap.Mode, bool) {
+		return onUIValue(vh.harness, func() keymap.Mode {
+			if st := vh.app.views.states["a"]; st != nil {
+				return st.mode
+			}
+			return ""
+		}), onUIValue(vh.harness, func() bool { return vh.app.views.cur == "b" })
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mode, bCurrent := savedMode()
+		if !bCurrent {
+			t.Fatal("view b is not the current view after its answer")
+		}
+		if mode == keymap.ModeRoot {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("view a is still in %s mode after its card was answered in view b", mode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Past the settle time, a's keys are its pane's again.
+	time.Sleep(cardSettle + 100*time.Millisecond)
+	vh.keysIn("a", prefixKey, runeKey('a')) // no card: card mode does not start
+	if m := onUIValue(vh.harness, func() keymap.Mode { return vh.app.mode }); m != keymap.ModeRoot {
+		t.Fatalf("view a is in %s mode with no card pending", m)
+	}
+	if onUIValue(vh.harness, func() bool { return vh.app.settling() }) {
+		t.Fatal("view a's keys still wait for a card answered long ago")
 	}
 }
