@@ -202,7 +202,7 @@ func (s *Session) logf(format string, args ...any) {
 // readLoop is the one reader of the Tick's stdout.
 func (s *Session) readLoop() {
 	defer close(s.read)
-	lr := newLineReader(s.r, MaxLineBytes)
+	lr := newLineReader(newPacedReader(s.r, ReadPace, s.done), MaxLineBytes)
 	for {
 		line, err := lr.next()
 		if err != nil {
