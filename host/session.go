@@ -114,6 +114,11 @@ func NewSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session 
 // newSession makes a session whose reader has not started yet, so its owner can publish it
 // before any hook runs.
 func newSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session {
+	if f, ok := r.(*os.File); ok {
+		if pr, err := newPipeReader(f); err == nil {
+			r = pr // read out of the poller while the Tick floods (see pipeReader)
+		}
+	}
 	return &Session{
 		w:       w,
 		r:       r,

@@ -1,0 +1,226 @@
+package host
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"tickmux/tick"
+)
+
+// rawPipe makes a pipe whose write end is a bare descriptor (not in the runtime's poller, so the
+// poller's registrations of the pipe's inode are the read end's alone) and whose read end is an
+// *os.File, as Launch hands a session. The caller closes w.
+func rawPipe(t *testing.T) (r *os.File, w int, ino uint64) {
+	t.Helper()
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.SetNonblock(fds[0], true); err != nil { // as os.Pipe's: the poller takes it
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fds[0], &st); err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(fds[0]), "stdout"), fds[1], st.Ino
+}
+
+// inPoller reports whether any descriptor of the pipe with inode ino is registered with the
+// runtime's epoll instance (from /proc/self/fdinfo).
+func inPoller(t *testing.T, ino uint64) bool {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	want := "ino:" + strconv.FormatUint(ino, 16)
+	for _, e := range ents {
+		if link, _ := os.Readlink("/proc/self/fd/" + e.Name()); link != "anon_inode:[eventpoll]" {
+			continue
+		}
+		info, _ := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		for _, line := range strings.Split(string(info), "\n") {
+			if strings.HasPrefix(line, "tfd:") && strings.Contains(line+" ", " "+want+" ") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// A paced read takes the pipe out of the poller; a read that finds nothing waits in the poller;
+// every byte arrives in order whichever way it was read.
+func TestPipeReaderLeavesThePollerWhenPaced(t *testing.T) {
+	fds := openFDs(t)
+	r, w, ino := rawPipe(t)
+	pr, err := newPipeReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pace = 4 * time.Millisecond
+	clock := time.Unix(1000, 0)
+	p := newPacedReader(pr, pace, nil)
+	p.now = func() time.Time { return clock }
+	p.sleep = func(d time.Duration, _ <-chan struct{}) { clock = clock.Add(d) }
+	buf := make([]byte, 64)
+	read := func(want string) {
+		t.Helper()
+		n, err := p.Read(buf)
+		if err != nil || string(buf[:n]) != want {
+			t.Fatalf("read %q, %v; want %q", buf[:n], err, want)
+		}
+	}
+
+	unix.Write(w, []byte("one\n"))
+	read("one\n") // there already: read without the poller
+	if inPoller(t, ino) {
+		t.Fatal("the pipe was registered for a read that found data")
+	}
+	clock = clock.Add(pace) // a later step: not paced
+	got := make(chan string)
+	go func() { // owner: the test; returns with the read
+		n, _ := p.Read(buf)
+		got <- string(buf[:n])
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	for !inPoller(t, ino) {
+		if time.Now().After(deadline) {
+			t.Fatal("a read that found nothing is not waiting in the poller")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	unix.Write(w, []byte("two\n"))
+	if s := <-got; s != "two\n" {
+		t.Fatalf("read %q", s)
+	}
+	if !inPoller(t, ino) {
+		t.Fatal("an unpaced read left the poller")
+	}
+	unix.Write(w, []byte("three\n"))
+	read("three\n") // the same step as the last short read: paced
+	if inPoller(t, ino) {
+		t.Fatal("the pipe stayed in the poller after a paced read")
+	}
+	unix.Write(w, []byte("four\n"))
+	read("four\n")
+	unix.Close(w)
+	clock = clock.Add(pace)
+	if n, err := p.Read(buf); n != 0 || err != io.EOF {
+		t.Fatalf("at the end of output: %d, %v", n, err)
+	}
+	if err := pr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := pr.Read(buf); n != 0 || !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("after Close: %d, %v", n, err)
+	}
+	if got := openFDs(t); got != fds {
+		t.Fatalf("%d descriptors open after Close, %d before", got, fds)
+	}
+}
+
+// Close ends a read waiting in the poller at once, and a read after Close fails.
+func TestPipeReaderCloseEndsAWait(t *testing.T) {
+	fds := openFDs(t)
+	r, w, ino := rawPipe(t)
+	defer unix.Close(w)
+	pr, err := newPipeReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { // owner: the test; returns when Close ends the read
+		_, err := pr.Read(make([]byte, 8))
+		done <- err
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	for !inPoller(t, ino) {
+		if time.Now().After(deadline) {
+			t.Fatal("the read is not waiting in the poller")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	pr.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrClosed) {
+			t.Fatalf("the waiting read ended with %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close did not end the waiting read")
+	}
+	pr.Close()                           // twice is fine
+	if got := openFDs(t); got != fds+1 { // w is still open
+		t.Fatalf("%d descriptors open after Close, %d before", got, fds)
+	}
+}
+
+// A session on a flooding Tick's pipe reads it out of the poller (so the Tick's writes do not
+// wake the runtime), and every update arrives in order.
+func TestSessionReadsAFloodOutOfThePoller(t *testing.T) {
+	r, w, ino := rawPipe(t)
+	const lines = 2000
+	stopWriting := make(chan struct{})
+	go func() { // owner: the test; returns after writing every line, or when told to stop
+		defer unix.Close(w)
+		st := newUpdateStream(lines)
+		line := make([]byte, len(st.template))
+		for range lines {
+			io.ReadFull(st, line)
+			if _, err := unix.Write(w, line); err != nil {
+				return
+			}
+			select {
+			case <-stopWriting:
+				return
+			default:
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	defer close(stopWriting)
+	got := make(chan uint64, lines)
+	s := NewSession(discardCloser{io.Discard}, r, SessionHooks{Update: func(st tick.State, _ time.Time) { got <- st.Seq }})
+	defer s.Close(nil)
+	out := 0
+	for range 400 {
+		time.Sleep(time.Millisecond)
+		if !inPoller(t, ino) {
+			out++
+		}
+	}
+	<-s.Done()
+	if out == 0 {
+		t.Fatal("the flooding Tick's pipe was in the poller at every look")
+	}
+	close(got)
+	want := uint64(100000000001)
+	for seq := range got {
+		if seq != want {
+			t.Fatalf("update seq %d, want %d", seq, want)
+		}
+		want++
+	}
+	if n := want - 100000000001; n != lines {
+		t.Fatalf("%d of %d updates arrived (%v)", n, lines, s.Err())
+	}
+	if !errors.Is(s.Err(), ErrStdoutClosed) {
+		t.Fatalf("session ended with %v", s.Err())
+	}
+}
