@@ -17,15 +17,14 @@ import (
 // sleeps between paced reads (see pacedReader). So while the Tick floods, its pipe is read
 // without the poller, by non-blocking reads on a descriptor the poller does not know; only when
 // a read finds nothing does the reader register a duplicate of the descriptor and wait in the
-// poller, at no cost while the Tick is quiet. A paced read (the Tick wrote faster than the pace)
-// takes the pipe out of the poller again.
+// poller, at no cost while the Tick is quiet. A read while the Tick is busy (tryRead, called by
+// the pacer) takes the pipe out of the poller again.
 type pipeReader struct {
 	name string
 
 	mu     sync.Mutex // held across every non-blocking read and every change below
 	fd     int        // non-blocking, never registered with the poller; -1 once closed
 	polled *os.File   // a registered duplicate of fd while the reader may wait; nil otherwise
-	busy   bool       // the next read should leave the poller (set by paced)
 	closed bool
 }
 
@@ -56,13 +55,26 @@ func newPipeReader(f *os.File) (*pipeReader, error) {
 	return &pipeReader{name: name, fd: fd}, nil
 }
 
-// paced tells the reader the Tick writes faster than the pace: read without the poller.
-func (p *pipeReader) paced() {
+// tryRead reads what is there without waiting, (0, nil) if nothing is, and takes the pipe out
+// of the poller: the pacer calls it while the Tick is busy.
+func (p *pipeReader) tryRead(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
 	p.mu.Lock()
-	p.busy = true
+	if p.closed {
+		p.mu.Unlock()
+		return 0, os.ErrClosed
+	}
+	leave := p.polled
+	p.polled = nil
+	n, err := p.readNow(b)
 	p.mu.Unlock()
+	closeQuietly(leave)
+	return n, err
 }
 
+// Read reads what is there, or waits in the poller for it.
 func (p *pipeReader) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
@@ -72,29 +84,20 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 		p.mu.Unlock()
 		return 0, os.ErrClosed
 	}
-	var leave *os.File
-	if p.busy && p.polled != nil {
-		leave, p.polled = p.polled, nil
-	}
-	p.busy = false
 	if p.polled == nil {
 		n, err := p.readNow(b)
 		if n > 0 || err != nil {
 			p.mu.Unlock()
-			closeQuietly(leave)
 			return n, err
 		}
 		// Nothing there: wait in the poller on a registered duplicate.
-		if leave != nil {
-			p.polled, leave = leave, nil
-		} else if p.polled, err = p.register(); err != nil {
+		if p.polled, err = p.register(); err != nil {
 			p.mu.Unlock()
 			return 0, err
 		}
 	}
 	f := p.polled
 	p.mu.Unlock()
-	closeQuietly(leave)
 	return f.Read(b) // Close closes f, which ends this wait
 }
 

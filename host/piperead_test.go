@@ -64,9 +64,10 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// A paced read takes the pipe out of the poller; a read that finds nothing waits in the poller;
-// every byte arrives in order whichever way it was read.
-func TestPipeReaderLeavesThePollerWhenPaced(t *testing.T) {
+// While the Tick is busy its pipe is read once a step of the grid, out of the poller; a read
+// that finds nothing for ActiveSteps steps waits in the poller; a quiet Tick's pipe is waited on
+// in the poller at once. Every byte arrives in order whichever way it was read.
+func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
 	fds := openFDs(t)
 	r, w, ino := rawPipe(t)
 	pr, err := newPipeReader(r)
@@ -75,9 +76,10 @@ func TestPipeReaderLeavesThePollerWhenPaced(t *testing.T) {
 	}
 	const pace = 4 * time.Millisecond
 	clock := time.Unix(1000, 0)
+	sleeps := 0
 	p := newPacedReader(pr, pace, nil)
 	p.now = func() time.Time { return clock }
-	p.sleep = func(d time.Duration, _ <-chan struct{}) { clock = clock.Add(d) }
+	p.sleep = func(d time.Duration, _ <-chan struct{}) { clock = clock.Add(d); sleeps++ }
 	buf := make([]byte, 64)
 	read := func(want string) {
 		t.Helper()
@@ -86,39 +88,53 @@ func TestPipeReaderLeavesThePollerWhenPaced(t *testing.T) {
 			t.Fatalf("read %q, %v; want %q", buf[:n], err, want)
 		}
 	}
+	// readWaiting reads in a goroutine, checks the read waits in the poller, then writes line.
+	readWaiting := func(line string) {
+		t.Helper()
+		got := make(chan string)
+		go func() { // owner: the test; returns with the read
+			n, _ := p.Read(buf)
+			got <- string(buf[:n])
+		}()
+		deadline := time.Now().Add(2 * time.Second)
+		for !inPoller(t, ino) {
+			if time.Now().After(deadline) {
+				t.Fatal("a read that found nothing is not waiting in the poller")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		unix.Write(w, []byte(line))
+		if s := <-got; s != line {
+			t.Fatalf("read %q, want %q", s, line)
+		}
+	}
 
 	unix.Write(w, []byte("one\n"))
 	read("one\n") // there already: read without the poller
 	if inPoller(t, ino) {
 		t.Fatal("the pipe was registered for a read that found data")
 	}
-	clock = clock.Add(pace) // a later step: not paced
-	got := make(chan string)
-	go func() { // owner: the test; returns with the read
-		n, _ := p.Read(buf)
-		got <- string(buf[:n])
-	}()
-	deadline := time.Now().Add(2 * time.Second)
-	for !inPoller(t, ino) {
-		if time.Now().After(deadline) {
-			t.Fatal("a read that found nothing is not waiting in the poller")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	unix.Write(w, []byte("two\n"))
-	if s := <-got; s != "two\n" {
-		t.Fatalf("read %q", s)
-	}
-	if !inPoller(t, ino) {
-		t.Fatal("an unpaced read left the poller")
+	clock = clock.Add((ActiveSteps + 1) * pace) // quiet: the next read waits in the poller at once
+	sleeps = 0
+	readWaiting("two\n")
+	if sleeps != 0 {
+		t.Fatalf("a read after a quiet spell slept %d times", sleeps)
 	}
 	unix.Write(w, []byte("three\n"))
-	read("three\n") // the same step as the last short read: paced
-	if inPoller(t, ino) {
-		t.Fatal("the pipe stayed in the poller after a paced read")
+	read("three\n") // busy: the next step, out of the poller
+	if sleeps != 1 || inPoller(t, ino) {
+		t.Fatalf("a busy read slept %d times (want 1), in the poller %v", sleeps, inPoller(t, ino))
 	}
 	unix.Write(w, []byte("four\n"))
 	read("four\n")
+	if sleeps != 2 || inPoller(t, ino) {
+		t.Fatalf("a busy read slept %d times (want 2), in the poller %v", sleeps, inPoller(t, ino))
+	}
+	// Busy, but nothing comes: one look a step for ActiveSteps steps, then the poller.
+	readWaiting("five\n")
+	if sleeps != 2+ActiveSteps {
+		t.Fatalf("%d looks before waiting in the poller, want %d", sleeps-2, ActiveSteps)
+	}
 	unix.Close(w)
 	clock = clock.Add(pace)
 	if n, err := p.Read(buf); n != 0 || err != io.EOF {
@@ -128,6 +144,9 @@ func TestPipeReaderLeavesThePollerWhenPaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n, err := pr.Read(buf); n != 0 || !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("after Close: %d, %v", n, err)
+	}
+	if n, err := pr.tryRead(buf); n != 0 || !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("after Close: %d, %v", n, err)
 	}
 	if got := openFDs(t); got != fds {
