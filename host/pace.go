@@ -28,8 +28,8 @@ type tryReader interface {
 
 // pacedReader reads a Tick's stdout for the session's line reader. After a read that did not
 // fill the buffer, the next read in the same step of the ReadPace grid waits for the next step;
-// a read that filled the buffer is followed at once (the Tick has more, and waiting would only
-// let the pipe fill). While the Tick is busy (output in the last ActiveSteps steps), a source
+// a read that filled the buffer, and the reads after it in the same step, go at once (the Tick
+// has more, and waiting would only let the pipe fill). While the Tick is busy (output in the last ActiveSteps steps), a source
 // that can be read without waiting is read once a step, on the grid, rather than waited on.
 // Every wait ends early when stop is closed.
 type pacedReader struct {
@@ -41,19 +41,20 @@ type pacedReader struct {
 	sleep func(d time.Duration, stop <-chan struct{}) // waits d, or until stop is closed
 
 	lastStep int64 // the grid step in which the last short read began; -1 after a full read
+	fullStep int64 // the grid step of the last read that filled the buffer; -1 before any
 	dataStep int64 // the grid step of the last read that brought bytes; -1 before any
 	timer    *time.Timer
 }
 
 func newPacedReader(r io.Reader, pace time.Duration, stop <-chan struct{}) *pacedReader {
-	p := &pacedReader{r: r, pace: pace, stop: stop, now: time.Now, lastStep: -1, dataStep: -1}
+	p := &pacedReader{r: r, pace: pace, stop: stop, now: time.Now, lastStep: -1, fullStep: -1, dataStep: -1}
 	p.try, _ = r.(tryReader)
 	p.sleep = p.timerSleep
 	return p
 }
 
 func (p *pacedReader) Read(b []byte) (int, error) {
-	step := p.waitStep()
+	step := p.waitStep(false)
 	if p.try != nil && p.dataStep >= 0 && step-p.dataStep <= ActiveSteps {
 		for {
 			n, err := p.try.tryRead(b)
@@ -64,19 +65,21 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 			if step+1-p.dataStep > ActiveSteps || p.stopped() {
 				break // quiet: wait in the poller
 			}
-			step = p.waitStep()
+			step = p.waitStep(true)
 		}
 	}
 	n, err := p.r.Read(b)
 	return p.note(step, n, len(b), err)
 }
 
-// waitStep waits for the next step of the grid if a short read was made in this one, and
-// returns the step it is in.
-func (p *pacedReader) waitStep() int64 {
+// waitStep waits for the next step of the grid if a short read was made in this one (or
+// always, with force), and returns the step it is in. A step in which a read filled the buffer
+// is not waited out: the Tick writes faster than the pipe holds, and a wait would cap its
+// throughput at a pipe's worth per step.
+func (p *pacedReader) waitStep(force bool) int64 {
 	t := p.now().UnixNano()
 	step := t / int64(p.pace)
-	if step == p.lastStep {
+	if force || (step == p.lastStep && step != p.fullStep) {
 		p.sleep(time.Duration((step+1)*int64(p.pace)-t), p.stop)
 		step = p.now().UnixNano() / int64(p.pace)
 	}
@@ -87,7 +90,7 @@ func (p *pacedReader) note(step int64, n, size int, err error) (int, error) {
 	if n < size {
 		p.lastStep = step
 	} else {
-		p.lastStep = -1
+		p.lastStep, p.fullStep = -1, step
 	}
 	if n > 0 {
 		p.dataStep = step

@@ -61,8 +61,21 @@ func TestPacedReaderWaitsForTheNextStep(t *testing.T) {
 	if len(waits) != 3 {
 		t.Fatalf("reads after full reads waited: %v", waits)
 	}
-	if src.reads != 7 {
-		t.Fatalf("%d reads reached the source, want 7", src.reads)
+	// Short reads in the step of a full one go at once too: the Tick is draining a backlog.
+	src.n = 10
+	p.Read(buf)
+	p.Read(buf)
+	if len(waits) != 3 {
+		t.Fatalf("short reads in the step of a full read waited: %v", waits)
+	}
+	clock = clock.Add(pace) // the next step is paced again
+	p.Read(buf)
+	p.Read(buf)
+	if len(waits) != 4 {
+		t.Fatalf("a short read after a short read in a new step did not wait: %v", waits)
+	}
+	if src.reads != 11 {
+		t.Fatalf("%d reads reached the source, want 11", src.reads)
 	}
 }
 
