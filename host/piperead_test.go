@@ -56,19 +56,26 @@ func inPoller(t *testing.T, ino uint64) bool {
 	return false
 }
 
-func openFDs(t *testing.T) int {
+// pipeFDs counts this process's descriptors open on the pipe with inode ino (either end).
+func pipeFDs(t *testing.T, ino uint64) int {
+	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd")
 	}
-	return len(ents)
+	n := 0
+	for _, e := range ents {
+		if link, _ := os.Readlink("/proc/self/fd/" + e.Name()); link == "pipe:["+strconv.FormatUint(ino, 10)+"]" {
+			n++
+		}
+	}
+	return n
 }
 
 // While the Tick is busy its pipe is read once a step of the grid, out of the poller; a read
 // that finds nothing for ActiveSteps steps waits in the poller; a quiet Tick's pipe is waited on
 // in the poller at once. Every byte arrives in order whichever way it was read.
 func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
-	fds := openFDs(t)
 	r, w, ino := rawPipe(t)
 	pr, err := newPipeReader(r)
 	if err != nil {
@@ -149,14 +156,13 @@ func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
 	if n, err := pr.tryRead(buf); n != 0 || !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("after Close: %d, %v", n, err)
 	}
-	if got := openFDs(t); got != fds {
-		t.Fatalf("%d descriptors open after Close, %d before", got, fds)
+	if n := pipeFDs(t, ino); n != 0 {
+		t.Fatalf("%d descriptors of the pipe left open after Close", n)
 	}
 }
 
 // Close ends a read waiting in the poller at once, and a read after Close fails.
 func TestPipeReaderCloseEndsAWait(t *testing.T) {
-	fds := openFDs(t)
 	r, w, ino := rawPipe(t)
 	defer unix.Close(w)
 	pr, err := newPipeReader(r)
@@ -184,9 +190,9 @@ func TestPipeReaderCloseEndsAWait(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Close did not end the waiting read")
 	}
-	pr.Close()                           // twice is fine
-	if got := openFDs(t); got != fds+1 { // w is still open
-		t.Fatalf("%d descriptors open after Close, %d before", got, fds)
+	pr.Close()                        // twice is fine
+	if n := pipeFDs(t, ino); n != 1 { // w is still open
+		t.Fatalf("%d descriptors of the pipe open after Close, want only the write end", n)
 	}
 }
 
