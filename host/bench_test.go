@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,9 +63,19 @@ type discardCloser struct{ io.Writer }
 
 func (discardCloser) Close() error { return nil }
 
+// processCPU is the CPU time (user and system) the test process has used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkIngestUpdates pushes a flood of ~1 KiB tick/update lines through the real session
 // code: line reader, classification, the H-U1 checks, seq order, and the state store.
-// Compare its MB/s with BenchmarkIngestBaseline's.
+// Compare its MB/s with BenchmarkIngestBaseline's. cpu-ns/op is the process's CPU time (the
+// garbage collector's included) per update: what scripts/bench-ingest sets live ingest beside.
 func BenchmarkIngestUpdates(b *testing.B) {
 	line := newUpdateStream(1).template
 	b.SetBytes(int64(len(line)))
@@ -78,8 +89,11 @@ func BenchmarkIngestUpdates(b *testing.B) {
 		},
 	})
 	b.ResetTimer()
+	cpu0 := processCPU()
 	<-s.Done()
+	cpu := processCPU() - cpu0
 	b.StopTimer()
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	if got.Load() != int64(b.N) {
 		b.Fatalf("ingested %d of %d updates; session ended: %v", got.Load(), b.N, s.Err())
 	}

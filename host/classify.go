@@ -75,7 +75,7 @@ func classify(line []byte) (message, error) {
 	hasMethod := false
 	if sc.method.set && line[sc.method.start] == '"' {
 		hasMethod = true
-		m.method = memberName(sc.method.bytes(line), bytes.IndexByte(sc.method.bytes(line), '\\') >= 0)
+		m.method = methodName(sc.method.bytes(line))
 	}
 	if hasMethod && sc.id.set {
 		// JSON-RPC 2.0: a message with a method and an id member is a request, whatever the id's
@@ -119,6 +119,15 @@ func classify(line []byte) (message, error) {
 		return m, nil
 	}
 	return m, violation("H-M5", "a line has neither an integer id nor a method: %s", excerpt(line))
+}
+
+// methodName is a method string's value; tick/update, which a flooding Tick sends thousands of
+// times a second, is returned as the constant rather than copied from each line.
+func methodName(raw []byte) string {
+	if string(raw) == `"`+tick.MethodUpdate+`"` {
+		return tick.MethodUpdate
+	}
+	return memberName(raw, bytes.IndexByte(raw, '\\') >= 0)
 }
 
 func classifyResponse(m *message, line []byte, sc *scanned) {

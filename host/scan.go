@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,13 +57,12 @@ func (s *scanner) fail(what string) error {
 
 func (s *scanner) skipWS() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-			s.ws++
-		default:
+		// Compact JSON has no whitespace: one comparison settles most calls.
+		if c := s.b[s.i]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		s.i++
+		s.ws++
 	}
 }
 
@@ -83,9 +83,8 @@ func scanLine(b []byte) (scanned, error) {
 		return m, errNotObject
 	}
 	err := s.object(func(key []byte, escaped bool) error {
-		name := memberName(key, escaped)
 		var sp *span
-		switch name {
+		switch memberKey(key, escaped) {
 		case "jsonrpc":
 			sp = &m.jsonrpc
 		case "id":
@@ -151,7 +150,7 @@ func (s *scanner) stateObject() (stateSpans, error) {
 	st.object = true
 	err := s.object(func(key []byte, escaped bool) error {
 		var sp *span
-		switch memberName(key, escaped) {
+		switch memberKey(key, escaped) {
 		case "seq":
 			sp = &st.seq
 		case "data":
@@ -177,6 +176,37 @@ func memberName(raw []byte, escaped bool) string {
 	var name string
 	_ = json.Unmarshal(raw, &name)
 	return name
+}
+
+// memberKey is memberName for a switch over the names the host reads: an unescaped key is
+// returned as the matching constant, with no copy of it made for each line (every line has
+// several keys, and a flooding Tick writes thousands of lines a second). Other names are
+// returned as "", which matches no case.
+func memberKey(raw []byte, escaped bool) string {
+	if escaped {
+		return memberName(raw, true)
+	}
+	switch string(raw[1 : len(raw)-1]) { // a switch on a conversion does not allocate
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "seq":
+		return "seq"
+	case "data":
+		return "data"
+	case "at":
+		return "at"
+	}
+	return ""
 }
 
 // object scans an object at s.i, calling member with s.i at each value.
@@ -302,6 +332,10 @@ func (s *scanner) str() (escaped bool, err error) {
 	b := s.b
 	i := s.i + 1
 	for i < len(b) {
+		i = skipPlain(b, i)
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -342,6 +376,42 @@ func (s *scanner) str() (escaped bool, err error) {
 	}
 	s.i = i
 	return escaped, s.fail("in a string")
+}
+
+// skipPlain returns where the run of plain bytes (printable ASCII other than '"' and '\\')
+// starting at i ends. Past 16 bytes the run is taken 8 bytes at a time: most strings are short,
+// and a word test costs more than a few byte tests.
+func skipPlain(b []byte, i int) int {
+	for n := 0; i < len(b) && plainByte[b[i]]; n++ {
+		i++
+		if n == 16 {
+			for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+				i += 8
+			}
+		}
+	}
+	return i
+}
+
+// plainByte marks the bytes plainWord accepts.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainWord reports whether none of w's 8 bytes ends a string's plain run: no control character
+// (below 0x20), no '"', no '\\', nothing outside ASCII. Each test is the exact "some byte is ..."
+// test on all bytes at once (no false answers, only positions would be unreliable).
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below20 := (w - 0x20*ones) &^ w
+	q := w ^ '"'*ones
+	quote := (q - ones) &^ q
+	bs := w ^ '\\'*ones
+	backslash := (bs - ones) &^ bs
+	return (below20|quote|backslash|w)&highs == 0
 }
 
 func isHex(c byte) bool {

@@ -86,3 +86,40 @@ func TestScanStateCompactsData(t *testing.T) {
 		t.Fatalf("update %+v data %s", m.update, m.update.Data)
 	}
 }
+
+// Long strings are scanned 8 bytes at a time: every kind of byte that ends a plain run, at every
+// offset in and around a word, must still be judged exactly as the standard library judges it.
+func TestScanLongStringsAgreeWithStdlib(t *testing.T) {
+	specials := []string{`"`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x01", "\x1f", "\x7f", "\x80", "é", "😀", "\xf0\x9f", " "}
+	for _, sp := range specials {
+		for before := 0; before <= 40; before++ {
+			for _, after := range []int{0, 1, 7, 8, 9, 30} {
+				line := `{"jsonrpc":"2.0","method":"m","params":{"s":"` + strings.Repeat("a", before) + sp + strings.Repeat("b", after) + `"}}`
+				checkScanAgainstStdlib(t, []byte(line))
+				checkScanAgainstStdlib(t, []byte(line[:len(line)-3])) // unterminated
+			}
+		}
+	}
+	for w := range 256 { // one word with each byte value in each position
+		for pos := range 8 {
+			word := []byte("abcdefgh")
+			word[pos] = byte(w)
+			checkScanAgainstStdlib(t, []byte(`{"a":"`+strings.Repeat("z", 17)+string(word)+`xyz"}`))
+		}
+	}
+}
+
+// A tick/update is classified with two allocations: the copy of its data, which the state
+// keeps, and its at. Member names and the method are not copied out of each line.
+func TestClassifyUpdateAllocations(t *testing.T) {
+	line := newUpdateStream(1).template
+	line = line[:len(line)-1]
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := classify(line); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Fatalf("classify allocates %.0f times per update, want 2", allocs)
+	}
+}

@@ -114,6 +114,11 @@ func NewSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session 
 // newSession makes a session whose reader has not started yet, so its owner can publish it
 // before any hook runs.
 func newSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session {
+	if f, ok := r.(*os.File); ok {
+		if pr, err := newPipeReader(f); err == nil {
+			r = pr // read out of the poller while the Tick floods (see pipeReader)
+		}
+	}
 	return &Session{
 		w:       w,
 		r:       r,
@@ -202,7 +207,7 @@ func (s *Session) logf(format string, args ...any) {
 // readLoop is the one reader of the Tick's stdout.
 func (s *Session) readLoop() {
 	defer close(s.read)
-	lr := newLineReader(s.r, MaxLineBytes)
+	lr := newLineReader(newPacedReader(s.r, ReadPace, s.done), MaxLineBytes)
 	for {
 		line, err := lr.next()
 		if err != nil {

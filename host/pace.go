@@ -1,0 +1,122 @@
+package host
+
+import (
+	"io"
+	"time"
+)
+
+// ReadPace is how often, at most, a busy Tick's stdout is read. A Tick that writes each update
+// on its own (as the Go SDK does) would otherwise cost the host a wake-up, a poller round and
+// two read calls per line: with 50 Ticks x 1,000 updates a second that was most of what live
+// ingest cost beyond the in-process benchmark. While lines come faster than this, one read
+// collects all that arrived. Every session paces on the same clock grid (multiples of
+// ReadPace), so one wake-up of the runtime serves every busy Tick at once instead of one
+// wake-up each. A busy Tick's lines wait ReadPace at most, under one frame of the TUI (8 ms).
+const ReadPace = 4 * time.Millisecond
+
+// ActiveSteps is how many steps of the grid a Tick stays busy after its last output: a pipe
+// that can be read without waiting (see pipeReader) is looked at once a step until then, out of
+// the poller, so a Tick writing in bursts (100 a second, say) is read on the shared grid too.
+// After that the reader waits in the poller, at no cost while the Tick is quiet, and the first
+// line that comes is read at once.
+const ActiveSteps = 4
+
+// tryReader is a source that can be read without waiting: (0, nil) when nothing is there.
+type tryReader interface {
+	tryRead(b []byte) (int, error)
+}
+
+// pacedReader reads a Tick's stdout for the session's line reader. After a read that did not
+// fill the buffer, the next read in the same step of the ReadPace grid waits for the next step;
+// a read that filled the buffer, and the reads after it in the same step, go at once (the Tick
+// has more, and waiting would only let the pipe fill). While the Tick is busy (output in the last ActiveSteps steps), a source
+// that can be read without waiting is read once a step, on the grid, rather than waited on.
+// Every wait ends early when stop is closed.
+type pacedReader struct {
+	r     io.Reader
+	try   tryReader // r, when it can be read without waiting; nil otherwise
+	pace  time.Duration
+	stop  <-chan struct{}
+	now   func() time.Time
+	sleep func(d time.Duration, stop <-chan struct{}) // waits d, or until stop is closed
+
+	lastStep int64 // the grid step in which the last short read began; -1 after a full read
+	fullStep int64 // the grid step of the last read that filled the buffer; -1 before any
+	dataStep int64 // the grid step of the last read that brought bytes; -1 before any
+	timer    *time.Timer
+}
+
+func newPacedReader(r io.Reader, pace time.Duration, stop <-chan struct{}) *pacedReader {
+	p := &pacedReader{r: r, pace: pace, stop: stop, now: time.Now, lastStep: -1, fullStep: -1, dataStep: -1}
+	p.try, _ = r.(tryReader)
+	p.sleep = p.timerSleep
+	return p
+}
+
+func (p *pacedReader) Read(b []byte) (int, error) {
+	step := p.waitStep(false)
+	if p.try != nil && p.dataStep >= 0 && step-p.dataStep <= ActiveSteps {
+		for {
+			n, err := p.try.tryRead(b)
+			if n > 0 || err != nil {
+				return p.note(step, n, len(b), err)
+			}
+			p.lastStep = step
+			if step+1-p.dataStep > ActiveSteps || p.stopped() {
+				break // quiet: wait in the poller
+			}
+			step = p.waitStep(true)
+		}
+	}
+	n, err := p.r.Read(b)
+	return p.note(step, n, len(b), err)
+}
+
+// waitStep waits for the next step of the grid if a short read was made in this one (or
+// always, with force), and returns the step it is in. A step in which a read filled the buffer
+// is not waited out: the Tick writes faster than the pipe holds, and a wait would cap its
+// throughput at a pipe's worth per step.
+func (p *pacedReader) waitStep(force bool) int64 {
+	t := p.now().UnixNano()
+	step := t / int64(p.pace)
+	if force || (step == p.lastStep && step != p.fullStep) {
+		p.sleep(time.Duration((step+1)*int64(p.pace)-t), p.stop)
+		step = p.now().UnixNano() / int64(p.pace)
+	}
+	return step
+}
+
+func (p *pacedReader) note(step int64, n, size int, err error) (int, error) {
+	if n < size {
+		p.lastStep = step
+	} else {
+		p.lastStep, p.fullStep = -1, step
+	}
+	if n > 0 {
+		p.dataStep = step
+	}
+	return n, err
+}
+
+func (p *pacedReader) stopped() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// timerSleep waits on one reused timer, so pacing allocates nothing per read.
+func (p *pacedReader) timerSleep(d time.Duration, stop <-chan struct{}) {
+	if p.timer == nil {
+		p.timer = time.NewTimer(d)
+	} else {
+		p.timer.Reset(d)
+	}
+	select {
+	case <-p.timer.C:
+	case <-stop:
+		p.timer.Stop()
+	}
+}
