@@ -43,7 +43,10 @@ func newTmuxRig(t *testing.T) *tmuxRig {
 	// A plain sh for shell panes, and a HOME of our own: the person's shell startup files (a
 	// slow pyenv rehash, say) are not what is tested here.
 	r.env = append(os.Environ(), envAsMain+"=1", "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir, "NO_COLOR=",
-		"TICKMUX_SOCKET="+r.socket, "SHELL=/bin/sh", "HOME="+dir, "PS1=$ ")
+		"TICKMUX_SOCKET="+r.socket, "SHELL=/bin/sh", "HOME="+dir, "PS1=$ ",
+		// tickmux is played by this test binary: under -race it would sleep a second at every
+		// exit (the race detector's default), which is no part of tickmux's own exit time.
+		"GORACE=atexit_sleep_ms=0")
 	t.Cleanup(func() {
 		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
 		r.killServer()
