@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // selfExe is the tickmux executable that programs and the examples are started from: the
@@ -38,7 +40,8 @@ func putOnPath(self string) (cleanup func(), err error) {
 	if found, err := exec.LookPath("tickmux"); err == nil && sameFile(found, self) && !transient {
 		return func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "tickmux-bin-")
+	sweepSelfDirs()
+	dir, err := os.MkdirTemp("", "tickmux-bin-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return func() {}, fmt.Errorf("cannot make a directory for tickmux on PATH: %w", err)
 	}
@@ -90,4 +93,21 @@ func copyExecutable(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// sweepSelfDirs removes the private directories that tickmux processes which no longer run left
+// behind (a server killed outright cannot clean up; a copied build is some 20 MB).
+func sweepSelfDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "tickmux-bin-*-*"))
+	for _, dir := range dirs {
+		name := strings.TrimPrefix(filepath.Base(dir), "tickmux-bin-")
+		pid, err := strconv.Atoi(name[:max(0, strings.IndexByte(name, '-'))])
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue // not ours to judge, or its process still runs
+		}
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Getuid()) {
+			continue
+		}
+		os.RemoveAll(dir)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -78,5 +79,31 @@ func TestSelfOnPathCopiesAGoRunBuild(t *testing.T) {
 	want, _ := os.ReadFile(installedCopy(t))
 	if got, err := os.ReadFile(found); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("the copy is not the build (%v)", err)
+	}
+}
+
+// A server killed outright leaves its private directory; the next one removes it, and leaves
+// those of processes that still run.
+func TestSelfDirsOfDeadProcessesAreSwept(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := os.MkdirTemp("", "tickmux-bin-"+strconv.Itoa(dead.Process.Pid)+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := os.MkdirTemp("", "tickmux-bin-"+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(live)
+	sweepSelfDirs()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		os.RemoveAll(stale)
+		t.Fatalf("the directory of a process that ended was left: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("the directory of a running process was removed: %v", err)
 	}
 }
