@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -262,20 +262,18 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 			return nil, failure(ReasonMutates, "%s on %s changes things (mutates: true), so query_tick does not run it; use call_tick, which asks the person first", p.Tool, in.ID())
 		}
 	}
-	approval := host.ApprovalRequest{Action: host.ActionCall, Client: client, Instance: in.ID(), Tool: p.Tool, Args: args}
+	var card atomic.Uint64 // the call's approval card while it waits, told by the host
 	status := func() Progress {
-		if tool != nil && tool.Mutates {
-			if card, ok := s.pendingCard(approval); ok {
-				return Progress{Phase: PhaseApproval, Card: card,
-					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)", p.Tool, in.ID(), card)}
-			}
+		if id := card.Load(); id != 0 {
+			return Progress{Phase: PhaseApproval, Card: id,
+				Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)", p.Tool, in.ID(), id)}
 		}
 		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
 	}
-	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision}
+	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision, Card: card.Store}
 	if p.TicketAfterS != nil {
 		bound := time.Duration(min(max(*p.TicketAfterS, 0), maxTicketAfter.Seconds()) * float64(time.Second))
-		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, approval)
+		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, &card)
 	}
 	stop := c.heartbeat(ctx, id, status)
 	res, err := in.Call(ctx, req)
@@ -286,21 +284,6 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 	return CallResult{Status: StatusOK, ID: in.ID(), Tool: p.Tool, Revision: revision, Result: res}, nil
 }
 
-// pendingCard finds the approval card that req is waiting on, when the approver is the TUI's queue.
-func (s *Server) pendingCard(req host.ApprovalRequest) (uint64, bool) {
-	q, ok := s.h.Approver().(*host.ApprovalQueue)
-	if !ok {
-		return 0, false
-	}
-	for _, card := range q.Pending() {
-		r := card.Req
-		if r.Action == req.Action && r.Client == req.Client && r.Instance == req.Instance && r.Tool == req.Tool && bytes.Equal(r.Args, req.Args) {
-			return card.ID, true
-		}
-	}
-	return 0, false
-}
-
 // approve puts an agent's open, close or send before the person and waits for the answer, with
 // progress meanwhile. what completes "the person denied …".
 func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.ApprovalRequest, what string) error {
@@ -308,7 +291,12 @@ func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.Appro
 	if ap == nil {
 		return failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
 	}
+	var card atomic.Uint64
+	req.Shown = card.Store
 	stop := c.heartbeat(ctx, id, func() Progress {
+		if n := card.Load(); n != 0 {
+			return Progress{Phase: PhaseApproval, Card: n, Message: fmt.Sprintf("waiting for the person to approve %s in tickmux (card %d)", what, n)}
+		}
 		return Progress{Phase: PhaseApproval, Message: "waiting for the person to approve " + what + " in tickmux"}
 	})
 	err := ap.Approve(ctx, req)
