@@ -23,80 +23,48 @@ const maxClientName = 100
 // dispatch runs one request for connection c. Every method sees only the instances clients may
 // see (H-I1), and every change goes through the person's approval first (H-K2).
 func (s *Server) dispatch(ctx context.Context, c *conn, req Request) (any, error) {
-	switch req.Method {
-	case MethodHello:
-		var p HelloParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.hello(c, p)
-	case MethodList:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.list(), nil
-	case MethodDescribe:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.describe(ctx, p)
-	case MethodRead:
-		var p ReadParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.read(c, p)
-	case MethodCall:
-		var p CallParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.call(ctx, c, req.ID, p)
-	case MethodWait:
-		var p WaitParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.wait(ctx, c, p)
-	case MethodWatch:
-		var p WatchParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.watch(ctx, c, req.ID, p)
-	case MethodOpen:
-		var p OpenParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.open(ctx, c, req.ID, p)
-	case MethodClose:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.closeInstance(ctx, c, req.ID, p)
-	case MethodSend:
-		var p SendParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.send(ctx, c, req.ID, p)
-	case MethodCancelCall:
-		var p CancelCallParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.cancelCall(ctx, c, p)
-	case MethodScreen:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.screen(p)
+	if r, ok := routes[req.Method]; ok {
+		return r(s, inbound{ctx: ctx, c: c, id: req.ID}, req.Params)
 	}
 	return nil, failure(ReasonBadRequest, "unknown method %q", req.Method)
+}
+
+// inbound is what a method sees of its request besides the params.
+type inbound struct {
+	ctx context.Context
+	c   *conn
+	id  uint64 // the request's id, which its progress names
+}
+
+// route is one method: it decodes the params and runs.
+type route func(s *Server, r inbound, params json.RawMessage) (any, error)
+
+// method makes the route of a method whose params decode into P (unknown fields and wrong types
+// are refused by decodeParams, before the method runs).
+func method[P any](run func(s *Server, r inbound, p P) (any, error)) route {
+	return func(s *Server, r inbound, params json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		return run(s, r, p)
+	}
+}
+
+// routes lists the control protocol's methods (wire.go names them).
+var routes = map[string]route{
+	MethodHello:      method(func(s *Server, r inbound, p HelloParams) (any, error) { return s.hello(r.c, p) }),
+	MethodList:       method(func(s *Server, _ inbound, _ struct{}) (any, error) { return s.list(), nil }),
+	MethodDescribe:   method(func(s *Server, r inbound, p IDParams) (any, error) { return s.describe(r.ctx, p) }),
+	MethodRead:       method(func(s *Server, r inbound, p ReadParams) (any, error) { return s.read(r.c, p) }),
+	MethodCall:       method(func(s *Server, r inbound, p CallParams) (any, error) { return s.call(r.ctx, r.c, r.id, p) }),
+	MethodWait:       method(func(s *Server, r inbound, p WaitParams) (any, error) { return s.wait(r.ctx, r.c, p) }),
+	MethodWatch:      method(func(s *Server, r inbound, p WatchParams) (any, error) { return s.watch(r.ctx, r.c, r.id, p) }),
+	MethodOpen:       method(func(s *Server, r inbound, p OpenParams) (any, error) { return s.open(r.ctx, r.c, r.id, p) }),
+	MethodClose:      method(func(s *Server, r inbound, p IDParams) (any, error) { return s.closeInstance(r.ctx, r.c, r.id, p) }),
+	MethodSend:       method(func(s *Server, r inbound, p SendParams) (any, error) { return s.send(r.ctx, r.c, r.id, p) }),
+	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
+	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
