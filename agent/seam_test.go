@@ -206,3 +206,32 @@ func TestAnotherApprover(t *testing.T) {
 		}
 	})
 }
+
+// Another session cannot collect or withdraw a session's call: its ticket names a call in that
+// session's book only, so wait and cancel_call from elsewhere find nothing and the card stays.
+// spec: H-K2
+func TestTicketsBelongToTheirSession(t *testing.T) {
+	h := agenttest.Start(t)
+	in := h.OpenFake(t)
+	owner, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	other, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	tk := ticketOf(t, owner, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 5}})
+
+	var w agent.WaitResult
+	call(t, other, "wait", map[string]any{"calls": []string{tk.Call}, "timeout_s": 0}).decode(t, &w)
+	if len(w.Calls) != 1 || w.Calls[0].Status != agent.StatusUnknown {
+		t.Fatalf("another session's wait for %s: %+v", tk.Call, w)
+	}
+	var o agent.CallOutcome
+	call(t, other, "cancel_call", map[string]any{"call": tk.Call}).decode(t, &o)
+	if o.Status != agent.StatusUnknown {
+		t.Fatalf("another session's cancel_call of %s: %+v", tk.Call, o)
+	}
+	waitPending(t, h, []uint64{tk.Card})
+
+	h.Cards.Answer(t, tk.Card, host.AllowOnce)
+	call(t, owner, "wait", map[string]any{"calls": []string{tk.Call}}).decode(t, &w)
+	if len(w.Calls) != 1 || w.Calls[0].Status != agent.StatusOK {
+		t.Fatalf("the owner's wait: %+v", w)
+	}
+}
