@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tickmux/host"
@@ -38,7 +39,7 @@ type ticket struct {
 	instance  string
 	tool      string
 	revision  string
-	approval  host.ApprovalRequest // what its card shows, to find the card's number
+	card      *atomic.Uint64 // its approval card's id while the card waits, else 0
 	cancel    context.CancelCauseFunc
 	done      chan struct{} // closed when outcome is set
 	outcome   CallOutcome
@@ -216,8 +217,8 @@ func outcomeOf(t *ticket, res CallResult, err error) CallOutcome {
 // or error when it is done, else with a Ticket. A request cancelled before its bound (MCP's
 // notifications/cancelled, the CLI's Ctrl-C) withdraws the call as an unbounded one would be.
 func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.Instance, req host.CallRequest,
-	bound time.Duration, keep bool, status func() Progress, approval host.ApprovalRequest) (any, error) {
-	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, approval: approval, done: make(chan struct{})}
+	bound time.Duration, keep bool, status func() Progress, card *atomic.Uint64) (any, error) {
+	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, card: card, done: make(chan struct{})}
 	book, prefix, parent, wg := &c.calls, "call:", c.ctx, &c.reqs
 	if keep {
 		book, prefix, parent, wg = &s.kept, keptPrefix, s.ctx, &s.wg
@@ -264,7 +265,7 @@ func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.
 // ticketOf is the answer for a call still under way: awaiting_approval while its card waits.
 func (s *Server) ticketOf(t *ticket) Ticket {
 	tk := Ticket{Status: StatusRunning, Call: t.name, ID: t.instance, Tool: t.tool}
-	if card, ok := s.pendingCard(t.approval); ok {
+	if card := t.card.Load(); card != 0 {
 		tk.Status, tk.Card = StatusAwaitingApproval, card
 		tk.Message = fmt.Sprintf("The person has not answered the approval card for %s on %s yet; the call stays pending. "+
 			"Call wait with {\"calls\": [%q]} to get its outcome (call it again while it times out), or cancel_call to withdraw it.", t.tool, t.instance, t.name)

@@ -212,16 +212,49 @@ func (r *runner) decodeInto(raw json.RawMessage, v any) bool {
 	return true
 }
 
-func runLs(r *runner, args []string) int {
-	r.flags()
-	if _, ok := r.parse(args, 0, 0, false); !ok {
+// request is a verb that makes one request: it parses the common flags, its own (flags) and its
+// positional arguments, builds the params (build), makes the request and prints the answer
+// (print, unless --json). P is the params, R the answer printed.
+type request[P, R any] struct {
+	method   string
+	min, max int  // how many positional arguments (max -1: any number)
+	rest     bool // everything from the first positional argument on is positional
+	// flags defines the verb's own flags, when it has any, and returns what builds the params
+	// from the positional arguments; build's code, when not ExitOK, ends the verb (a usage error).
+	flags func(r *runner, fs *flag.FlagSet) (build func(pos []string) (P, int))
+	print func(r *runner, p P, res R) int // p: the params sent
+}
+
+// run is the verb's body.
+func (q request[P, R]) run(r *runner, args []string) int {
+	build := q.flags(r, r.flags())
+	pos, ok := r.parse(args, q.min, q.max, q.rest)
+	if !ok {
 		return ExitUsage
 	}
-	return r.do(MethodList, struct{}{}, func(raw json.RawMessage) int {
-		var res ListResult
+	params, code := build(pos)
+	if code != ExitOK {
+		return code
+	}
+	return r.do(q.method, params, func(raw json.RawMessage) int {
+		var res R
 		if !r.decodeInto(raw, &res) {
 			return ExitFailed
 		}
+		return q.print(r, params, res)
+	})
+}
+
+// noFlags is the flags of a verb that has only the common ones; params makes its params.
+func noFlags[P any](params func(pos []string) P) func(*runner, *flag.FlagSet) func([]string) (P, int) {
+	return func(*runner, *flag.FlagSet) func([]string) (P, int) {
+		return func(pos []string) (P, int) { return params(pos), ExitOK }
+	}
+}
+
+var runLs = request[struct{}, ListResult]{method: MethodList,
+	flags: noFlags(func([]string) struct{} { return struct{}{} }),
+	print: func(r *runner, _ struct{}, res ListResult) int {
 		if res.Note != "" {
 			defer fmt.Fprintln(r.out, safe(res.Note))
 		}
@@ -247,50 +280,38 @@ func runLs(r *runner, args []string) int {
 		}
 		tw.Flush()
 		return ExitOK
-	})
-}
+	},
+}.run
 
-func runOpen(r *runner, args []string) int {
-	fs := r.flags()
-	cwd := fs.String("cwd", "", "working directory (default: this one)")
-	shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
-	argv, ok := r.parse(args, 0, -1, true)
-	if !ok {
-		return ExitUsage
-	}
-	if len(argv) == 0 && !*shell {
-		fs.Usage()
-		return ExitUsage
-	}
-	dir, err := absDir(*cwd)
-	if err != nil {
-		return r.fail(err)
-	}
-	return r.do(MethodOpen, OpenParams{Command: argv, Cwd: dir, Shell: *shell}, func(raw json.RawMessage) int {
-		var t TickInfo
-		if !r.decodeInto(raw, &t) {
-			return ExitFailed
+var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: true,
+	flags: func(r *runner, fs *flag.FlagSet) func([]string) (OpenParams, int) {
+		cwd := fs.String("cwd", "", "working directory (default: this one)")
+		shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
+		return func(argv []string) (OpenParams, int) {
+			if len(argv) == 0 && !*shell {
+				fs.Usage()
+				return OpenParams{}, ExitUsage
+			}
+			dir, err := absDir(*cwd)
+			if err != nil {
+				return OpenParams{}, r.fail(err)
+			}
+			return OpenParams{Command: argv, Cwd: dir, Shell: *shell}, ExitOK
 		}
+	},
+	print: func(r *runner, _ OpenParams, t TickInfo) int {
 		if t.Kind != "" {
 			fmt.Fprintf(r.out, "%s %s: %s (%s)\n", t.ID, t.Status, safe(t.Title), safe(t.Kind))
 		} else {
 			fmt.Fprintf(r.out, "%s %s: %s\n", t.ID, t.Status, safe(t.Title))
 		}
 		return ExitOK
-	})
-}
+	},
+}.run
 
-func runDescribe(r *runner, args []string) int {
-	r.flags()
-	pos, ok := r.parse(args, 1, 1, false)
-	if !ok {
-		return ExitUsage
-	}
-	return r.do(MethodDescribe, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
-		var d Description
-		if !r.decodeInto(raw, &d) {
-			return ExitFailed
-		}
+var runDescribe = request[IDParams, Description]{method: MethodDescribe, min: 1, max: 1,
+	flags: noFlags(func(pos []string) IDParams { return IDParams{ID: pos[0]} }),
+	print: func(r *runner, _ IDParams, d Description) int {
 		fmt.Fprintf(r.out, "%s  %s (%s), revision %q\n", d.ID, safe(d.Title), safe(d.Kind), safe(d.Revision))
 		if d.Description != "" {
 			fmt.Fprintln(r.out, safe(d.Description))
@@ -316,25 +337,19 @@ func runDescribe(r *runner, args []string) int {
 			fmt.Fprintf(r.out, "      args: %s\n", safe(string(t.InputSchema)))
 		}
 		return ExitOK
-	})
-}
+	},
+}.run
 
-func runRead(r *runner, args []string) int {
-	fs := r.flags()
-	full := fs.Bool("full", false, "the whole state, not trimmed to the 16 KiB delivery budget")
-	pos, ok := r.parse(args, 1, 1, false)
-	if !ok {
-		return ExitUsage
-	}
-	return r.do(MethodRead, ReadParams{ID: pos[0], Full: *full}, func(raw json.RawMessage) int {
-		var e trim.Entry
-		if !r.decodeInto(raw, &e) {
-			return ExitFailed
-		}
+var runRead = request[ReadParams, trim.Entry]{method: MethodRead, min: 1, max: 1,
+	flags: func(_ *runner, fs *flag.FlagSet) func([]string) (ReadParams, int) {
+		full := fs.Bool("full", false, "the whole state, not trimmed to the 16 KiB delivery budget")
+		return func(pos []string) (ReadParams, int) { return ReadParams{ID: pos[0], Full: *full}, ExitOK }
+	},
+	print: func(r *runner, _ ReadParams, e trim.Entry) int {
 		r.printEntry(e, false)
 		return ExitOK
-	})
-}
+	},
+}.run
 
 // printEntry writes a state for a person: a header, the data indented, what the trim dropped.
 func (r *runner) printEntry(e trim.Entry, merged bool) {
@@ -352,26 +367,27 @@ func (r *runner) printEntry(e trim.Entry, merged bool) {
 	}
 }
 
-func runCall(r *runner, args []string) int {
-	fs := r.flags()
-	revision := fs.String("revision", "", "the catalog revision the call was prepared against (default: the current one)")
-	noWait := fs.Bool("no-wait", false, "do not wait for the person: print a ticket (call:kept-N) that `tickmux wait --call` collects; the card stays until answered")
-	pos, ok := r.parse(args, 2, 3, false)
-	if !ok {
-		return ExitUsage
-	}
-	p := CallParams{ID: pos[0], Tool: pos[1], Revision: *revision}
-	if *noWait {
-		// A second is enough for the card to go up; the call then outlives this process.
-		p.TicketAfterS, p.Keep = ptr(noWaitAfter.Seconds()), true
-	}
-	if len(pos) == 3 {
-		p.Args = json.RawMessage(pos[2])
-		if !json.Valid(p.Args) || !bytes.HasPrefix(bytes.TrimSpace(p.Args), []byte("{")) {
-			return r.usageError("ARGS-JSON must be a JSON object, such as '{\"amount\": 2}'")
+var runCall = request[CallParams, json.RawMessage]{method: MethodCall, min: 2, max: 3,
+	flags: func(r *runner, fs *flag.FlagSet) func([]string) (CallParams, int) {
+		revision := fs.String("revision", "", "the catalog revision the call was prepared against (default: the current one)")
+		noWait := fs.Bool("no-wait", false, "do not wait for the person: print a ticket (call:kept-N) that `tickmux wait --call` collects; the card stays until answered")
+		return func(pos []string) (CallParams, int) {
+			p := CallParams{ID: pos[0], Tool: pos[1], Revision: *revision}
+			if *noWait {
+				// A second is enough for the card to go up; the call then outlives this process.
+				p.TicketAfterS, p.Keep = ptr(noWaitAfter.Seconds()), true
+			}
+			if len(pos) == 3 {
+				p.Args = json.RawMessage(pos[2])
+				if !json.Valid(p.Args) || !bytes.HasPrefix(bytes.TrimSpace(p.Args), []byte("{")) {
+					return p, r.usageError("ARGS-JSON must be a JSON object, such as '{\"amount\": 2}'")
+				}
+			}
+			return p, ExitOK
 		}
-	}
-	return r.do(MethodCall, p, func(raw json.RawMessage) int {
+	},
+	// The answer is a CallResult or, with --no-wait, a Ticket: which one its status says.
+	print: func(r *runner, _ CallParams, raw json.RawMessage) int {
 		var res CallResult
 		if !r.decodeInto(raw, &res) {
 			return ExitFailed
@@ -387,46 +403,42 @@ func runCall(r *runner, args []string) int {
 		}
 		fmt.Fprintln(r.out, indentJSON(res.Result))
 		return ExitOK
-	})
-}
+	},
+}.run
 
 // noWaitAfter is how long call --no-wait waits before it answers with a ticket.
 const noWaitAfter = time.Second
 
-func runWait(r *runner, args []string) int {
-	fs := r.flags()
-	timeout := fs.Duration("timeout", 0, "give up after this long (default: wait until news)")
-	after := map[string]uint64{}
-	fs.Func("after", "ID=SEQ: count news for ID after SEQ (default: after its state when the wait starts)", func(s string) error {
-		id, seq, ok := strings.Cut(s, "=")
-		n, err := strconv.ParseUint(seq, 10, 64)
-		if !ok || id == "" || err != nil {
-			return errors.New("want ID=SEQ, such as hosted:1=12")
+var runWait = request[waitRequest, WaitResult]{method: MethodWait, max: -1,
+	flags: func(_ *runner, fs *flag.FlagSet) func([]string) (waitRequest, int) {
+		timeout := fs.Duration("timeout", 0, "give up after this long (default: wait until news)")
+		after := map[string]uint64{}
+		fs.Func("after", "ID=SEQ: count news for ID after SEQ (default: after its state when the wait starts)", func(s string) error {
+			id, seq, ok := strings.Cut(s, "=")
+			n, err := strconv.ParseUint(seq, 10, 64)
+			if !ok || id == "" || err != nil {
+				return errors.New("want ID=SEQ, such as hosted:1=12")
+			}
+			after[id] = n
+			return nil
+		})
+		var calls []string
+		fs.Func("call", "CALL: wait for the outcome of this ticket from call --no-wait (repeat for more); with no ID, state news does not end the wait", func(s string) error {
+			if s == "" {
+				return errors.New("an empty call")
+			}
+			calls = append(calls, s)
+			return nil
+		})
+		return func(ids []string) (waitRequest, int) {
+			p := WaitParams{IDs: ids, AfterSeq: after, FromNow: true, Calls: calls}
+			if *timeout > 0 {
+				p.TimeoutS = ptr(timeout.Seconds())
+			}
+			return waitRequest{p, *timeout}, ExitOK
 		}
-		after[id] = n
-		return nil
-	})
-	var calls []string
-	fs.Func("call", "CALL: wait for the outcome of this ticket from call --no-wait (repeat for more); with no ID, state news does not end the wait", func(s string) error {
-		if s == "" {
-			return errors.New("an empty call")
-		}
-		calls = append(calls, s)
-		return nil
-	})
-	ids, ok := r.parse(args, 0, -1, false)
-	if !ok {
-		return ExitUsage
-	}
-	p := WaitParams{IDs: ids, AfterSeq: after, FromNow: true, Calls: calls}
-	if *timeout > 0 {
-		p.TimeoutS = ptr(timeout.Seconds())
-	}
-	return r.do(MethodWait, p, func(raw json.RawMessage) int {
-		var res WaitResult
-		if !r.decodeInto(raw, &res) {
-			return ExitFailed
-		}
+	},
+	print: func(r *runner, p waitRequest, res WaitResult) int {
 		for i, e := range res.Entries {
 			if i > 0 {
 				fmt.Fprintln(r.out)
@@ -449,72 +461,58 @@ func runWait(r *runner, args []string) int {
 			}
 		}
 		if res.TimedOut {
-			fmt.Fprintf(r.errw, "tickmux wait: no news within %v\n", *timeout)
+			fmt.Fprintf(r.errw, "tickmux wait: no news within %v\n", p.timeout)
 			return ExitFailed
 		}
 		return code
-	})
+	},
+}.run
+
+// waitRequest is wait's params (sent as WaitParams) and its timeout, for the message.
+type waitRequest struct {
+	WaitParams
+	timeout time.Duration
 }
 
-func runSend(r *runner, args []string) int {
-	fs := r.flags()
-	enter := fs.Bool("enter", false, "press Enter after the text")
-	pos, ok := r.parse(args, 2, 2, false)
-	if !ok {
-		return ExitUsage
-	}
-	text := pos[1]
-	if text == "-" {
-		b, err := io.ReadAll(r.in)
-		if err != nil {
-			return r.usageError("cannot read the text from stdin: %v", err)
+var runSend = request[SendParams, SendResult]{method: MethodSend, min: 2, max: 2,
+	flags: func(r *runner, fs *flag.FlagSet) func([]string) (SendParams, int) {
+		enter := fs.Bool("enter", false, "press Enter after the text")
+		return func(pos []string) (SendParams, int) {
+			text := pos[1]
+			if text == "-" {
+				b, err := io.ReadAll(r.in)
+				if err != nil {
+					return SendParams{}, r.usageError("cannot read the text from stdin: %v", err)
+				}
+				text = string(b)
+			}
+			if *enter {
+				text += "\r"
+			}
+			return SendParams{ID: pos[0], Text: text}, ExitOK
 		}
-		text = string(b)
-	}
-	if *enter {
-		text += "\r"
-	}
-	return r.do(MethodSend, SendParams{ID: pos[0], Text: text}, func(raw json.RawMessage) int {
-		var res SendResult
-		if !r.decodeInto(raw, &res) {
-			return ExitFailed
-		}
+	},
+	print: func(r *runner, _ SendParams, res SendResult) int {
 		fmt.Fprintf(r.out, "typed %d bytes into %s\n", res.Bytes, res.ID)
 		return ExitOK
-	})
-}
+	},
+}.run
 
-func runScreen(r *runner, args []string) int {
-	r.flags()
-	pos, ok := r.parse(args, 1, 1, false)
-	if !ok {
-		return ExitUsage
-	}
-	return r.do(MethodScreen, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
-		var res ScreenResult
-		if !r.decodeInto(raw, &res) {
-			return ExitFailed
-		}
+var runScreen = request[IDParams, ScreenResult]{method: MethodScreen, min: 1, max: 1,
+	flags: noFlags(func(pos []string) IDParams { return IDParams{ID: pos[0]} }),
+	print: func(r *runner, _ IDParams, res ScreenResult) int {
 		fmt.Fprintln(r.out, host.Printable(res.Text, true))
 		return ExitOK
-	})
-}
+	},
+}.run
 
-func runClose(r *runner, args []string) int {
-	r.flags()
-	pos, ok := r.parse(args, 1, 1, false)
-	if !ok {
-		return ExitUsage
-	}
-	return r.do(MethodClose, IDParams{ID: pos[0]}, func(raw json.RawMessage) int {
-		var res CloseResult
-		if !r.decodeInto(raw, &res) {
-			return ExitFailed
-		}
+var runClose = request[IDParams, CloseResult]{method: MethodClose, min: 1, max: 1,
+	flags: noFlags(func(pos []string) IDParams { return IDParams{ID: pos[0]} }),
+	print: func(r *runner, _ IDParams, res CloseResult) int {
 		fmt.Fprintf(r.out, "closed %s\n", res.ID)
 		return ExitOK
-	})
-}
+	},
+}.run
 
 func runMCP(r *runner, args []string) int {
 	fs := r.flags()

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -23,80 +23,48 @@ const maxClientName = 100
 // dispatch runs one request for connection c. Every method sees only the instances clients may
 // see (H-I1), and every change goes through the person's approval first (H-K2).
 func (s *Server) dispatch(ctx context.Context, c *conn, req Request) (any, error) {
-	switch req.Method {
-	case MethodHello:
-		var p HelloParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.hello(c, p)
-	case MethodList:
-		if err := decodeParams(req.Params, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return s.list(), nil
-	case MethodDescribe:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.describe(ctx, p)
-	case MethodRead:
-		var p ReadParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.read(c, p)
-	case MethodCall:
-		var p CallParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.call(ctx, c, req.ID, p)
-	case MethodWait:
-		var p WaitParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.wait(ctx, c, p)
-	case MethodWatch:
-		var p WatchParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.watch(ctx, c, req.ID, p)
-	case MethodOpen:
-		var p OpenParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.open(ctx, c, req.ID, p)
-	case MethodClose:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.closeInstance(ctx, c, req.ID, p)
-	case MethodSend:
-		var p SendParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.send(ctx, c, req.ID, p)
-	case MethodCancelCall:
-		var p CancelCallParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.cancelCall(ctx, c, p)
-	case MethodScreen:
-		var p IDParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.screen(p)
+	if r, ok := routes[req.Method]; ok {
+		return r(s, inbound{ctx: ctx, c: c, id: req.ID}, req.Params)
 	}
 	return nil, failure(ReasonBadRequest, "unknown method %q", req.Method)
+}
+
+// inbound is what a method sees of its request besides the params.
+type inbound struct {
+	ctx context.Context
+	c   *conn
+	id  uint64 // the request's id, which its progress names
+}
+
+// route is one method: it decodes the params and runs.
+type route func(s *Server, r inbound, params json.RawMessage) (any, error)
+
+// method makes the route of a method whose params decode into P (unknown fields and wrong types
+// are refused by decodeParams, before the method runs).
+func method[P any](run func(s *Server, r inbound, p P) (any, error)) route {
+	return func(s *Server, r inbound, params json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		return run(s, r, p)
+	}
+}
+
+// routes lists the control protocol's methods (wire.go names them).
+var routes = map[string]route{
+	MethodHello:      method(func(s *Server, r inbound, p HelloParams) (any, error) { return s.hello(r.c, p) }),
+	MethodList:       method(func(s *Server, _ inbound, _ struct{}) (any, error) { return s.list(), nil }),
+	MethodDescribe:   method(func(s *Server, r inbound, p IDParams) (any, error) { return s.describe(r.ctx, p) }),
+	MethodRead:       method(func(s *Server, r inbound, p ReadParams) (any, error) { return s.read(r.c, p) }),
+	MethodCall:       method(func(s *Server, r inbound, p CallParams) (any, error) { return s.call(r.ctx, r.c, r.id, p) }),
+	MethodWait:       method(func(s *Server, r inbound, p WaitParams) (any, error) { return s.wait(r.ctx, r.c, p) }),
+	MethodWatch:      method(func(s *Server, r inbound, p WatchParams) (any, error) { return s.watch(r.ctx, r.c, r.id, p) }),
+	MethodOpen:       method(func(s *Server, r inbound, p OpenParams) (any, error) { return s.open(r.ctx, r.c, r.id, p) }),
+	MethodClose:      method(func(s *Server, r inbound, p IDParams) (any, error) { return s.closeInstance(r.ctx, r.c, r.id, p) }),
+	MethodSend:       method(func(s *Server, r inbound, p SendParams) (any, error) { return s.send(r.ctx, r.c, r.id, p) }),
+	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
+	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
@@ -280,20 +248,18 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 			return nil, failure(ReasonMutates, "%s on %s changes things (mutates: true), so query_tick does not run it; use call_tick, which asks the person first", p.Tool, in.ID())
 		}
 	}
-	approval := host.ApprovalRequest{Action: host.ActionCall, Client: client, Instance: in.ID(), Tool: p.Tool, Args: args}
+	var card atomic.Uint64 // the call's approval card while it waits, told by the host
 	status := func() Progress {
-		if tool != nil && tool.Mutates {
-			if card, ok := s.pendingCard(approval); ok {
-				return Progress{Phase: PhaseApproval, Card: card,
-					Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)%s", p.Tool, in.ID(), card, s.noView())}
-			}
+		if id := card.Load(); id != 0 {
+			return Progress{Phase: PhaseApproval, Card: id,
+				Message: fmt.Sprintf("waiting for the person to approve %s on %s in tickmux (card %d)%s", p.Tool, in.ID(), id, s.noView())}
 		}
 		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
 	}
-	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision}
+	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision, Card: card.Store}
 	if p.TicketAfterS != nil {
 		bound := time.Duration(min(max(*p.TicketAfterS, 0), maxTicketAfter.Seconds()) * float64(time.Second))
-		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, approval)
+		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, &card)
 	}
 	stop := c.heartbeat(ctx, id, status)
 	res, err := in.Call(ctx, req)
@@ -304,21 +270,6 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 	return CallResult{Status: StatusOK, ID: in.ID(), Tool: p.Tool, Revision: revision, Result: res}, nil
 }
 
-// pendingCard finds the approval card that req is waiting on, when the approver is the TUI's queue.
-func (s *Server) pendingCard(req host.ApprovalRequest) (uint64, bool) {
-	q, ok := s.h.Approver().(*host.ApprovalQueue)
-	if !ok {
-		return 0, false
-	}
-	for _, card := range q.Pending() {
-		r := card.Req
-		if r.Action == req.Action && r.Client == req.Client && r.Instance == req.Instance && r.Tool == req.Tool && bytes.Equal(r.Args, req.Args) {
-			return card.ID, true
-		}
-	}
-	return 0, false
-}
-
 // approve puts an agent's open, close or send before the person and waits for the answer, with
 // progress meanwhile. what completes "the person denied …".
 func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.ApprovalRequest, what string) error {
@@ -326,7 +277,12 @@ func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.Appro
 	if ap == nil {
 		return failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
 	}
+	var card atomic.Uint64
+	req.Shown = card.Store
 	stop := c.heartbeat(ctx, id, func() Progress {
+		if n := card.Load(); n != 0 {
+			return Progress{Phase: PhaseApproval, Card: n, Message: fmt.Sprintf("waiting for the person to approve %s in tickmux (card %d)%s", what, n, s.noView())}
+		}
 		return Progress{Phase: PhaseApproval, Message: "waiting for the person to approve " + what + " in tickmux" + s.noView()}
 	})
 	err := ap.Approve(ctx, req)

@@ -40,15 +40,43 @@ type ApprovalRequest struct {
 	Shell bool
 	// Text is what ActionSend would type.
 	Text string
+
+	// Shown, when not nil, is told the id of the card that puts this request before the person,
+	// once it is there and before Approve blocks, so the caller can name exactly its own card
+	// (two identical requests get two ids). An approver that shows no card never calls it. It
+	// must not block. It is not part of what the card shows: Pending never returns it.
+	Shown func(card uint64)
 }
 
 // Approver stands between an agent and every change (H-K2). Approve blocks until the person
 // answers or ctx ends, and returns nil when the request may go out once. A denial returns
 // ErrDenied. When the catalog changes, ctx is cancelled with cause ErrVoided (H-K3); when the
 // client gives up, with the client's cause.
+//
+// An approver may also remember answers (Granter) and forget them for an instance that ended
+// (InstanceForgetter); the host asks for those with the optional interfaces below.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) error
 }
+
+// Granter is an Approver that remembers AllowRevision answers. The host asks it before Approve,
+// so a call a grant covers is recorded as "granted" rather than "approved".
+type Granter interface {
+	Granted(req ApprovalRequest) bool
+}
+
+// InstanceForgetter is an Approver that keeps something per instance (grants); the host tells it
+// when an instance ends, so a later instance with the same id inherits nothing.
+type InstanceForgetter interface {
+	ForgetInstance(id string)
+}
+
+// The TUI's queue offers every optional part.
+var (
+	_ Approver          = (*ApprovalQueue)(nil)
+	_ Granter           = (*ApprovalQueue)(nil)
+	_ InstanceForgetter = (*ApprovalQueue)(nil)
+)
 
 // Decision is the person's answer to a card.
 type Decision int
@@ -122,11 +150,16 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
+	shown := req.Shown
+	req.Shown = nil
 	q.mu.Lock()
 	q.nextID++
 	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1)}
 	q.cards = append(q.cards, c)
 	q.mu.Unlock()
+	if shown != nil {
+		shown(c.ID)
+	}
 	q.changed()
 
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"tickmux/tick"
@@ -18,6 +19,10 @@ type CallRequest struct {
 	Args json.RawMessage
 	// Revision is the catalog revision the call was prepared against; "" means the current one.
 	Revision string
+	// Card, when not nil, is told the id of this call's approval card when the card is shown, and
+	// 0 once it is gone (answered, withdrawn or voided). It is never called for a call that needs
+	// no card. It must not block.
+	Card func(id uint64)
 }
 
 // Call runs a tool of a ready Tick. In order: the revision must be current, the tool must exist,
@@ -60,6 +65,7 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		how, err := in.approve(ctx, ApprovalRequest{
 			Action: ActionCall, Client: req.Client, Instance: in.id, Title: cat.Descriptor.Title,
 			Tool: tool.Name, ToolDescription: tool.Description, Args: args, Revision: revision,
+			Shown: req.Card,
 		}, revision, rec)
 		if err != nil {
 			in.finishCall(rec, nil, err)
@@ -87,7 +93,7 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 	if ap == nil {
 		return "", failNone(ErrNoApprover, "%s is a mutating tool and nobody here can approve it", req.Tool)
 	}
-	if q, ok := ap.(*ApprovalQueue); ok && q.Granted(req) {
+	if g, ok := ap.(Granter); ok && g.Granted(req) {
 		return "granted", nil
 	}
 	actx, cancel := context.WithCancelCause(ctx)
@@ -106,6 +112,14 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 	in.mu.Unlock()
 	in.setApproval(rec, "pending")
 
+	if shown := req.Shown; shown != nil {
+		var once sync.Once
+		req.Shown = func(id uint64) { once.Do(func() { shown(id) }) }
+		defer func() {
+			once.Do(func() {}) // a card shown after Approve returned is not this call's any more
+			shown(0)
+		}()
+	}
 	err := ap.Approve(actx, req)
 
 	in.mu.Lock()

@@ -12,7 +12,7 @@
 //	                         └────── Session (stdin writer, stdout reader: updates, replies)
 //	                                    │ mutating calls wait on
 //	                                    ▼
-//	                                 Approver (the TUI's ApprovalQueue)
+//	                                 Approver (the TUI's ApprovalQueue, or any policy)
 package host
 
 import (

@@ -441,8 +441,8 @@ func (in *Instance) finish(info *EndInfo) {
 	in.mu.Unlock()
 	close(in.endedCh)
 	in.host.bus.post(EventStatus, in.id)
-	if q, ok := in.host.approver.(*ApprovalQueue); ok {
-		q.ForgetInstance(in.id)
+	if f, ok := in.host.approver.(InstanceForgetter); ok {
+		f.ForgetInstance(in.id)
 	}
 }
 

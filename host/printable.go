@@ -11,6 +11,8 @@ import (
 // control characters, including ESC and the C1 range, become visible escapes such as \x1b,
 // invisible characters (see Invisible) escapes such as \u200b, and
 // invalid UTF-8 becomes U+FFFD. Newlines and tabs are kept only when keepLayout is true.
+// Combining marks past maxMarks on one character become escapes too: thousands stacked on one
+// cell smear over the lines around it on a real terminal and slow it down.
 func Printable(s string, keepLayout bool) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
@@ -25,10 +27,18 @@ func Printable(s string, keepLayout bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
+	marks := 0 // combining marks on the current character so far
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
+		if r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me) {
+			marks++
+		} else {
+			marks = 0
+		}
 		switch {
+		case marks > maxMarks:
+			writeEscape(&b, r)
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
 		case keepLayout && (r == '\n' || r == '\t'):
@@ -47,6 +57,9 @@ func Printable(s string, keepLayout bool) string {
 	}
 	return b.String()
 }
+
+// maxMarks is how many combining marks one character keeps (scripts in use need no more).
+const maxMarks = 2
 
 // Invisible reports whether r draws nothing, or rearranges what is around it, on a terminal:
 // format characters (zero-width spaces and joiners, bidi controls, tag characters of the

@@ -56,6 +56,13 @@ func (a *App) enterCards(cards []host.Card) {
 	}
 	a.mode = keymap.ModeCard
 	a.cardFocus = cardFocus{id: cards[0].ID, shownPanel: shown}
+	// The person may have read another card at the top of the panel, which went away just now
+	// (withdrawn or voided, drawn or not yet): keys wait, as when the focused card changes.
+	if top, swapped := a.panel.TopCardSeen(); top != 0 && (top != cards[0].ID || time.Since(swapped) < cardSettle) {
+		a.cardFocus.settle = time.Now().Add(cardSettle)
+		a.wakeTick(a.cardFocus.settle)
+		a.say("the card at the top changed just now: this is another card; keys wait a moment")
+	}
 }
 
 // leaveCards ends card mode; a panel card mode showed goes away again.
@@ -132,6 +139,7 @@ func (a *App) answerCard(act keymap.Action) {
 		a.say("that request was withdrawn or voided before the answer")
 		return
 	}
+	a.panel.CardAnswered(c.ID)
 	a.say(what + ": " + string(c.Req.Action) + " " + describeTarget(c.Req))
 	// The next card takes the focus: a key pressed twice must not answer it unread.
 	a.cardFocus.id = 0

@@ -47,6 +47,13 @@ type SidePanel struct {
 	shownCard  uint64 // the card ShowFocusedCard last scrolled to: the person scrolls it after
 	// endSeen holds the pending cards whose last line has been drawn: only those can be allowed.
 	endSeen map[uint64]bool
+	// The first card: where the last build put it, and what the person last saw at the top of
+	// the cards (topSeen, drawn; topSwapped: when another card took its place), so that entering
+	// card mode on a card they never read can wait (App.enterCards).
+	firstCard   uint64
+	firstCardAt int
+	topSeen     uint64
+	topSwapped  time.Time
 }
 
 // NewSidePanel makes an empty panel.
@@ -104,6 +111,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	// The head: approval cards first, they are what the person must act on.
 	out = &head
 	p.cardsTop, p.cardsEnd, p.cardID = -1, -1, 0
+	p.firstCard, p.firstCardAt = 0, -1
 	if p.endSeen == nil {
 		p.endSeen = map[uint64]bool{}
 	}
@@ -115,6 +123,9 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		for i, c := range in.cards {
 			pending[c.ID] = true
 			cv := p.card(c, i == in.cardFocus, w, room, in.now, in.settling)
+			if i == 0 {
+				p.firstCard, p.firstCardAt = c.ID, len(head)
+			}
 			if i == in.cardFocus {
 				p.cardsTop, p.cardID = len(head), c.ID
 				p.cardsEnd = len(head) + len(cv.lines)
@@ -524,7 +535,27 @@ func (p *SidePanel) Draw(screen tcell.Screen) {
 	if p.cardID != 0 && p.cardsTop >= 0 && p.cardsEnd <= p.headScroll+headH {
 		p.endSeen[p.cardID] = true // the card's last line is on screen now
 	}
+	switch {
+	case p.firstCard == 0:
+		p.topSeen = 0 // no card left: the next one takes nobody's place
+	case p.firstCardAt >= p.headScroll && p.firstCardAt < p.headScroll+headH && p.firstCard != p.topSeen:
+		if p.topSeen != 0 {
+			p.topSwapped = time.Now()
+		}
+		p.topSeen = p.firstCard
+	}
 }
+
+// CardAnswered notes that the person answered card id: the card after it takes nobody's place.
+func (p *SidePanel) CardAnswered(id uint64) {
+	if p.topSeen == id {
+		p.topSeen = 0
+	}
+}
+
+// TopCardSeen is the card last drawn at the top of the cards (0 when none was ever drawn) and
+// when it took the place of another card there (zero when it did not).
+func (p *SidePanel) TopCardSeen() (uint64, time.Time) { return p.topSeen, p.topSwapped }
 
 func (p *SidePanel) borderStyle() tcell.Style {
 	if p.focused {

@@ -176,9 +176,17 @@ func visibleLines(s string, st, mark tcell.Style) []line {
 			cur = append(cur, seg{text, style})
 		}
 	}
+	marks := 0 // combining marks on the current character so far
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me) {
+			marks++
+		} else {
+			marks = 0
+		}
 		switch {
+		case marks > maxMarks: // stacked by the thousand they smear over the rows around
+			emit(markEscape(r), mark)
 		case r == ' ':
 			n := 0
 			for i+n < len(s) && s[i+n] == ' ' {
@@ -213,6 +221,17 @@ func visibleLines(s string, st, mark tcell.Style) []line {
 	}
 	emit("", st)
 	return append(out, cur)
+}
+
+// maxMarks is how many combining marks one character keeps on a card, as host.Printable does.
+const maxMarks = 2
+
+// markEscape writes a combining mark as \uXXXX (\UXXXXXXXX past the basic plane).
+func markEscape(r rune) string {
+	if r > 0xffff {
+		return `\U` + hex2(byte(r>>24)) + hex2(byte(r>>16)) + hex2(byte(r>>8)) + hex2(byte(r))
+	}
+	return `\u` + hex2(byte(r>>8)) + hex2(byte(r))
 }
 
 func hex2(c byte) string {

@@ -107,7 +107,15 @@ type Harness struct {
 func Start(t testing.TB) *Harness {
 	t.Helper()
 	cards := NewCards(nil)
-	h := host.New(host.Config{Approver: cards.Queue, Logf: func(format string, args ...any) { t.Logf("host: "+format, args...) }})
+	h := StartWith(t, cards.Queue)
+	h.Cards = cards
+	return h
+}
+
+// StartWith is Start with another approver (nil: none, as a headless tickmux has); Cards is nil.
+func StartWith(t testing.TB, ap host.Approver) *Harness {
+	t.Helper()
+	h := host.New(host.Config{Approver: ap, Logf: func(format string, args ...any) { t.Logf("host: "+format, args...) }})
 	path := t.TempDir() + "/tickmux.sock"
 	srv, err := agent.Serve(h, path, agent.Options{
 		Logf:          func(format string, args ...any) { t.Logf("server: "+format, args...) },
@@ -121,7 +129,7 @@ func Start(t testing.TB) *Harness {
 		srv.Close()
 		h.Close()
 	})
-	return &Harness{Host: h, Cards: cards, Server: srv, Socket: path}
+	return &Harness{Host: h, Server: srv, Socket: path}
 }
 
 // Open opens a program as the person would (no approval) and waits until it is ready.
