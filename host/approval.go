@@ -54,7 +54,7 @@ type ApprovalRequest struct {
 // client gives up, with the client's cause.
 //
 // An approver may also remember answers (Granter) and forget them for an instance that ended
-// (InstanceForgetter); the host asks for those with the optional interfaces below.
+// (InstanceForgetter) or whose revision moved on (RevisionWatcher); the host asks for those with the optional interfaces below.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) error
 }
@@ -71,11 +71,19 @@ type InstanceForgetter interface {
 	ForgetInstance(id string)
 }
 
+// RevisionWatcher is an Approver that is told when an instance's catalog revision changed: a
+// grant is for one revision, so a Tick that goes from r1 to r2 and back to r1 must not find the
+// person's earlier r1 grant in force again.
+type RevisionWatcher interface {
+	RevisionChanged(instance, revision string)
+}
+
 // The TUI's queue offers every optional part.
 var (
 	_ Approver          = (*ApprovalQueue)(nil)
 	_ Granter           = (*ApprovalQueue)(nil)
 	_ InstanceForgetter = (*ApprovalQueue)(nil)
+	_ RevisionWatcher   = (*ApprovalQueue)(nil)
 )
 
 // Decision is the person's answer to a card.
@@ -269,6 +277,22 @@ func (q *ApprovalQueue) Revoke(g Grant) bool {
 		q.changed()
 	}
 	return ok
+}
+
+// RevisionChanged drops the instance's grants for every revision but the current one.
+func (q *ApprovalQueue) RevisionChanged(instance, revision string) {
+	q.mu.Lock()
+	dropped := false
+	for g := range q.grants {
+		if g.instance == instance && g.revision != revision {
+			delete(q.grants, g)
+			dropped = true
+		}
+	}
+	q.mu.Unlock()
+	if dropped {
+		q.changed()
+	}
 }
 
 // ForgetInstance drops the grants of an instance that ended.

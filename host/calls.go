@@ -178,6 +178,9 @@ func (in *Instance) Describe(ctx context.Context) (*Catalog, error) {
 		}
 	}
 	in.mu.Unlock()
+	if w, ok := in.host.approver.(RevisionWatcher); ok && changed && old != nil {
+		w.RevisionChanged(in.id, cat.Revision())
+	}
 	if changed || violated || string(old.Raw) != string(cat.Raw) {
 		in.host.bus.post(EventCatalog, in.id)
 	}

@@ -199,9 +199,13 @@ func TestAllowForRevision(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	// The catalog moved to r2: the grant for r1 no longer applies.
+	// The catalog moved to r2: the grant for r1 no longer applies, and it is gone, so a Tick
+	// that went back to r1 would not find it in force again.
 	if _, err := in.Describe(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if gs := q.Grants(); len(gs) != 0 {
+		t.Fatalf("grants after the revision changed: %+v", gs)
 	}
 	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
 	card := waitCard(t, q)
