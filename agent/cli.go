@@ -20,7 +20,7 @@ import (
 
 	"tickmux/host"
 	"tickmux/host/trim"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // The CLI verbs: each is a client of the control socket (named "tickmux-cli" on approval cards),
@@ -187,7 +187,7 @@ func (r *runner) fail(err error) int {
 		msg := e.Message
 		// H-E1: a failed change always says what it may have done; a failed look says so when
 		// it is not "nothing".
-		if abandonedEffect(r.method) != tick.EffectNone || e.Effect != tick.EffectNone {
+		if abandonedEffect(r.method) != wire.EffectNone || e.Effect != wire.EffectNone {
 			msg = e.Error()
 		}
 		fmt.Fprintf(r.errw, "tickmux %s: %s\n", r.verb.Name, host.Printable(msg, false))

@@ -20,7 +20,7 @@ import (
 	"tickmux/agent"
 	"tickmux/agent/agenttest"
 	"tickmux/host"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // The CLI verbs and `tickmux mcp` / `tickmux serve`, run as the tickmux binary.
@@ -167,7 +167,7 @@ func TestCLIVerbs(t *testing.T) {
 	h.Cards.Deny(t)
 	out, _, code = run.finish(t)
 	var body struct{ Error agent.Error }
-	if code != agent.ExitFailed || json.Unmarshal([]byte(out), &body) != nil || body.Error.Reason != agent.ReasonDenied || body.Error.Effect != tick.EffectNone {
+	if code != agent.ExitFailed || json.Unmarshal([]byte(out), &body) != nil || body.Error.Reason != agent.ReasonDenied || body.Error.Effect != wire.EffectNone {
 		t.Errorf("denied call --json: exit %d, %q", code, out)
 	}
 	_, stderr, code = runCLI(t, h.Socket, "call", id, "fail")
@@ -280,7 +280,7 @@ func TestMCPProcessWithDemoTicks(t *testing.T) {
 
 	// Refused at once, with no card.
 	e := call(t, cs, "call_tick", map[string]any{"id": counter, "tool": "increment", "args": map[string]any{"amount": "two"}}).errorOf(t)
-	if e.Reason != agent.ReasonInvalidArgs || e.Effect != tick.EffectNone || len(h.Cards.Queue.Pending()) != 0 {
+	if e.Reason != agent.ReasonInvalidArgs || e.Effect != wire.EffectNone || len(h.Cards.Queue.Pending()) != 0 {
 		t.Errorf("increment with bad args: %+v", e)
 	}
 
@@ -338,7 +338,7 @@ func TestServeProcess(t *testing.T) {
 	}
 	cs := connectMCPProcess(t, socket, nil)
 	e := call(t, cs, "open_tick", map[string]any{"command": []string{"true"}}).errorOf(t)
-	if e.Reason != agent.ReasonNoApprover || e.Effect != tick.EffectNone {
+	if e.Reason != agent.ReasonNoApprover || e.Effect != wire.EffectNone {
 		t.Errorf("open_tick on a headless tickmux: %+v", e)
 	}
 

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Client is a connection to a running tickmux: the CLI verbs and `tickmux mcp` use it. It is safe
@@ -43,7 +43,7 @@ type pending struct {
 const maxAnswerLine = 16 << 20
 
 // errClientClosed ends the requests of a Client that was closed.
-var errClientClosed = &Error{Message: "the client closed its connection to tickmux", Effect: tick.EffectUnknown, Reason: ReasonCancelled}
+var errClientClosed = &Error{Message: "the client closed its connection to tickmux", Effect: wire.EffectUnknown, Reason: ReasonCancelled}
 
 // Dial connects to the tickmux listening on path and names the client (the name appears on
 // approval cards). When nothing listens there the error's Reason is ReasonNotRunning.
@@ -54,7 +54,7 @@ var errClientClosed = &Error{Message: "the client closed its connection to tickm
 func Dial(ctx context.Context, path, name string) (*Client, error) {
 	uid := expectedUID()
 	if err := checkSocketOwner(path, uid); err != nil {
-		return nil, &Error{Message: err.Error(), Effect: tick.EffectNone, Reason: ReasonUntrusted}
+		return nil, &Error{Message: err.Error(), Effect: wire.EffectNone, Reason: ReasonUntrusted}
 	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
@@ -62,16 +62,16 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ECONNREFUSED):
 			return nil, &Error{Message: fmt.Sprintf("no tickmux is running on %s; start tickmux first, or point --socket (or %s) at its socket", path, EnvSocket),
-				Effect: tick.EffectNone, Reason: ReasonNotRunning}
+				Effect: wire.EffectNone, Reason: ReasonNotRunning}
 		case errors.Is(err, fs.ErrPermission):
 			return nil, &Error{Message: fmt.Sprintf("cannot connect to %s: permission denied (the socket belongs to another user)", path),
-				Effect: tick.EffectNone, Reason: ReasonNotRunning}
+				Effect: wire.EffectNone, Reason: ReasonNotRunning}
 		}
-		return nil, &Error{Message: fmt.Sprintf("cannot connect to tickmux on %s: %v", path, err), Effect: tick.EffectNone, Reason: ReasonNotRunning}
+		return nil, &Error{Message: fmt.Sprintf("cannot connect to tickmux on %s: %v", path, err), Effect: wire.EffectNone, Reason: ReasonNotRunning}
 	}
 	if err := checkPeer(nc, path, uid); err != nil {
 		nc.Close()
-		return nil, &Error{Message: err.Error(), Effect: tick.EffectNone, Reason: ReasonUntrusted}
+		return nil, &Error{Message: err.Error(), Effect: wire.EffectNone, Reason: ReasonUntrusted}
 	}
 	c := &Client{path: path, nc: nc, enc: json.NewEncoder(nc), readerDone: make(chan struct{}), pending: map[uint64]*pending{}}
 	c.enc.SetEscapeHTML(false)
@@ -82,7 +82,7 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 		var e *Error
 		if errors.As(err, &e) && e.Reason == ReasonDisconnected {
 			return nil, &Error{Message: fmt.Sprintf("tickmux on %s hung up at once (it refuses connections from other users)", path),
-				Effect: tick.EffectNone, Reason: ReasonDisconnected}
+				Effect: wire.EffectNone, Reason: ReasonDisconnected}
 		}
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (c *Client) Watch(ctx context.Context, ids []string, fn func(Changed)) erro
 func (c *Client) do(ctx context.Context, method string, params, result any, onProgress func(Progress), onChanged func(Changed)) error {
 	raw, err := encode(params)
 	if err != nil {
-		return &Error{Message: fmt.Sprintf("cannot encode the params of %s: %v", method, err), Effect: tick.EffectNone, Reason: ReasonBadRequest}
+		return &Error{Message: fmt.Sprintf("cannot encode the params of %s: %v", method, err), Effect: wire.EffectNone, Reason: ReasonBadRequest}
 	}
 	p := &pending{done: make(chan Message, 1), progress: make(chan Progress, 8), changed: make(chan Changed, 256)}
 	c.mu.Lock()
@@ -177,12 +177,12 @@ func (c *Client) do(ctx context.Context, method string, params, result any, onPr
 }
 
 // abandonedEffect is what a request may have done when its answer never came.
-func abandonedEffect(method string) tick.Effect {
+func abandonedEffect(method string) wire.Effect {
 	switch method {
 	case MethodCall, MethodOpen, MethodClose, MethodSend:
-		return tick.EffectUnknown
+		return wire.EffectUnknown
 	}
-	return tick.EffectNone
+	return wire.EffectNone
 }
 
 func decodeAnswer(m Message, result any) error {
@@ -193,7 +193,7 @@ func decodeAnswer(m Message, result any) error {
 		return nil
 	}
 	if err := json.Unmarshal(m.Result, result); err != nil {
-		return &Error{Message: fmt.Sprintf("cannot read tickmux's answer: %v", err), Effect: tick.EffectUnknown, Reason: ReasonFailed}
+		return &Error{Message: fmt.Sprintf("cannot read tickmux's answer: %v", err), Effect: wire.EffectUnknown, Reason: ReasonFailed}
 	}
 	return nil
 }
@@ -265,7 +265,7 @@ func (c *Client) read() {
 	c.mu.Lock()
 	if c.err == nil {
 		c.err = &Error{Message: fmt.Sprintf("lost the connection to tickmux on %s (%v); what was under way may or may not have happened", c.path, why),
-			Effect: tick.EffectUnknown, Reason: ReasonDisconnected}
+			Effect: wire.EffectUnknown, Reason: ReasonDisconnected}
 	}
 	end := c.err.(*Error)
 	left := c.pending

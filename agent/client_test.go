@@ -9,7 +9,7 @@ import (
 
 	"tickmux/agent"
 	"tickmux/agent/agenttest"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // A client that hangs up withdraws its cards.
@@ -29,7 +29,7 @@ func TestClientHangUpWithdrawsCard(t *testing.T) {
 	}
 	c.Close()
 	var e *agent.Error
-	if err := receive(t, errc, "the call's end"); !errors.As(err, &e) || e.Effect != tick.EffectUnknown {
+	if err := receive(t, errc, "the call's end"); !errors.As(err, &e) || e.Effect != wire.EffectUnknown {
 		t.Errorf("a call cut off by Close: %v", err)
 	}
 	h.Cards.WaitNone(t)
@@ -58,7 +58,7 @@ func TestServerCloseEndsRequests(t *testing.T) {
 	h.Server.Close()
 	h.Cards.WaitNone(t)
 	var e *agent.Error
-	if err := receive(t, calls, "the call's end"); !errors.As(err, &e) || e.Effect == tick.EffectPossible {
+	if err := receive(t, calls, "the call's end"); !errors.As(err, &e) || e.Effect == wire.EffectPossible {
 		t.Errorf("a call cut off by the server's Close: %v", err)
 	}
 	if err := receive(t, waits, "the wait's end"); err == nil {

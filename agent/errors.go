@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"tickmux/host"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // errorOf turns any failure into the wire's Error: the host's *CallError keeps its effect
@@ -19,7 +19,7 @@ func errorOf(err error) *Error {
 	var ce *host.CallError
 	if !errors.As(err, &ce) {
 		// Not a call: nothing was done on the client's behalf unless the caller says otherwise.
-		e := &Error{Message: err.Error(), Effect: tick.EffectNone, Reason: ReasonFailed}
+		e := &Error{Message: err.Error(), Effect: wire.EffectNone, Reason: ReasonFailed}
 		if errors.Is(err, context.Canceled) {
 			e.Reason = ReasonCancelled
 		}
@@ -49,23 +49,23 @@ func errorOf(err error) *Error {
 	case errors.Is(err, host.ErrSessionEnded):
 		e.Reason = ReasonSessionEnded
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		if ce.Effect == tick.EffectNone {
+		if ce.Effect == wire.EffectNone {
 			e.Reason = ReasonWithdrawn
 		} else {
 			e.Reason = ReasonCancelled
 		}
-	case ce.Code == tick.CodeInvalidParams:
+	case ce.Code == wire.CodeInvalidParams:
 		e.Reason, e.Rule = ReasonInvalidArgs, "H-K1"
 	case ce.Code != 0:
 		e.Reason = ReasonToolFailed
 	}
 	if e.Effect == "" {
-		e.Effect = tick.EffectUnknown
+		e.Effect = wire.EffectUnknown
 	}
 	return e
 }
 
 // failure builds an Error for something the server refused before doing anything.
 func failure(reason, format string, args ...any) *Error {
-	return &Error{Message: fmt.Sprintf(format, args...), Effect: tick.EffectNone, Reason: reason}
+	return &Error{Message: fmt.Sprintf(format, args...), Effect: wire.EffectNone, Reason: reason}
 }

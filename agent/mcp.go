@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // MCP is `tickmux mcp`: an MCP server on one transport (stdio) whose tools and resources are
@@ -159,7 +159,7 @@ func (m *MCP) client(ctx context.Context, ss *mcp.ServerSession, name string) (*
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, &Error{Message: "tickmux mcp is shutting down", Effect: tick.EffectNone, Reason: ReasonCancelled}
+		return nil, &Error{Message: "tickmux mcp is shutting down", Effect: wire.EffectNone, Reason: ReasonCancelled}
 	}
 	if c := m.clients[ss]; c != nil && c.Err() == nil {
 		return c, nil
@@ -196,7 +196,7 @@ type mcpTool struct {
 }
 
 func (m *MCP) addTool(t mcpTool) {
-	compiled, err := tick.CompileSchema(json.RawMessage(t.schema))
+	compiled, err := wire.CompileSchema(json.RawMessage(t.schema))
 	if err != nil {
 		panic(fmt.Sprintf("agent: the input schema of %s does not compile: %v", t.name, err))
 	}

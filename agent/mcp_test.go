@@ -14,7 +14,7 @@ import (
 	"tickmux/agent/agenttest"
 	"tickmux/host"
 	"tickmux/host/trim"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func TestMCPToolsAndAnnotations(t *testing.T) {
@@ -96,7 +96,7 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 func TestMCPNotRunning(t *testing.T) {
 	cs := connectMCP(t, t.TempDir()+"/none.sock", nil)
 	e := call(t, cs, "list_ticks", map[string]any{}).errorOf(t)
-	if e.Reason != agent.ReasonNotRunning || e.Effect != tick.EffectNone || !strings.Contains(e.Message, "no tickmux is running on") {
+	if e.Reason != agent.ReasonNotRunning || e.Effect != wire.EffectNone || !strings.Contains(e.Message, "no tickmux is running on") {
 		t.Errorf("list_ticks with no tickmux: %+v", e)
 	}
 }
@@ -143,7 +143,7 @@ func TestMCPListDescribeRead(t *testing.T) {
 	}
 
 	e := call(t, cs, "read_tick", map[string]any{"id": "hosted:99"}).errorOf(t)
-	if e.Reason != agent.ReasonNotFound || e.Effect != tick.EffectNone {
+	if e.Reason != agent.ReasonNotFound || e.Effect != wire.EffectNone {
 		t.Errorf("read_tick of an unknown id: %+v", e)
 	}
 	e = call(t, cs, "describe_tick", map[string]any{"id": sh.ID()}).errorOf(t)
@@ -238,7 +238,7 @@ func TestMCPCallRefusedAtOnce(t *testing.T) {
 		{"args that are not an object", map[string]any{"id": in.ID(), "tool": "set", "args": []int{1}}, agent.ReasonBadRequest},
 	} {
 		e := call(t, cs, "call_tick", c.args).errorOf(t)
-		if e.Reason != c.reason || e.Effect != tick.EffectNone || e.Message == "" {
+		if e.Reason != c.reason || e.Effect != wire.EffectNone || e.Message == "" {
 			t.Errorf("%s: %+v, want reason %s and effect none", c.name, e, c.reason)
 		}
 		if p := h.Cards.Queue.Pending(); len(p) != 0 {
@@ -260,7 +260,7 @@ func TestMCPCallDenied(t *testing.T) {
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
 	h.Cards.Deny(t)
 	e := receive(t, done, "the denied call's result").errorOf(t)
-	if e.Reason != agent.ReasonDenied || e.Effect != tick.EffectNone || !strings.Contains(e.Message, "denied") {
+	if e.Reason != agent.ReasonDenied || e.Effect != wire.EffectNone || !strings.Contains(e.Message, "denied") {
 		t.Errorf("denied call: %+v", e)
 	}
 	if in.State().Seq != 0 {
@@ -321,7 +321,7 @@ func TestMCPCallVoidedByCatalogChange(t *testing.T) {
 		t.Fatalf("describe_tick: revision %q, want r2", d.Revision)
 	}
 	e := receive(t, done, "the voided call's result").errorOf(t)
-	if e.Reason != agent.ReasonVoided || e.Effect != tick.EffectNone || e.Rule != "" {
+	if e.Reason != agent.ReasonVoided || e.Effect != wire.EffectNone || e.Rule != "" {
 		t.Errorf("voided call: %+v (want no rule id: the log has it)", e)
 	}
 	if err := h.Cards.Queue.Answer(card.ID, host.AllowOnce); err == nil {
@@ -348,11 +348,11 @@ func TestMCPCallOutcomes(t *testing.T) {
 	cs := connectMCP(t, h.Socket, nil)
 
 	e := call(t, cs, "call_tick", map[string]any{"id": in.ID(), "tool": "fail"}).errorOf(t)
-	if e.Effect != tick.EffectPossible || e.Reason != agent.ReasonToolFailed || e.Code != tick.CodeToolFailed || e.Message != "the fake failed halfway" {
+	if e.Effect != wire.EffectPossible || e.Reason != agent.ReasonToolFailed || e.Code != wire.CodeToolFailed || e.Message != "the fake failed halfway" {
 		t.Errorf("a tool that failed: %+v", e)
 	}
 	e = call(t, cs, "call_tick", map[string]any{"id": in.ID(), "tool": "crash"}).errorOf(t)
-	if e.Effect != tick.EffectUnknown || e.Reason != agent.ReasonSessionEnded {
+	if e.Effect != wire.EffectUnknown || e.Reason != agent.ReasonSessionEnded {
 		t.Errorf("a Tick that died during the call: %+v", e)
 	}
 }
@@ -632,7 +632,7 @@ func TestMCPOpenSendScreenClose(t *testing.T) {
 	opened = callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "open_tick", Arguments: map[string]any{"command": []string{"/bin/sh", "-c", "echo not-a-tick >&2; read request; echo garbage; sleep 30"}}})
 	h.Cards.Approve(t)
 	e := receive(t, opened, "the failed open").errorOf(t)
-	if e.Effect != tick.EffectPossible || !strings.Contains(e.Message, "did not start: initialization failed") || !strings.Contains(e.Message, "its screen showed: not-a-tick") {
+	if e.Effect != wire.EffectPossible || !strings.Contains(e.Message, "did not start: initialization failed") || !strings.Contains(e.Message, "its screen showed: not-a-tick") {
 		t.Errorf("open of a program that is not a Tick: %+v", e)
 	}
 	var list agent.ListResult
@@ -644,7 +644,7 @@ func TestMCPOpenSendScreenClose(t *testing.T) {
 	// Denied: nothing opens.
 	opened = callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "open_tick", Arguments: map[string]any{"command": []string{"/bin/true"}}})
 	h.Cards.Deny(t)
-	if e := receive(t, opened, "the denied open").errorOf(t); e.Reason != agent.ReasonDenied || e.Effect != tick.EffectNone {
+	if e := receive(t, opened, "the denied open").errorOf(t); e.Reason != agent.ReasonDenied || e.Effect != wire.EffectNone {
 		t.Errorf("denied open: %+v", e)
 	}
 	if n := len(h.Host.Instances()); n != 1 { // the one that failed to initialize

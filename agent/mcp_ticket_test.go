@@ -14,7 +14,7 @@ import (
 	"tickmux/agent"
 	"tickmux/agent/agenttest"
 	"tickmux/host"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Tests for what real MCP clients need beyond the plain tools: query_tick, tickets for calls
@@ -75,7 +75,7 @@ func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
 	}
 
 	e := call(t, cs, "query_tick", map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 9}}).errorOf(t)
-	if e.Reason != agent.ReasonMutates || e.Effect != tick.EffectNone || !strings.Contains(e.Message, "call_tick") {
+	if e.Reason != agent.ReasonMutates || e.Effect != wire.EffectNone || !strings.Contains(e.Message, "call_tick") {
 		t.Errorf("query_tick set: %+v", e)
 	}
 	if p := h.Cards.Queue.Pending(); len(p) != 0 {
@@ -87,7 +87,7 @@ func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
 
 	// A revision that is not the current one is refused too: the query was checked against it.
 	e = call(t, cs, "query_tick", map[string]any{"id": in.ID(), "tool": "get", "revision": "r0"}).errorOf(t)
-	if e.Reason != agent.ReasonCatalogChanged || e.Effect != tick.EffectNone {
+	if e.Reason != agent.ReasonCatalogChanged || e.Effect != wire.EffectNone {
 		t.Errorf("query_tick with an old revision: %+v", e)
 	}
 }
@@ -162,7 +162,7 @@ func TestMCPCallTicketDenied(t *testing.T) {
 	var w agent.WaitResult
 	call(t, cs, "wait", map[string]any{"calls": []string{tk.Call}}).decode(t, &w)
 	if len(w.Calls) != 1 || w.Calls[0].Status != agent.StatusDenied || w.Calls[0].Error == nil ||
-		w.Calls[0].Error.Effect != tick.EffectNone || w.Calls[0].Error.Rule != "" {
+		w.Calls[0].Error.Effect != wire.EffectNone || w.Calls[0].Error.Rule != "" {
 		t.Errorf("a denied call's outcome: %+v", w)
 	}
 	if in.State().Seq != 0 {
@@ -178,7 +178,7 @@ func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
 
 	var o agent.CallOutcome
 	call(t, cs, "cancel_call", map[string]any{"call": tk.Call}).decode(t, &o)
-	if o.Call != tk.Call || o.Status != agent.StatusWithdrawn || o.Error == nil || o.Error.Effect != tick.EffectNone {
+	if o.Call != tk.Call || o.Status != agent.StatusWithdrawn || o.Error == nil || o.Error.Effect != wire.EffectNone {
 		t.Errorf("cancel_call: %+v", o)
 	}
 	h.Cards.WaitNone(t)

@@ -14,7 +14,7 @@ import (
 
 	"tickmux/host"
 	"tickmux/host/trim"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // maxClientName bounds the name a client gives itself (it is drawn on approval cards).
@@ -333,7 +333,7 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (Ti
 	case <-in.Ready():
 	case <-ctx.Done():
 		return TickInfo{}, &Error{Message: fmt.Sprintf("%s was opened and is still starting; the client stopped waiting", in.ID()),
-			Effect: tick.EffectPossible, Reason: ReasonCancelled}
+			Effect: wire.EffectPossible, Reason: ReasonCancelled}
 	}
 	if in.Status() != host.StatusReady {
 		select { // the screen excerpt is taken once the process has ended (H-I1)
@@ -346,7 +346,7 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (Ti
 			msg += "; its screen showed: " + e.Screen
 		}
 		// The program ran, so it may have done something before it failed.
-		return TickInfo{}, &Error{Message: msg, Effect: tick.EffectPossible, Reason: ReasonFailed, Rule: e.Rule}
+		return TickInfo{}, &Error{Message: msg, Effect: wire.EffectPossible, Reason: ReasonFailed, Rule: e.Rule}
 	}
 	return info(in), nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"tickmux/agent/agenttest"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // An open whose program cannot be found fails at once: no card asks the person to approve
@@ -21,7 +21,7 @@ func TestOpenOfAMissingProgramFailsBeforeTheCard(t *testing.T) {
 	for _, argv := range [][]string{{"no-such-program-for-tickmux"}, {"./not-here"}} {
 		opened := callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "open_tick", Arguments: map[string]any{"command": argv, "cwd": t.TempDir()}})
 		e := receive(t, opened, "the open's answer").errorOf(t)
-		if e.Effect != tick.EffectNone || !strings.Contains(e.Message, "cannot start") {
+		if e.Effect != wire.EffectNone || !strings.Contains(e.Message, "cannot start") {
 			t.Errorf("open %q: %+v", argv, e)
 		}
 		h.Cards.WaitNone(t)

@@ -12,7 +12,7 @@ import (
 	"tickmux/agent"
 	"tickmux/agent/agenttest"
 	"tickmux/host"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Tests of the approval seam: a call knows its own card by id, through MCP tickets and the
@@ -184,7 +184,7 @@ func TestAnotherApprover(t *testing.T) {
 		}
 		var o agent.CallOutcome
 		call(t, cs, "cancel_call", map[string]any{"call": tk1.Call}).decode(t, &o)
-		if o.Status != agent.StatusWithdrawn || o.Error == nil || o.Error.Effect != tick.EffectNone {
+		if o.Status != agent.StatusWithdrawn || o.Error == nil || o.Error.Effect != wire.EffectNone {
 			t.Fatalf("cancel_call: %+v", o)
 		}
 		if st := in.State(); st.Seq != 1 {
@@ -196,7 +196,7 @@ func TestAnotherApprover(t *testing.T) {
 		in := h.OpenFake(t)
 		cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
 		e := call(t, cs, "call_tick", map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 5}}).errorOf(t)
-		if e.Reason != agent.ReasonDenied || e.Effect != tick.EffectNone {
+		if e.Reason != agent.ReasonDenied || e.Effect != wire.EffectNone {
 			t.Fatalf("call_tick under a refusing policy: %+v", e)
 		}
 		var get agent.CallResult

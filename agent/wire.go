@@ -18,7 +18,7 @@ import (
 	"encoding/json"
 
 	"tickmux/host/trim"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // ProtocolVersion is the version of the control protocol; hello compares it.
@@ -94,7 +94,7 @@ const (
 // allows anyone to say that nothing happened.
 type Error struct {
 	Message string      `json:"message"`
-	Effect  tick.Effect `json:"effect"`
+	Effect  wire.Effect `json:"effect"`
 	Reason  string      `json:"reason"`
 	// Code is the Tick's JSON-RPC error code when the Tick answered with an error.
 	Code int64 `json:"code,omitempty"`
@@ -205,7 +205,7 @@ type Description struct {
 	Revision    string                 `json:"revision"`
 	Tools       []ToolInfo             `json:"tools"`
 	RecoverWith string                 `json:"recover_with,omitempty"`
-	State       *tick.StateDeclaration `json:"state,omitempty"`
+	State       *wire.StateDeclaration `json:"state,omitempty"`
 }
 
 // ReadParams ask for an instance's latest state. Full skips the delivery budget.

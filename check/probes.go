@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"tickmux/host"
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // slowCall is when a probe's call answer counts as slow: the probes ask for refusals or a query
@@ -233,7 +233,7 @@ func (c *checker) requestFailed(what string, err error) {
 
 // query returns a non-mutating tool that takes {} as its args, the only call check makes with a
 // valid revision and valid args; nil when the catalog has none.
-func (c *checker) query() *tick.Tool {
+func (c *checker) query() *wire.Tool {
 	for i := range c.cat.Descriptor.Tools {
 		t := &c.cat.Descriptor.Tools[i]
 		if !t.Mutates && c.cat.CheckArgs(t.Name, json.RawMessage("{}")) == nil {
@@ -244,7 +244,7 @@ func (c *checker) query() *tick.Tool {
 }
 
 // anyQuery returns a non-mutating tool whatever its args, for probes that never let it run.
-func (c *checker) anyQuery() *tick.Tool {
+func (c *checker) anyQuery() *wire.Tool {
 	for i := range c.cat.Descriptor.Tools {
 		if t := &c.cat.Descriptor.Tools[i]; !t.Mutates {
 			return t
@@ -254,7 +254,7 @@ func (c *checker) anyQuery() *tick.Tool {
 }
 
 // call sends a probe's tick/call and reports a slow answer with its time (C-K5).
-func (c *checker) call(ctx context.Context, what string, p tick.CallParams) (json.RawMessage, error) {
+func (c *checker) call(ctx context.Context, what string, p wire.CallParams) (json.RawMessage, error) {
 	var res json.RawMessage
 	var err error
 	took := timed(func() { res, err = c.sess.Call(ctx, p, c.callTimeout) })
@@ -280,8 +280,8 @@ func (c *checker) probeRevisionFirst(ctx context.Context) {
 	const name = "tickmux-check-no-such-tool"
 	stale := c.cat.Revision() + "~stale-by-tickmux-check"
 	what := fmt.Sprintf("a call to the unknown tool %q with the stale revision %q", name, stale)
-	_, err := c.call(ctx, what, tick.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: stale})
-	ok := c.expectCode(err, tick.CodeCatalogChanged, "C-K4", SevFailure, what, "spec 7.2: the revision is checked before the tool")
+	_, err := c.call(ctx, what, wire.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: stale})
+	ok := c.expectCode(err, wire.CodeCatalogChanged, "C-K4", SevFailure, what, "spec 7.2: the revision is checked before the tool")
 	c.r.step("revision before tool", ok, "called %q with revision %q", name, stale)
 }
 
@@ -294,8 +294,8 @@ func (c *checker) probeStaleRevision(ctx context.Context) {
 	}
 	stale := c.cat.Revision() + "~stale-by-tickmux-check"
 	what := fmt.Sprintf("a call to %q with the stale revision %q", t.Name, stale)
-	_, err := c.call(ctx, what, tick.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: stale})
-	ok := c.expectCode(err, tick.CodeCatalogChanged, "C-K1", SevFailure, what, "spec 7.2")
+	_, err := c.call(ctx, what, wire.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: stale})
+	ok := c.expectCode(err, wire.CodeCatalogChanged, "C-K1", SevFailure, what, "spec 7.2")
 	c.r.step("stale revision gets -32004", ok, "called %q with revision %q", t.Name, stale)
 }
 
@@ -303,8 +303,8 @@ func (c *checker) probeStaleRevision(ctx context.Context) {
 func (c *checker) probeUnknownTool(ctx context.Context) {
 	const name = "tickmux-check-no-such-tool"
 	what := fmt.Sprintf("a call to the unknown tool %q", name)
-	_, err := c.call(ctx, what, tick.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
-	ok := c.expectCode(err, tick.CodeInvalidParams, "C-K2", SevFailure, what, "spec 7.2")
+	_, err := c.call(ctx, what, wire.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
+	ok := c.expectCode(err, wire.CodeInvalidParams, "C-K2", SevFailure, what, "spec 7.2")
 	c.r.step("unknown tool gets -32602", ok, "called %q", name)
 }
 
@@ -325,8 +325,8 @@ func (c *checker) probeBadArgs(ctx context.Context) {
 		}
 	}
 	what := fmt.Sprintf("a call to %q with args its input_schema rejects (%s)", t.Name, args)
-	_, err := c.call(ctx, what, tick.CallParams{Tool: t.Name, Args: args, Revision: c.cat.Revision()})
-	ok := c.expectCode(err, tick.CodeInvalidParams, "C-K3", SevFailure, what, "spec 7.2: a Tick checks args itself and does not run the tool")
+	_, err := c.call(ctx, what, wire.CallParams{Tool: t.Name, Args: args, Revision: c.cat.Revision()})
+	ok := c.expectCode(err, wire.CodeInvalidParams, "C-K3", SevFailure, what, "spec 7.2: a Tick checks args itself and does not run the tool")
 	c.r.step("args that do not fit get -32602", ok, "called %q with %s", t.Name, args)
 }
 
@@ -334,7 +334,7 @@ func (c *checker) probeBadArgs(ctx context.Context) {
 func (c *checker) probeUnknownMethod(ctx context.Context) {
 	const method = "tick/tickmux-check-unknown"
 	_, err := c.sess.Request(ctx, method, struct{}{}, c.callTimeout)
-	ok := c.expectCode(err, tick.CodeMethodNotFound, "C-M2", SevWarning,
+	ok := c.expectCode(err, wire.CodeMethodNotFound, "C-M2", SevWarning,
 		fmt.Sprintf("the unknown method %q", method), "JSON-RPC 2.0")
 	c.r.step("unknown method gets -32601", ok, "sent %q", method)
 }
@@ -357,7 +357,7 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 		}
 		c.requestFailed(what, err)
 	}
-	raw, err := c.sess.Request(ctx, tick.MethodDescribe, extra, c.callTimeout)
+	raw, err := c.sess.Request(ctx, wire.MethodDescribe, extra, c.callTimeout)
 	if err == nil {
 		c.saw("a tick/describe result", raw)
 		if _, perr := host.ParseDescriptor(raw); perr != nil {
@@ -365,7 +365,7 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 		}
 	}
 	judge("tick/describe with an unknown param", err)
-	raw, err = c.sess.Request(ctx, tick.MethodRead, extra, c.callTimeout)
+	raw, err = c.sess.Request(ctx, wire.MethodRead, extra, c.callTimeout)
 	if err == nil {
 		c.saw("a tick/read result", raw)
 	}
@@ -375,12 +375,12 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 		sent = fmt.Sprintf("describe, read and a call to %q", t.Name)
 		p := map[string]any{"tool": t.Name, "args": map[string]any{}, "revision": c.cat.Revision(), unknownParam: true}
 		var took time.Duration
-		took = timed(func() { raw, err = c.sess.Request(ctx, tick.MethodCall, p, c.callTimeout) })
+		took = timed(func() { raw, err = c.sess.Request(ctx, wire.MethodCall, p, c.callTimeout) })
 		what := fmt.Sprintf("a call to %q with an unknown param", t.Name)
 		c.slow(what, took, err)
 		if err == nil {
 			c.saw("a tick/call result", raw)
-		} else if code, answered := codeOf(err); answered && code != tick.CodeInvalidParams && code != tick.CodeInvalidRequest {
+		} else if code, answered := codeOf(err); answered && code != wire.CodeInvalidParams && code != wire.CodeInvalidRequest {
 			err = nil // the query's own failure is not about the param
 		}
 		judge(what, err)
@@ -406,7 +406,7 @@ func (c *checker) probeWhileCalling(ctx context.Context) {
 	start := time.Now()
 	go func() { // owner: probeWhileCalling; returns when the call is answered or times out
 		defer close(done)
-		_, callErr = c.call(ctx, fmt.Sprintf("a call to %q", t.Name), tick.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
+		_, callErr = c.call(ctx, fmt.Sprintf("a call to %q", t.Name), wire.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
 		callDone = time.Now()
 	}()
 	for sent := false; !sent && c.in.SessionStats().InFlight == 0; {
@@ -507,7 +507,7 @@ func (c *checker) probeEOF(ctx context.Context) {
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, max(promptExit, min(c.callTimeout, 10*time.Second)))
 		defer cancel()
-		res, err := c.sess.CallThenCloseStdin(ctx, tick.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()}, c.callTimeout)
+		res, err := c.sess.CallThenCloseStdin(ctx, wire.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()}, c.callTimeout)
 		_, answered := codeOf(err)
 		switch {
 		case err == nil || answered:

@@ -13,6 +13,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func init() {
@@ -108,14 +109,14 @@ func newClock(every time.Duration) (*clock, error) {
 				}) (any, error) {
 					loc, err := time.LoadLocation(a.Zone)
 					if err != nil {
-						return nil, &tick.ResponseError{Code: tick.CodeInvalidParams, Message: fmt.Sprintf("unknown time zone %q; use an IANA name such as Europe/Paris", a.Zone)}
+						return nil, &wire.ResponseError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("unknown time zone %q; use an IANA name such as Europe/Paris", a.Zone)}
 					}
 					now := time.Now().In(loc)
 					return map[string]string{"zone": loc.String(), "time": now.Format(time.RFC3339), "weekday": now.Weekday().String()}, nil
 				}),
 			},
 		},
-		State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/samples", Newest: tick.NewestLast}}},
+		State: &wire.StateDeclaration{Series: []wire.Series{{Path: "/samples", Newest: wire.NewestLast}}},
 	})
 	if err != nil {
 		return nil, err

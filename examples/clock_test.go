@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // TestClock: a steady stream of updates with growing ticks and samples in time order; pausing
@@ -35,7 +35,7 @@ func TestClock(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, in.Time); err != nil || in.Zone != "Asia/Tokyo" || in.Time[len(in.Time)-6:] != "+09:00" {
 		t.Fatalf("time_in Asia/Tokyo: %+v", in)
 	}
-	if f := c.call("time_in", map[string]string{"zone": "Mars/Olympus"}); f.Error == nil || f.Error.Code != tick.CodeInvalidParams {
+	if f := c.call("time_in", map[string]string{"zone": "Mars/Olympus"}); f.Error == nil || f.Error.Code != wire.CodeInvalidParams {
 		t.Fatalf("unknown zone: %s", f)
 	}
 	c.state(&st)

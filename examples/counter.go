@@ -11,6 +11,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func init() {
@@ -91,7 +92,7 @@ func newCounter() (*counter, error) {
 			},
 		},
 		RecoverWith: "history",
-		State:       &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}},
+		State:       &wire.StateDeclaration{Series: []wire.Series{{Path: "/recent", Newest: wire.NewestLast}}},
 	})
 	if err != nil {
 		return nil, err

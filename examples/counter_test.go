@@ -5,7 +5,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // TestCounterTools: increment changes the value and sends the new state before its result;
@@ -36,7 +36,7 @@ func TestCounterTools(t *testing.T) {
 		t.Fatalf("history since 1: %+v", h)
 	}
 	updates := len(c.updates)
-	if f := c.call("increment", map[string]int{"amount": 2000000}); f.Error == nil || f.Error.Code != tick.CodeInvalidParams {
+	if f := c.call("increment", map[string]int{"amount": 2000000}); f.Error == nil || f.Error.Code != wire.CodeInvalidParams {
 		t.Fatalf("increment beyond the schema's maximum: %s", f)
 	}
 	c.state(&st)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // jobs is the example that shows what only a Tick host can do: an agent asks to run a command
@@ -182,7 +183,7 @@ func newJobRunner(dir string) (*jobRunner, error) {
 				}),
 			},
 		},
-		State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/jobs", Newest: tick.NewestLast}}},
+		State: &wire.StateDeclaration{Series: []wire.Series{{Path: "/jobs", Newest: wire.NewestLast}}},
 	})
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func newJobRunner(dir string) (*jobRunner, error) {
 
 // errNoJob refuses a call about a job that does not exist; nothing changed.
 func errNoJob(id int64) error {
-	return &tick.ResponseError{Code: tick.CodeInvalidParams, Message: fmt.Sprintf("there is no job %d; the state lists the jobs", id)}
+	return &wire.ResponseError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("there is no job %d; the state lists the jobs", id)}
 }
 
 // start runs command in a process group of its own, so that stop reaches everything it starts.
@@ -207,7 +208,7 @@ func (r *jobRunner) start(command, dir, by string) (*job, error) {
 		dir = filepath.Join(r.dir, dir)
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, &tick.ResponseError{Code: tick.CodeInvalidParams, Message: fmt.Sprintf("%s is not a directory; nothing was started", dir)}
+		return nil, &wire.ResponseError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("%s is not a directory; nothing was started", dir)}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -228,7 +229,7 @@ func (r *jobRunner) start(command, dir, by string) (*job, error) {
 	if err := cmd.Start(); err != nil {
 		outR.Close()
 		outW.Close()
-		return nil, &tick.ResponseError{Code: tick.CodeInvalidParams, Message: "the command could not be started: " + err.Error()}
+		return nil, &wire.ResponseError{Code: wire.CodeInvalidParams, Message: "the command could not be started: " + err.Error()}
 	}
 	outW.Close()
 	j := &job{ID: r.nextID, Command: command, Dir: dir, By: by, Status: "running", Started: time.Now(),
@@ -311,7 +312,7 @@ func (r *jobRunner) stop(id int64, by string) error {
 		return errNoJob(id)
 	}
 	if j.Status != "running" {
-		return &tick.ResponseError{Code: tick.CodeInvalidParams, Message: fmt.Sprintf("job %d is not running: it %s", id, r.view(j, 0).Status)}
+		return &wire.ResponseError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("job %d is not running: it %s", id, r.view(j, 0).Status)}
 	}
 	if j.StopBy == "" {
 		j.StopBy = by

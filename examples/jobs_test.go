@@ -12,7 +12,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func findJob(st jobsState, id int64) *jobView {
@@ -62,7 +62,7 @@ func TestJobsRunAndFinish(t *testing.T) {
 		{"stop", map[string]any{"id": 7}},
 		{"output", map[string]any{"id": 7}},
 	} {
-		if f := c.call(bad.tool, bad.args); f.Error == nil || f.Error.Code != tick.CodeInvalidParams {
+		if f := c.call(bad.tool, bad.args); f.Error == nil || f.Error.Code != wire.CodeInvalidParams {
 			t.Fatalf("%s %v: %s, want -32602", bad.tool, bad.args, f)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func init() {
@@ -168,7 +169,7 @@ func newLogtail(path string) (*logtail, error) {
 			}),
 		}},
 		RecoverWith: "lines",
-		State:       &tick.StateDeclaration{Series: []tick.Series{{Path: "/last", Newest: tick.NewestLast}}},
+		State:       &wire.StateDeclaration{Series: []wire.Series{{Path: "/last", Newest: wire.NewestLast}}},
 	})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 func init() {
@@ -148,7 +149,7 @@ func newNotes(file string) (*notes, error) {
 
 // errNoNote refuses a call about a note that does not exist; nothing changed, hence the code.
 func errNoNote(id int64) error {
-	return &tick.ResponseError{Code: tick.CodeInvalidParams, Message: fmt.Sprintf("there is no note %d; list_notes shows the ids", id)}
+	return &wire.ResponseError{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("there is no note %d; list_notes shows the ids", id)}
 }
 
 func (n *notes) add(text, by string) (note, error) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // TestNotesTools: the mutating tools change the list and the state; a call about a note that
@@ -35,7 +35,7 @@ func TestNotesTools(t *testing.T) {
 		{"remove_note", map[string]any{"id": 9}},
 		{"add_note", map[string]any{"text": ""}},
 	} {
-		if f := c.call(call.tool, call.args); f.Error == nil || f.Error.Code != tick.CodeInvalidParams {
+		if f := c.call(call.tool, call.args); f.Error == nil || f.Error.Code != wire.CodeInvalidParams {
 			t.Fatalf("%s %v: %s, want -32602", call.tool, call.args, f)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // updateStream serves n tick/update lines of about 1 KiB, with strictly increasing seqs, without
@@ -81,9 +81,9 @@ func BenchmarkIngestUpdates(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	var got atomic.Int64
-	var latest tick.State
+	var latest wire.State
 	s := NewSession(discardCloser{io.Discard}, newUpdateStream(b.N), SessionHooks{
-		Update: func(st tick.State, _ time.Time) {
+		Update: func(st wire.State, _ time.Time) {
 			latest = st // what Instance.onUpdate keeps
 			got.Add(1)
 		},
@@ -148,10 +148,10 @@ func TestUpdateStreamIsValid(t *testing.T) {
 // updates (about 200 MB of input) is where it was after 1,000.
 func TestFloodKeepsMemoryBounded(t *testing.T) {
 	heapAfter := func(n int) uint64 {
-		var latest tick.State
+		var latest wire.State
 		var got atomic.Int64
 		s := NewSession(discardCloser{io.Discard}, newUpdateStream(n), SessionHooks{
-			Update: func(st tick.State, _ time.Time) { latest = st; got.Add(1) },
+			Update: func(st wire.State, _ time.Time) { latest = st; got.Add(1) },
 		})
 		<-s.Done()
 		s.Close(nil)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // CallRequest is a client's call of a Tick tool.
@@ -79,7 +79,7 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		return nil, err
 	}
 
-	res, err := in.sess.Call(ctx, tick.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
+	res, err := in.sess.Call(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
 	if errors.Is(err, ErrCatalogChanged) {
 		go in.refreshCatalog() // owner: the instance; one describe, bounded by InitTimeout
 	}

@@ -8,23 +8,23 @@ import (
 	"slices"
 	"strings"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Catalog is a descriptor that passed validation (H-D1), with every input_schema compiled.
 // It never changes once built; a new describe makes a new Catalog.
 type Catalog struct {
-	Descriptor tick.Descriptor
+	Descriptor wire.Descriptor
 	// Raw is the descriptor as the host re-encoded it (compact), unknown fields included.
 	Raw     json.RawMessage
-	schemas map[string]*tick.Schema
+	schemas map[string]*wire.Schema
 }
 
 // Revision is the catalog's revision (H-D2: compared for equality only).
 func (c *Catalog) Revision() string { return c.Descriptor.Revision }
 
 // Tool returns the named tool, or nil.
-func (c *Catalog) Tool(name string) *tick.Tool { return c.Descriptor.Tool(name) }
+func (c *Catalog) Tool(name string) *wire.Tool { return c.Descriptor.Tool(name) }
 
 // CheckArgs validates args against the tool's input_schema (H-K1). The error lists each field
 // that does not fit.
@@ -90,8 +90,8 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 		return s
 	}
 
-	var d tick.Descriptor
-	d.Protocol = tick.ProtocolVersion
+	var d wire.Descriptor
+	d.Protocol = wire.ProtocolVersion
 	d.Kind = str("kind", true, true)
 	d.Title = str("title", true, true)
 	d.Description = str("description", false, false)
@@ -101,7 +101,7 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	}
 	d.RecoverWith = str("recover_with", false, false)
 
-	schemas := map[string]*tick.Schema{}
+	schemas := map[string]*wire.Schema{}
 	trimmed := map[string]bool{} // names compared without surrounding spaces (H-D1)
 	var rawTools []json.RawMessage
 	if v, ok := top["tools"]; !ok || string(v) == "null" {
@@ -124,7 +124,7 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 			trimmed[key] = true
 		}
 		if len(tprobs) == 0 {
-			s, err := tick.CompileSchema(t.InputSchema)
+			s, err := wire.CompileSchema(t.InputSchema)
 			if err != nil {
 				bad("tool %q: %v", t.Name, err)
 				continue
@@ -140,7 +140,7 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 		d.Tools = append(d.Tools, t)
 	}
 	if d.Tools == nil {
-		d.Tools = []tick.Tool{}
+		d.Tools = []wire.Tool{}
 	}
 
 	if d.RecoverWith != "" {
@@ -166,8 +166,8 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	return &Catalog{Descriptor: d, Raw: json.RawMessage(compact.Bytes()), schemas: schemas}, nil
 }
 
-func parseTool(raw json.RawMessage) (tick.Tool, []string) {
-	var t tick.Tool
+func parseTool(raw json.RawMessage) (wire.Tool, []string) {
+	var t wire.Tool
 	var probs []string
 	var m map[string]json.RawMessage
 	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &m) != nil {
@@ -197,13 +197,13 @@ func parseTool(raw json.RawMessage) (tick.Tool, []string) {
 	return t, probs
 }
 
-func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []string) {
+func parseStateDeclaration(raw json.RawMessage) (*wire.StateDeclaration, []string) {
 	var probs []string
 	var m map[string]json.RawMessage
 	if bytes.TrimSpace(raw)[0] != '{' || json.Unmarshal(raw, &m) != nil {
 		return nil, []string{"state is not an object"}
 	}
-	decl := &tick.StateDeclaration{}
+	decl := &wire.StateDeclaration{}
 	v, ok := m["series"]
 	if !ok || string(v) == "null" {
 		return decl, nil
@@ -214,7 +214,7 @@ func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []strin
 	}
 	seen := map[string]bool{}
 	for i, rs := range rawSeries {
-		var s tick.Series
+		var s wire.Series
 		var sm map[string]json.RawMessage
 		if bytes.TrimSpace(rs)[0] != '{' || json.Unmarshal(rs, &sm) != nil {
 			probs = append(probs, fmt.Sprintf("state.series[%d] is not an object", i))
@@ -231,7 +231,7 @@ func parseStateDeclaration(raw json.RawMessage) (*tick.StateDeclaration, []strin
 			probs = append(probs, fmt.Sprintf("state.series[%d].path %q is declared twice", i, s.Path))
 		}
 		seen[s.Path] = true
-		if json.Unmarshal(sm["newest"], &s.Newest) != nil || (s.Newest != tick.NewestFirst && s.Newest != tick.NewestLast) {
+		if json.Unmarshal(sm["newest"], &s.Newest) != nil || (s.Newest != wire.NewestFirst && s.Newest != wire.NewestLast) {
 			probs = append(probs, fmt.Sprintf("state.series[%d].newest must be \"first\" or \"last\"", i))
 		}
 		decl.Series = append(decl.Series, s)
@@ -249,16 +249,16 @@ func IsDescriptorError(err error) bool {
 func checkProtocol(top map[string]json.RawMessage) string {
 	v, ok := top["protocol"]
 	if !ok {
-		return fmt.Sprintf("it has no protocol field; this host speaks Tick protocol %d", tick.ProtocolVersion)
+		return fmt.Sprintf("it has no protocol field; this host speaks Tick protocol %d", wire.ProtocolVersion)
 	}
 	n, isInt, nonNeg := parseInteger(v)
 	switch {
 	case v[0] == '"':
-		return fmt.Sprintf("protocol must be the number %d, got the string %s", tick.ProtocolVersion, shortJSON(v))
+		return fmt.Sprintf("protocol must be the number %d, got the string %s", wire.ProtocolVersion, shortJSON(v))
 	case !isInt:
-		return fmt.Sprintf("protocol must be the number %d, got %s", tick.ProtocolVersion, shortJSON(v))
-	case !nonNeg || n != tick.ProtocolVersion:
-		return fmt.Sprintf("unsupported Tick protocol version %s; this host speaks Tick protocol %d", shortJSON(v), tick.ProtocolVersion)
+		return fmt.Sprintf("protocol must be the number %d, got %s", wire.ProtocolVersion, shortJSON(v))
+	case !nonNeg || n != wire.ProtocolVersion:
+		return fmt.Sprintf("unsupported Tick protocol version %s; this host speaks Tick protocol %d", shortJSON(v), wire.ProtocolVersion)
 	}
 	return ""
 }

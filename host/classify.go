@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // msgKind is what a line from a Tick turned out to be.
@@ -32,10 +32,10 @@ type message struct {
 	result    json.RawMessage // nil when absent; "null" when null
 	errObj    json.RawMessage
 	malformed string // why the response fails its request (H-M6), "" if well formed
-	respErr   *tick.ResponseError
+	respErr   *wire.ResponseError
 
 	// msgUpdate
-	update tick.State
+	update wire.State
 }
 
 // Sizes measured on the host's re-encoding: the compact form of what arrived (limits table).
@@ -68,7 +68,7 @@ func classify(line []byte) (message, error) {
 	}
 	if rpc := sc.jsonrpc.bytes(line); string(rpc) != `"2.0"` {
 		var v string
-		if json.Unmarshal(rpc, &v) != nil || v != tick.JSONRPCVersion {
+		if json.Unmarshal(rpc, &v) != nil || v != wire.JSONRPCVersion {
 			return m, violation("H-V2", `a message has "jsonrpc": %s, not "2.0"`, shortJSON(rpc))
 		}
 	}
@@ -97,7 +97,7 @@ func classify(line []byte) (message, error) {
 		classifyResponse(&m, line, &sc)
 		return m, nil
 	case hasMethod:
-		if m.method != tick.MethodUpdate {
+		if m.method != wire.MethodUpdate {
 			m.kind = msgNotification
 			return m, nil
 		}
@@ -124,8 +124,8 @@ func classify(line []byte) (message, error) {
 // methodName is a method string's value; tick/update, which a flooding Tick sends thousands of
 // times a second, is returned as the constant rather than copied from each line.
 func methodName(raw []byte) string {
-	if string(raw) == `"`+tick.MethodUpdate+`"` {
-		return tick.MethodUpdate
+	if string(raw) == `"`+wire.MethodUpdate+`"` {
+		return wire.MethodUpdate
 	}
 	return memberName(raw, bytes.IndexByte(raw, '\\') >= 0)
 }
@@ -160,7 +160,7 @@ func compactCopy(line []byte, sp span) json.RawMessage {
 	return buf.Bytes()
 }
 
-func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
+func parseResponseError(raw json.RawMessage) (*wire.ResponseError, string) {
 	var e struct {
 		Code    json.RawMessage `json:"code"`
 		Message *string         `json:"message"`
@@ -180,21 +180,21 @@ func parseResponseError(raw json.RawMessage) (*tick.ResponseError, string) {
 	if bytes.HasPrefix(bytes.TrimSpace(e.Code), []byte("-")) {
 		c = -int64(code)
 	}
-	return &tick.ResponseError{Code: c, Message: *e.Message, Data: e.Data}, ""
+	return &wire.ResponseError{Code: c, Message: *e.Message, Data: e.Data}, ""
 }
 
 // parseState checks a TickState (spec 6.2, a tick/read result) and returns it with data in
 // compact form. When it is not valid, bad says why and names the rule.
-func parseState(raw json.RawMessage, limit int) (tick.State, *RuleError) {
+func parseState(raw json.RawMessage, limit int) (wire.State, *RuleError) {
 	if raw == nil {
-		return tick.State{}, &RuleError{Rule: "H-RD3", Reason: "is missing"}
+		return wire.State{}, &RuleError{Rule: "H-RD3", Reason: "is missing"}
 	}
 	st, err := scanState(raw)
 	if err != nil {
-		return tick.State{}, &RuleError{Rule: "H-RD3", Reason: "is not valid JSON"}
+		return wire.State{}, &RuleError{Rule: "H-RD3", Reason: "is not valid JSON"}
 	}
 	if n := len(raw) - countWS(raw); n > limit {
-		return tick.State{}, &RuleError{Rule: "H-V3", Reason: "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)}
+		return wire.State{}, &RuleError{Rule: "H-V3", Reason: "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)}
 	}
 	return stateFromSpans(raw, st)
 }
@@ -218,8 +218,8 @@ func countWS(b []byte) int {
 // stateFromSpans checks the members of a TickState found by the scanner: seq is an unsigned
 // integer (the seq rules, H-RD1/H-U1), data is present, at is absent or an RFC 3339 date-time
 // string (H-RD3/H-U1). bad names the rule a read result breaks; an update breaks H-U1 whatever it is.
-func stateFromSpans(b []byte, sp stateSpans) (tick.State, *RuleError) {
-	var st tick.State
+func stateFromSpans(b []byte, sp stateSpans) (wire.State, *RuleError) {
+	var st wire.State
 	if !sp.object {
 		return st, &RuleError{Rule: "H-RD3", Reason: "is not an object"}
 	}
@@ -228,7 +228,7 @@ func stateFromSpans(b []byte, sp stateSpans) (tick.State, *RuleError) {
 	}
 	rawSeq := sp.seq.bytes(b)
 	seq, isInt, nonNeg := parseInteger(rawSeq)
-	if !isInt || !nonNeg || seq > tick.MaxSafeInteger {
+	if !isInt || !nonNeg || seq > wire.MaxSafeInteger {
 		return st, &RuleError{Rule: "H-RD1", Reason: "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"}
 	}
 	if !sp.data.set {
@@ -278,13 +278,13 @@ func parseInteger(raw json.RawMessage) (n uint64, isInt, nonNeg bool) {
 		digits = s[1:]
 	}
 	if v, err := strconv.ParseUint(digits, 10, 64); err == nil {
-		if v > tick.MaxSafeInteger {
+		if v > wire.MaxSafeInteger {
 			return 0, false, false
 		}
 		return v, true, !neg || v == 0
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != float64(int64(f)) || f > tick.MaxSafeInteger || f < -tick.MaxSafeInteger {
+	if err != nil || f != float64(int64(f)) || f > wire.MaxSafeInteger || f < -wire.MaxSafeInteger {
 		return 0, false, false
 	}
 	if f < 0 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 type classifyCase struct {
@@ -121,7 +121,7 @@ func TestClassifyErrorCodes(t *testing.T) {
 	if err != nil || m.respErr == nil {
 		t.Fatalf("err %v, respErr %v", err, m.respErr)
 	}
-	if m.respErr.Code != tick.CodeCatalogChanged || m.respErr.Message != "changed" || string(m.respErr.Data) != `{"rev":"2"}` {
+	if m.respErr.Code != wire.CodeCatalogChanged || m.respErr.Message != "changed" || string(m.respErr.Data) != `{"rev":"2"}` {
 		t.Fatalf("parsed %+v", m.respErr)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Causes of a failed request or call. They are matched with errors.Is through CallError.
@@ -43,14 +43,14 @@ var (
 // Session request or an Instance call is a *CallError.
 type CallError struct {
 	// Effect is none (nothing happened), possible, or unknown.
-	Effect tick.Effect
+	Effect wire.Effect
 	// Code is the Tick's error code, or 0 when the host failed the request itself.
 	Code int64
 	// Message says what went wrong, for a person.
 	Message string
 	// Data is the Tick's error data, if any (untrusted).
 	Data json.RawMessage
-	// Err is the cause: one of the Err* values, a *Violation, or a *tick.ResponseError.
+	// Err is the cause: one of the Err* values, a *Violation, or a *wire.ResponseError.
 	Err error
 }
 
@@ -62,16 +62,16 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // failNone is a failure that happened before anything was sent.
 func failNone(cause error, format string, args ...any) *CallError {
-	return fail(tick.EffectNone, cause, format, args...)
+	return fail(wire.EffectNone, cause, format, args...)
 }
 
 // failUnknown is a failure after sending, when the host cannot know what happened.
 func failUnknown(cause error, format string, args ...any) *CallError {
-	return fail(tick.EffectUnknown, cause, format, args...)
+	return fail(wire.EffectUnknown, cause, format, args...)
 }
 
 // fail reports cause with a message for a person; an empty format uses the cause's own words.
-func fail(effect tick.Effect, cause error, format string, args ...any) *CallError {
+func fail(effect wire.Effect, cause error, format string, args ...any) *CallError {
 	msg := cause.Error()
 	if format != "" {
 		msg = fmt.Sprintf(format, args...)
@@ -80,21 +80,21 @@ func fail(effect tick.Effect, cause error, format string, args ...any) *CallErro
 }
 
 // fromResponseError reports the Tick's own error answer; its code decides the effect (H-E1).
-func fromResponseError(re *tick.ResponseError) *CallError {
-	ce := &CallError{Effect: tick.EffectOfCode(re.Code), Code: re.Code, Message: re.Message, Data: re.Data, Err: re}
-	if re.Code == tick.CodeCatalogChanged {
+func fromResponseError(re *wire.ResponseError) *CallError {
+	ce := &CallError{Effect: wire.EffectOfCode(re.Code), Code: re.Code, Message: re.Message, Data: re.Data, Err: re}
+	if re.Code == wire.CodeCatalogChanged {
 		ce.Err = errors.Join(re, ErrCatalogChanged)
 	}
 	return ce
 }
 
 // EffectOf returns the effect a failed call reports; unknown for errors that are not CallErrors.
-func EffectOf(err error) tick.Effect {
+func EffectOf(err error) wire.Effect {
 	var ce *CallError
 	if errors.As(err, &ce) {
 		return ce.Effect
 	}
-	return tick.EffectUnknown
+	return wire.EffectUnknown
 }
 
 // Violation is a breach of the protocol that ends the session (H-V1, H-V2).

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 	"tickmux/vt"
 )
 
@@ -88,7 +88,7 @@ type CallRecord struct {
 	Approval string
 	OK       bool
 	Error    string      // the failure, for a person
-	Effect   tick.Effect // of a failure (H-E1)
+	Effect   wire.Effect // of a failure (H-E1)
 }
 
 // maxRecentCalls bounds the recent-call list per instance.
@@ -335,7 +335,7 @@ func ruleOf(err error) string {
 }
 
 // onUpdate runs on the session's reader for every valid tick/update.
-func (in *Instance) onUpdate(st tick.State, received time.Time) {
+func (in *Instance) onUpdate(st wire.State, received time.Time) {
 	in.mu.Lock()
 	in.state.Updates++
 	in.seqs = append(in.seqs, st.Seq)
@@ -349,7 +349,7 @@ func (in *Instance) onUpdate(st tick.State, received time.Time) {
 }
 
 // storeState keeps st as the latest state unless a newer one is held. Called with in.mu held.
-func (in *Instance) storeState(st tick.State, received time.Time, fromUpdate bool) {
+func (in *Instance) storeState(st wire.State, received time.Time, fromUpdate bool) {
 	if in.state.Valid && st.Seq < in.state.Seq {
 		return // a read answered with an older state than an update that overtook it (H-RD2)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // spec: H-I1
@@ -97,7 +97,7 @@ func TestArgsValidatedBeforeSending(t *testing.T) {
 	in := openReady(t, h, "good")
 	for _, args := range []string{`{"amount":"two"}`, `{}`, `{"amount":1,"x":2}`, `[1]`, `not json`} {
 		_, err := callJSON(t, in, "increment", args)
-		if !errors.Is(err, ErrInvalidArgs) || EffectOf(err) != tick.EffectNone {
+		if !errors.Is(err, ErrInvalidArgs) || EffectOf(err) != wire.EffectNone {
 			t.Fatalf("args %s: %v, want invalid args with effect none", args, err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestArgsValidatedBeforeSending(t *testing.T) {
 	if calls["increment"] != 0 {
 		t.Fatalf("the Tick received %d increment calls with invalid args", calls["increment"])
 	}
-	if _, err := callJSON(t, in, "nope", ""); !errors.Is(err, ErrUnknownTool) || EffectOf(err) != tick.EffectNone {
+	if _, err := callJSON(t, in, "nope", ""); !errors.Is(err, ErrUnknownTool) || EffectOf(err) != wire.EffectNone {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }
@@ -162,7 +162,7 @@ func TestMutatingCallsNeedApproval(t *testing.T) {
 	}()
 	card = waitCard(t, q)
 	q.Answer(card.ID, Deny)
-	if err := <-done; !errors.Is(err, ErrDenied) || EffectOf(err) != tick.EffectNone {
+	if err := <-done; !errors.Is(err, ErrDenied) || EffectOf(err) != wire.EffectNone {
 		t.Fatalf("denied call: %v", err)
 	}
 	json.Unmarshal(mustCall(t, in, "calls", ""), &calls)
@@ -173,7 +173,7 @@ func TestMutatingCallsNeedApproval(t *testing.T) {
 	// Without an approver nothing mutating goes out.
 	h2 := newTestHost(t, Config{})
 	in2 := openReady(t, h2, "good")
-	if _, err := callJSON(t, in2, "increment", `{"amount":1}`); !errors.Is(err, ErrNoApprover) || EffectOf(err) != tick.EffectNone {
+	if _, err := callJSON(t, in2, "increment", `{"amount":1}`); !errors.Is(err, ErrNoApprover) || EffectOf(err) != wire.EffectNone {
 		t.Fatalf("no approver: %v", err)
 	}
 }
@@ -271,7 +271,7 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 	}
 	// The card for r1 is voided: gone from the queue, the caller told, nothing sent.
 	err := <-done
-	if !errors.Is(err, ErrVoided) || EffectOf(err) != tick.EffectNone {
+	if !errors.Is(err, ErrVoided) || EffectOf(err) != wire.EffectNone {
 		t.Fatalf("pending call after the catalog changed: %v", err)
 	}
 	for _, c := range q.Pending() {
@@ -286,7 +286,7 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 	}
 	// A call prepared against the old revision is refused at once, unsent.
 	_, err = in.Call(context.Background(), CallRequest{Tool: "echo", Args: json.RawMessage(`{"text":"x"}`), Revision: "r1"})
-	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != tick.EffectNone {
+	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != wire.EffectNone {
 		t.Fatalf("stale revision: %v", err)
 	}
 }
@@ -297,12 +297,12 @@ func TestCatalogChangedAnswerTriggersDescribe(t *testing.T) {
 	in := openReady(t, h, "good")
 	mustCall(t, in, "bump", "") // the Tick is at r2; the host still believes r1
 	_, err := callJSON(t, in, "echo", `{"text":"x"}`)
-	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != tick.EffectNone || EffectOf(err) == "" {
+	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != wire.EffectNone || EffectOf(err) == "" {
 		t.Fatalf("call against the stale catalog: %v", err)
 	}
 	var ce *CallError
 	errors.As(err, &ce)
-	if ce.Code != tick.CodeCatalogChanged {
+	if ce.Code != wire.CodeCatalogChanged {
 		t.Fatalf("code %d", ce.Code)
 	}
 	deadline := time.Now().Add(hangGuard)
@@ -324,7 +324,7 @@ func TestCallTimeoutIsUnknownAndNeverResent(t *testing.T) {
 	h := newTestHost(t, Config{Approver: &autoApprover{}, CallTimeout: 300 * time.Millisecond})
 	in := openReady(t, h, "good", envFakeLog+"="+log)
 	_, err := callJSON(t, in, "late", `{"ms":800}`)
-	if !errors.Is(err, ErrTimeout) || EffectOf(err) != tick.EffectUnknown {
+	if !errors.Is(err, ErrTimeout) || EffectOf(err) != wire.EffectUnknown {
 		t.Fatalf("timed-out call: %v, want unknown", err)
 	}
 	// The late answer arrives and is dropped; the reported outcome stays what it was.
@@ -335,7 +335,7 @@ func TestCallTimeoutIsUnknownAndNeverResent(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if last := lastCall(in, "late"); last.OK || last.Effect != tick.EffectUnknown {
+	if last := lastCall(in, "late"); last.OK || last.Effect != wire.EffectUnknown {
 		t.Fatalf("recent call %+v changed after the late answer", last)
 	}
 	// Sent exactly once.
@@ -361,7 +361,7 @@ func TestSessionEndNeverResends(t *testing.T) {
 	go func() { _, err := callJSON(t, in, "noanswer", ""); done <- err }()
 	waitInFlight(t, in, 1)
 	callJSON(t, in, "misbehave", `{"what":"notjson"}`)
-	if err := <-done; EffectOf(err) != tick.EffectUnknown {
+	if err := <-done; EffectOf(err) != wire.EffectUnknown {
 		t.Fatalf("%v", err)
 	}
 	waitEnded(t, in)
@@ -410,9 +410,9 @@ func TestHostNeverCallsRecoverWith(t *testing.T) {
 func TestEffectOfFailedCalls(t *testing.T) {
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
-	for code, want := range map[int]tick.Effect{
-		-32700: tick.EffectNone, -32600: tick.EffectNone, -32601: tick.EffectNone, -32602: tick.EffectNone,
-		-32004: tick.EffectNone, -32000: tick.EffectPossible, -32001: tick.EffectPossible, 1: tick.EffectPossible,
+	for code, want := range map[int]wire.Effect{
+		-32700: wire.EffectNone, -32600: wire.EffectNone, -32601: wire.EffectNone, -32602: wire.EffectNone,
+		-32004: wire.EffectNone, -32000: wire.EffectPossible, -32001: wire.EffectPossible, 1: wire.EffectPossible,
 	} {
 		_, err := callJSON(t, in, "fail", `{"code":`+itoa(code)+`}`)
 		var ce *CallError

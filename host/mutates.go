@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Spec 5.5: a Tick must change its revision whenever any tool's name, description, input schema
@@ -54,13 +54,13 @@ func (s *stickyMutates) adopt(cat *Catalog) string {
 }
 
 // mutates reports whether a call to tool at revision needs approval (Instance.mu held).
-func (s *stickyMutates) mutates(revision string, tool *tick.Tool) bool {
+func (s *stickyMutates) mutates(revision string, tool *wire.Tool) bool {
 	return tool.Mutates || (s.revision == revision && s.mutating[tool.Name])
 }
 
 // toolsKey is the tools as data, the way spec 5.5 compares them: by name, whatever their order,
 // with schemas compared as JSON values (key order does not matter).
-func toolsKey(tools []tick.Tool) string {
+func toolsKey(tools []wire.Tool) string {
 	type entry struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -103,7 +103,7 @@ func (in *Instance) RevisionViolations() []string {
 
 // needsApproval reports whether a call to tool at revision needs the person: the tool is
 // mutating now, or was declared mutating earlier at the same revision.
-func (in *Instance) needsApproval(revision string, tool *tick.Tool) bool {
+func (in *Instance) needsApproval(revision string, tool *wire.Tool) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.sticky.mutates(revision, tool)

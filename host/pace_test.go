@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // shortReader returns at most n bytes per read, from an endless supply.
@@ -140,7 +140,7 @@ func TestSessionReadsAFloodInFewReads(t *testing.T) {
 	s := NewSession(discardCloser{io.Discard}, struct {
 		io.Reader
 		io.Closer
-	}{counter, r}, SessionHooks{Update: func(st tick.State, _ time.Time) { got = append(got, st.Seq) }})
+	}{counter, r}, SessionHooks{Update: func(st wire.State, _ time.Time) { got = append(got, st.Seq) }})
 	<-s.Done()
 	elapsed := time.Since(start)
 	if len(got) != lines {

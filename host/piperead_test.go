@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // rawPipe makes a pipe whose write end is a bare descriptor (not in the runtime's poller, so the
@@ -221,7 +221,7 @@ func TestSessionReadsAFloodOutOfThePoller(t *testing.T) {
 	}()
 	defer close(stopWriting)
 	got := make(chan uint64, lines)
-	s := NewSession(discardCloser{io.Discard}, r, SessionHooks{Update: func(st tick.State, _ time.Time) { got <- st.Seq }})
+	s := NewSession(discardCloser{io.Discard}, r, SessionHooks{Update: func(st wire.State, _ time.Time) { got <- st.Seq }})
 	defer s.Close(nil)
 	out := 0
 	for range 400 {

@@ -17,7 +17,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 	"tickmux/vt"
 )
 
@@ -30,7 +30,7 @@ const (
 // TerminateGrace is how long a process group has after SIGTERM before SIGKILL (H-X1).
 const TerminateGrace = 2 * time.Second
 
-// EnvPane names the pane of a plain program (shell:N). Ticks get tick.EnvInstanceID instead, so a
+// EnvPane names the pane of a plain program (shell:N). Ticks get wire.EnvInstanceID instead, so a
 // Tick started by hand inside a shell pane does not believe it is hosted.
 const EnvPane = "TICKMUX_PANE"
 
@@ -274,7 +274,7 @@ func buildEnv(spec LaunchSpec) []string {
 	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
 	if spec.InstanceID != "" {
 		if spec.Protocol {
-			env = append(env, tick.EnvInstanceID+"="+spec.InstanceID)
+			env = append(env, wire.EnvInstanceID+"="+spec.InstanceID)
 		} else {
 			env = append(env, EnvPane+"="+spec.InstanceID)
 		}

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // The host makes itself a child subreaper (PR_SET_CHILD_SUBREAPER): when a Tick's process dies,
@@ -154,7 +154,7 @@ func instanceTag(pid int) string {
 		return ""
 	}
 	for _, kv := range bytes.Split(b, []byte{0}) {
-		for _, name := range []string{tick.EnvInstanceID, EnvPane} {
+		for _, name := range []string{wire.EnvInstanceID, EnvPane} {
 			if v, ok := bytes.CutPrefix(kv, []byte(name+"=")); ok {
 				return string(v)
 			}

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // MaxInFlight is how many requests may await their answer at once (H-C1).
@@ -31,7 +31,7 @@ var ErrStdoutClosed = errors.New("the Tick closed its stdout")
 // and must not block.
 type SessionHooks struct {
 	// Update receives each valid tick/update (H-U1 checked) with the time it arrived.
-	Update func(st tick.State, received time.Time)
+	Update func(st wire.State, received time.Time)
 	// End is called once, with the reason, when the session ends.
 	End func(reason error)
 	// Logf records what is worth a line in the log (dropped responses, ignored notifications).
@@ -259,7 +259,7 @@ func (s *Session) dispatch(m message) error {
 }
 
 // acceptUpdate checks the update's seq in arrival order (H-C3, H-U1) and passes it on.
-func (s *Session) acceptUpdate(st tick.State) error {
+func (s *Session) acceptUpdate(st wire.State) error {
 	s.mu.Lock()
 	if s.haveUpdate && st.Seq <= s.lastUpdateSeq {
 		last := s.lastUpdateSeq
@@ -302,7 +302,7 @@ func (s *Session) judge(p *pending, m message) reply {
 	}
 	// Describe's 512 KiB is checked with the rest of the descriptor (H-D1).
 	limit := MaxResultBytes
-	if p.method == tick.MethodRead {
+	if p.method == wire.MethodRead {
 		limit = MaxReadBytes
 	}
 	var buf bytes.Buffer
@@ -310,15 +310,15 @@ func (s *Session) judge(p *pending, m message) reply {
 		return reply{err: failUnknown(ErrMalformedResponse, "the result is not valid JSON")}
 	}
 	if buf.Len() > limit {
-		effect := tick.EffectUnknown
-		if p.method == tick.MethodCall {
-			effect = tick.EffectPossible // the tool ran and answered; only its result is lost
+		effect := wire.EffectUnknown
+		if p.method == wire.MethodCall {
+			effect = wire.EffectPossible // the tool ran and answered; only its result is lost
 		}
 		return reply{err: &CallError{Effect: effect, Err: ErrResultTooLarge,
 			Message: fmt.Sprintf("the %s result is %d bytes re-encoded, over the limit of %d", p.method, buf.Len(), limit)}}
 	}
 	result := json.RawMessage(buf.Bytes())
-	if p.method == tick.MethodRead {
+	if p.method == wire.MethodRead {
 		st, bad := parseState(result, MaxReadBytes)
 		if bad != nil {
 			return reply{err: failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)}
@@ -365,7 +365,7 @@ func (s *Session) send(ctx context.Context, method string, params any, timeout t
 	}
 	s.nextID++
 	id := s.nextID
-	if method == tick.MethodRead {
+	if method == wire.MethodRead {
 		// H-RD1: the floor is the larger of the last read result's seq and the last update's.
 		p.floor, p.hasFlr = s.lastReadSeq, s.haveRead
 		if s.haveUpdate && (!p.hasFlr || s.lastUpdateSeq > p.floor) {
@@ -375,7 +375,7 @@ func (s *Session) send(ctx context.Context, method string, params any, timeout t
 	s.pending[id] = p
 	s.mu.Unlock()
 
-	line, _ := json.Marshal(tick.Request{JSONRPC: tick.JSONRPCVersion, ID: id, Method: method, Params: raw})
+	line, _ := json.Marshal(wire.Request{JSONRPC: wire.JSONRPCVersion, ID: id, Method: method, Params: raw})
 	line = append(line, '\n')
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -445,7 +445,7 @@ func (s *Session) writeLine(line []byte, deadline time.Time, closeAfter bool) er
 
 // Describe sends tick/describe and validates the result (H-D1). timeout bounds the wait.
 func (s *Session) Describe(ctx context.Context, timeout time.Duration) (*Catalog, error) {
-	raw, err := s.request(ctx, tick.MethodDescribe, struct{}{}, timeout)
+	raw, err := s.request(ctx, wire.MethodDescribe, struct{}{}, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -457,25 +457,25 @@ func (s *Session) Describe(ctx context.Context, timeout time.Duration) (*Catalog
 }
 
 // Read sends tick/read; the result is checked against the read floor (H-RD1).
-func (s *Session) Read(ctx context.Context, timeout time.Duration) (tick.State, error) {
-	raw, err := s.request(ctx, tick.MethodRead, struct{}{}, timeout)
+func (s *Session) Read(ctx context.Context, timeout time.Duration) (wire.State, error) {
+	raw, err := s.request(ctx, wire.MethodRead, struct{}{}, timeout)
 	if err != nil {
-		return tick.State{}, err
+		return wire.State{}, err
 	}
 	st, bad := parseState(raw, MaxReadBytes)
 	if bad != nil { // judge checked this already
-		return tick.State{}, failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)
+		return wire.State{}, failUnknown(errors.Join(ErrInvalidResult, bad), "the tick/read result %s (%s)", bad.Reason, bad.Rule)
 	}
 	return st, nil
 }
 
 // Call sends tick/call as given: no validation, no approval, one attempt. Instance.Call is what
 // clients use; this is for the instance and for check's probes.
-func (s *Session) Call(ctx context.Context, params tick.CallParams, timeout time.Duration) (json.RawMessage, error) {
+func (s *Session) Call(ctx context.Context, params wire.CallParams, timeout time.Duration) (json.RawMessage, error) {
 	if params.Args == nil {
 		params.Args = json.RawMessage("{}")
 	}
-	return s.request(ctx, tick.MethodCall, params, timeout)
+	return s.request(ctx, wire.MethodCall, params, timeout)
 }
 
 // Request sends any method with params and waits for the raw result, for check's probes.
@@ -485,11 +485,11 @@ func (s *Session) Request(ctx context.Context, method string, params any, timeou
 
 // CallThenCloseStdin sends tick/call and closes the Tick's stdin right after its line: the Tick
 // reads the call, then EOF. For check's probe of spec 4.5 (calls in flight finish first).
-func (s *Session) CallThenCloseStdin(ctx context.Context, params tick.CallParams, timeout time.Duration) (json.RawMessage, error) {
+func (s *Session) CallThenCloseStdin(ctx context.Context, params wire.CallParams, timeout time.Duration) (json.RawMessage, error) {
 	if params.Args == nil {
 		params.Args = json.RawMessage("{}")
 	}
-	return s.send(ctx, tick.MethodCall, params, timeout, true)
+	return s.send(ctx, wire.MethodCall, params, timeout, true)
 }
 
 // CloseStdin closes the Tick's stdin: it reads EOF (spec 4.5). The session goes on until the

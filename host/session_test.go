@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // receivedLines returns every line the fake read from its stdin.
@@ -75,7 +75,7 @@ func TestRequestsOnTheWire(t *testing.T) {
 		if p := string(m["params"]); !strings.HasPrefix(p, "{") {
 			t.Errorf("params %s is not an object", p)
 		}
-		if (method == tick.MethodDescribe || method == tick.MethodRead) && string(m["params"]) != "{}" {
+		if (method == wire.MethodDescribe || method == wire.MethodRead) && string(m["params"]) != "{}" {
 			t.Errorf("%s params %s, want {}", method, m["params"])
 		}
 	}
@@ -167,7 +167,7 @@ func TestMalformedResponseFailsOnlyItsRequest(t *testing.T) {
 	in := openReady(t, h, "good")
 	for _, what := range []string{"both", "neither", "errnocode"} {
 		_, err := callJSON(t, in, "badreply", `{"what":"`+what+`"}`)
-		if !errors.Is(err, ErrMalformedResponse) || EffectOf(err) != tick.EffectUnknown {
+		if !errors.Is(err, ErrMalformedResponse) || EffectOf(err) != wire.EffectUnknown {
 			t.Fatalf("%s: %v, want a malformed response with effect unknown", what, err)
 		}
 	}
@@ -212,10 +212,10 @@ func TestViolationsEndTheSession(t *testing.T) {
 			}()
 			waitInFlight(t, in, 1)
 			_, err := callJSON(t, in, "misbehave", `{"what":"`+c.what+`"}`)
-			if EffectOf(err) != tick.EffectUnknown {
+			if EffectOf(err) != wire.EffectUnknown {
 				t.Errorf("the misbehaving call: %v, want effect unknown", err)
 			}
-			if err := <-held; EffectOf(err) != tick.EffectUnknown || !errors.Is(err, ErrSessionEnded) {
+			if err := <-held; EffectOf(err) != wire.EffectUnknown || !errors.Is(err, ErrSessionEnded) {
 				t.Errorf("the call in flight: %v, want unknown (session ended)", err)
 			}
 			end := waitEnded(t, in)

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"tickmux/tick/wire"
 )
 
 // Tick is what a Tick program declares about itself: the fields of its descriptor (spec 5.2)
@@ -26,7 +28,7 @@ type Tick struct {
 	// (spec 9); empty when missed changes cannot be recovered.
 	RecoverWith string
 	// State declares the time-ordered arrays of the state's data (spec 5.2); nil declares none.
-	State *StateDeclaration
+	State *wire.StateDeclaration
 }
 
 // ToolSpec is one tool of the catalog and the code that runs it.
@@ -70,7 +72,7 @@ type catalog struct {
 // tool is a ToolSpec ready to run: its schema compiled.
 type tool struct {
 	spec   ToolSpec
-	schema *Schema
+	schema *wire.Schema
 }
 
 // newCatalog checks t the way a host checks a descriptor (spec 5.3, H-D1), so that a Tick the
@@ -83,7 +85,7 @@ func newCatalog(t Tick) (*catalog, error) {
 		return nil, errors.New("tick: Title is empty; give the Tick a short name people will see")
 	}
 	c := &catalog{tools: make(map[string]*tool, len(t.Tools))}
-	wire := make([]Tool, 0, len(t.Tools))
+	tools := make([]wire.Tool, 0, len(t.Tools))
 	for i, spec := range t.Tools {
 		if strings.TrimSpace(spec.Name) == "" {
 			return nil, fmt.Errorf("tick: tool %d has an empty Name", i)
@@ -102,13 +104,13 @@ func newCatalog(t Tick) (*catalog, error) {
 		if err := json.Compact(&compact, raw); err != nil {
 			return nil, fmt.Errorf("tick: tool %q: input_schema is not valid JSON: %w", spec.Name, err)
 		}
-		schema, err := CompileSchema(compact.Bytes())
+		schema, err := wire.CompileSchema(compact.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("tick: tool %q: %w", spec.Name, err)
 		}
 		spec.InputSchema = json.RawMessage(compact.Bytes())
 		c.tools[spec.Name] = &tool{spec: spec, schema: schema}
-		wire = append(wire, Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema, Mutates: spec.Mutates})
+		tools = append(tools, wire.Tool{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema, Mutates: spec.Mutates})
 	}
 	if t.RecoverWith != "" {
 		r, ok := c.tools[t.RecoverWith]
@@ -123,20 +125,20 @@ func newCatalog(t Tick) (*catalog, error) {
 		return nil, err
 	}
 
-	toolsJSON, err := json.Marshal(wire)
+	toolsJSON, err := json.Marshal(tools)
 	if err != nil {
 		return nil, fmt.Errorf("tick: encoding the catalog: %w", err)
 	}
 	sum := sha256.Sum256(toolsJSON)
 	c.revision = hex.EncodeToString(sum[:6])
 
-	d := Descriptor{
-		Protocol:    ProtocolVersion,
+	d := wire.Descriptor{
+		Protocol:    wire.ProtocolVersion,
 		Kind:        t.Kind,
 		Title:       t.Title,
 		Description: t.Description,
 		Revision:    c.revision,
-		Tools:       wire,
+		Tools:       tools,
 		RecoverWith: t.RecoverWith,
 		State:       t.State,
 	}
@@ -152,7 +154,7 @@ func newCatalog(t Tick) (*catalog, error) {
 
 // checkStateDeclaration applies spec 5.3 to state.series: each path "" or starting with "/",
 // no path twice, newest "first" or "last".
-func checkStateDeclaration(s *StateDeclaration) error {
+func checkStateDeclaration(s *wire.StateDeclaration) error {
 	if s == nil {
 		return nil
 	}
@@ -165,8 +167,8 @@ func checkStateDeclaration(s *StateDeclaration) error {
 			return fmt.Errorf("tick: state series path %q is declared twice", ser.Path)
 		}
 		seen[ser.Path] = true
-		if ser.Newest != NewestFirst && ser.Newest != NewestLast {
-			return fmt.Errorf("tick: state series %q: Newest must be %q or %q", ser.Path, NewestFirst, NewestLast)
+		if ser.Newest != wire.NewestFirst && ser.Newest != wire.NewestLast {
+			return fmt.Errorf("tick: state series %q: Newest must be %q or %q", ser.Path, wire.NewestFirst, wire.NewestLast)
 		}
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"tickmux/tick/wire"
 )
 
 func noop(context.Context, json.RawMessage) (any, error) { return nil, nil }
@@ -26,7 +28,7 @@ func TestNewChecksLikeAHost(t *testing.T) {
 		{"no tools", func(t *Tick) { t.Tools = nil }, ""},
 		{"recover with a query", func(t *Tick) { t.RecoverWith = "q" }, ""},
 		{"series", func(t *Tick) {
-			t.State = &StateDeclaration{Series: []Series{{Path: "", Newest: NewestLast}, {Path: "/a", Newest: NewestFirst}}}
+			t.State = &wire.StateDeclaration{Series: []wire.Series{{Path: "", Newest: wire.NewestLast}, {Path: "/a", Newest: wire.NewestFirst}}}
 		}, ""},
 		{"blank kind", func(t *Tick) { t.Kind = "  " }, "Kind"},
 		{"blank title", func(t *Tick) { t.Title = "" }, "Title"},
@@ -39,11 +41,13 @@ func TestNewChecksLikeAHost(t *testing.T) {
 		{"external ref", func(t *Tick) { t.Tools[0].InputSchema = json.RawMessage(`{"$ref":"file:///etc/passwd"}`) }, "not allowed"},
 		{"recover with unknown", func(t *Tick) { t.RecoverWith = "zz" }, "not in the catalog"},
 		{"recover with mutating", func(t *Tick) { t.RecoverWith = "m" }, "mutates"},
-		{"series path", func(t *Tick) { t.State = &StateDeclaration{Series: []Series{{Path: "a", Newest: NewestLast}}} }, "JSON Pointer"},
+		{"series path", func(t *Tick) {
+			t.State = &wire.StateDeclaration{Series: []wire.Series{{Path: "a", Newest: wire.NewestLast}}}
+		}, "JSON Pointer"},
 		{"series twice", func(t *Tick) {
-			t.State = &StateDeclaration{Series: []Series{{Path: "/a", Newest: NewestLast}, {Path: "/a", Newest: NewestLast}}}
+			t.State = &wire.StateDeclaration{Series: []wire.Series{{Path: "/a", Newest: wire.NewestLast}, {Path: "/a", Newest: wire.NewestLast}}}
 		}, "twice"},
-		{"series newest", func(t *Tick) { t.State = &StateDeclaration{Series: []Series{{Path: "/a", Newest: "middle"}}} }, "Newest"},
+		{"series newest", func(t *Tick) { t.State = &wire.StateDeclaration{Series: []wire.Series{{Path: "/a", Newest: "middle"}}} }, "Newest"},
 		{"descriptor too large", func(t *Tick) { t.Description = strings.Repeat("d", maxDescriptorBytes) }, "limit"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"tickmux/tick/wire"
 )
 
 // Handler runs one tick/call. args already fit the tool's input schema; ctx ends when the Tick is
@@ -26,7 +28,7 @@ func HandlerOf[A any](f func(ctx context.Context, args A) (any, error)) Handler 
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, &ResponseError{Code: CodeInvalidParams, Message: "args do not fit this tool: " + err.Error()}
+			return nil, &wire.ResponseError{Code: wire.CodeInvalidParams, Message: "args do not fit this tool: " + err.Error()}
 		}
 		return f(ctx, a)
 	}
@@ -34,11 +36,11 @@ func HandlerOf[A any](f func(ctx context.Context, args A) (any, error)) Handler 
 
 // runHandler calls h and turns whatever comes back (a result, an error, a panic) into the result
 // or error member of the response.
-func runHandler(ctx context.Context, h Handler, args json.RawMessage) (result json.RawMessage, rerr *ResponseError) {
+func runHandler(ctx context.Context, h Handler, args json.RawMessage) (result json.RawMessage, rerr *wire.ResponseError) {
 	defer func() {
 		if p := recover(); p != nil {
 			result = nil
-			rerr = &ResponseError{Code: CodeToolFailed, Message: fmt.Sprintf("the tool crashed: %v", p)}
+			rerr = &wire.ResponseError{Code: wire.CodeToolFailed, Message: fmt.Sprintf("the tool crashed: %v", p)}
 		}
 	}()
 	value, err := h(ctx, args)
@@ -50,22 +52,22 @@ func runHandler(ctx context.Context, h Handler, args json.RawMessage) (result js
 	}
 	result, err = json.Marshal(value)
 	if err != nil {
-		return nil, &ResponseError{Code: CodeToolFailed, Message: "the tool ran but its result could not be encoded: " + err.Error()}
+		return nil, &wire.ResponseError{Code: wire.CodeToolFailed, Message: "the tool ran but its result could not be encoded: " + err.Error()}
 	}
 	if len(result) > maxResultBytes {
-		return nil, &ResponseError{Code: CodeToolFailed, Message: fmt.Sprintf("the tool ran but its result is %d bytes; the limit is %d", len(result), maxResultBytes)}
+		return nil, &wire.ResponseError{Code: wire.CodeToolFailed, Message: fmt.Sprintf("the tool ran but its result is %d bytes; the limit is %d", len(result), maxResultBytes)}
 	}
 	return result, nil
 }
 
 // asResponseError passes a *ResponseError (found with errors.As, so it may be wrapped) through and
 // makes any other error a tool failure with a possible effect.
-func asResponseError(err error) *ResponseError {
-	var re *ResponseError
+func asResponseError(err error) *wire.ResponseError {
+	var re *wire.ResponseError
 	if errors.As(err, &re) {
 		return re
 	}
-	return &ResponseError{Code: CodeToolFailed, Message: err.Error()}
+	return &wire.ResponseError{Code: wire.CodeToolFailed, Message: err.Error()}
 }
 
 // mustJSON encodes values the SDK builds itself, which always encode.

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // envChild makes the test binary play a Tick instead of running tests (os/exec's pattern).
@@ -99,9 +100,9 @@ func runChild(mode string) int {
 				case "error":
 					return nil, errors.New("the disk is full")
 				case "code":
-					return nil, &tick.ResponseError{Code: -32099, Message: "custom"}
+					return nil, &wire.ResponseError{Code: -32099, Message: "custom"}
 				case "wrapped":
-					return nil, fmt.Errorf("context: %w", &tick.ResponseError{Code: tick.CodeInvalidParams, Message: "no such row"})
+					return nil, fmt.Errorf("context: %w", &wire.ResponseError{Code: wire.CodeInvalidParams, Message: "no such row"})
 				case "panic":
 					panic("boom")
 				}
@@ -137,7 +138,7 @@ func runChild(mode string) int {
 	srv, err := tick.New(tick.Tick{
 		Kind: "test.child", Title: "Test child", Description: "The SDK's test Tick.",
 		Tools: tools, RecoverWith: "echo",
-		State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}},
+		State: &wire.StateDeclaration{Series: []wire.Series{{Path: "/recent", Newest: wire.NewestLast}}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

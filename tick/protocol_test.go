@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // TestRequests sends one request at a time to a real child Tick and checks its one answer.
@@ -30,28 +30,28 @@ func TestRequests(t *testing.T) {
 		{"read without params", `{"jsonrpc":"2.0","id":1,"method":"tick/read"}`, want{result: `{"seq":0,"data":null}`}},
 		{"unknown members ignored", `{"jsonrpc":"2.0","id":1,"method":"tick/read","params":{"x":1},"extra":true}`, want{result: `{"seq":0,"data":null}`}},
 		// spec: H-E1 (codes of no effect), spec 7.2
-		{"stale revision", call(1, "echo", `{}`, "stale"), want{code: tick.CodeCatalogChanged}},
-		{"stale revision wins over unknown tool", call(1, "nope", `{}`, "stale"), want{code: tick.CodeCatalogChanged}},
-		{"missing revision", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":"echo","args":{}}}`, want{code: tick.CodeCatalogChanged}},
-		{"revision not a string", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":"echo","args":{},"revision":1}}`, want{code: tick.CodeCatalogChanged}},
-		{"unknown tool", call(1, "nope", `{}`, "%s"), want{code: tick.CodeInvalidParams, msg: `no tool "nope"`}},
-		{"args against schema", call(1, "set", `{"value":"five"}`, "%s"), want{code: tick.CodeInvalidParams, msg: "/value"}},
-		{"missing required arg", call(1, "set", `{}`, "%s"), want{code: tick.CodeInvalidParams, msg: "value"}},
-		{"extra arg refused", call(1, "block", `{"x":1}`, "%s"), want{code: tick.CodeInvalidParams}},
-		{"args not an object", call(1, "echo", `[1]`, "%s"), want{code: tick.CodeInvalidParams}},
-		{"tool not a string", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":7,"args":{},"revision":"%s"}}`, want{code: tick.CodeInvalidParams}},
-		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"tick/cancel","params":{}}`, want{code: tick.CodeMethodNotFound}},
-		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"tick/read","params":{}}`, want{code: tick.CodeInvalidRequest}},
-		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"tick/read","params":[]}`, want{code: tick.CodeInvalidRequest}},
-		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":5}`, want{code: tick.CodeInvalidRequest}},
+		{"stale revision", call(1, "echo", `{}`, "stale"), want{code: wire.CodeCatalogChanged}},
+		{"stale revision wins over unknown tool", call(1, "nope", `{}`, "stale"), want{code: wire.CodeCatalogChanged}},
+		{"missing revision", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":"echo","args":{}}}`, want{code: wire.CodeCatalogChanged}},
+		{"revision not a string", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":"echo","args":{},"revision":1}}`, want{code: wire.CodeCatalogChanged}},
+		{"unknown tool", call(1, "nope", `{}`, "%s"), want{code: wire.CodeInvalidParams, msg: `no tool "nope"`}},
+		{"args against schema", call(1, "set", `{"value":"five"}`, "%s"), want{code: wire.CodeInvalidParams, msg: "/value"}},
+		{"missing required arg", call(1, "set", `{}`, "%s"), want{code: wire.CodeInvalidParams, msg: "value"}},
+		{"extra arg refused", call(1, "block", `{"x":1}`, "%s"), want{code: wire.CodeInvalidParams}},
+		{"args not an object", call(1, "echo", `[1]`, "%s"), want{code: wire.CodeInvalidParams}},
+		{"tool not a string", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":7,"args":{},"revision":"%s"}}`, want{code: wire.CodeInvalidParams}},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"tick/cancel","params":{}}`, want{code: wire.CodeMethodNotFound}},
+		{"wrong jsonrpc", `{"jsonrpc":"1.0","id":1,"method":"tick/read","params":{}}`, want{code: wire.CodeInvalidRequest}},
+		{"params not an object", `{"jsonrpc":"2.0","id":1,"method":"tick/read","params":[]}`, want{code: wire.CodeInvalidRequest}},
+		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":5}`, want{code: wire.CodeInvalidRequest}},
 		{"echo", call(1, "echo", `{"a":[1,2]}`, "%s"), want{result: `{"a":[1,2]}`}},
 		{"nil result is {}", call(1, "nothing", `{}`, "%s"), want{result: `{}`}},
 		{"args absent is {}", `{"jsonrpc":"2.0","id":1,"method":"tick/call","params":{"tool":"nothing","revision":"%s"}}`, want{result: `{}`}},
-		{"handler error", call(1, "fail", `{"how":"error"}`, "%s"), want{code: tick.CodeToolFailed, msg: "the disk is full"}},
+		{"handler error", call(1, "fail", `{"how":"error"}`, "%s"), want{code: wire.CodeToolFailed, msg: "the disk is full"}},
 		{"handler code passes through", call(1, "fail", `{"how":"code"}`, "%s"), want{code: -32099, msg: "custom"}},
-		{"wrapped code passes through", call(1, "fail", `{"how":"wrapped"}`, "%s"), want{code: tick.CodeInvalidParams, msg: "no such row"}},
-		{"panic becomes -32000", call(1, "fail", `{"how":"panic"}`, "%s"), want{code: tick.CodeToolFailed, msg: "boom"}},
-		{"unencodable result", call(1, "fail", `{"how":"unencodable"}`, "%s"), want{code: tick.CodeToolFailed}},
+		{"wrapped code passes through", call(1, "fail", `{"how":"wrapped"}`, "%s"), want{code: wire.CodeInvalidParams, msg: "no such row"}},
+		{"panic becomes -32000", call(1, "fail", `{"how":"panic"}`, "%s"), want{code: wire.CodeToolFailed, msg: "boom"}},
+		{"unencodable result", call(1, "fail", `{"how":"unencodable"}`, "%s"), want{code: wire.CodeToolFailed}},
 		{"largest id", `{"jsonrpc":"2.0","id":9007199254740991,"method":"tick/read","params":{}}`, want{result: `{"seq":0,"data":null}`}},
 	}
 	for _, tt := range tests {
@@ -261,7 +261,7 @@ func TestSetToolsChangesRevision(t *testing.T) {
 		t.Fatal("the revision did not change with the catalog")
 	}
 	c.send(call(2, "set", `{"value":1}`, old))
-	if m, updates := c.response(2); m.Error == nil || m.Error.Code != tick.CodeCatalogChanged || len(updates) != 0 {
+	if m, updates := c.response(2); m.Error == nil || m.Error.Code != wire.CodeCatalogChanged || len(updates) != 0 {
 		t.Fatalf("call with the old revision: %s (updates %d)", m.raw, len(updates))
 	}
 	c.send(call(3, "extra", `{}`, now))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"tickmux/tick/wire"
 )
 
 // request is one line from the host, parsed far enough to answer it (spec 3.2).
@@ -56,7 +58,7 @@ func parseID(raw json.RawMessage) (uint64, bool) {
 		return 0, false
 	}
 	id, err := strconv.ParseUint(string(raw), 10, 64)
-	if err != nil || id > MaxSafeInteger {
+	if err != nil || id > wire.MaxSafeInteger {
 		return 0, false
 	}
 	return id, true

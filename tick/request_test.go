@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"tickmux/tick/wire"
 )
 
 func TestParseRequest(t *testing.T) {
@@ -101,7 +103,7 @@ func FuzzParseRequest(f *testing.F) {
 		if !ok {
 			return
 		}
-		if req.id > MaxSafeInteger {
+		if req.id > wire.MaxSafeInteger {
 			t.Fatalf("id %d out of range", req.id)
 		}
 		if !json.Valid(line) {
@@ -113,7 +115,7 @@ func FuzzParseRequest(f *testing.F) {
 		if req.params != nil && req.params[0] != '{' {
 			t.Fatalf("params %s not an object", req.params)
 		}
-		if req.method == MethodCall {
+		if req.method == wire.MethodCall {
 			c, err := parseCallParams(req.params)
 			if err == nil && (len(c.args) == 0 || c.args[0] != '{') {
 				t.Fatalf("args %s not an object", c.args)

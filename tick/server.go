@@ -28,6 +28,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"golang.org/x/term"
+
+	"tickmux/tick/wire"
 )
 
 // ErrStopped is returned by Update and SetTools once the Server has stopped serving.
@@ -309,22 +311,22 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 		return // unparseable or no usable id: dropped without reply (spec 3.2)
 	}
 	if req.invalid != "" {
-		s.reply(req.id, nil, &ResponseError{Code: CodeInvalidRequest, Message: req.invalid})
+		s.reply(req.id, nil, &wire.ResponseError{Code: wire.CodeInvalidRequest, Message: req.invalid})
 		return
 	}
 	switch req.method {
-	case MethodDescribe:
+	case wire.MethodDescribe:
 		s.mu.Lock()
 		result := s.cat.describe
 		s.mu.Unlock()
 		s.reply(req.id, result, nil)
-	case MethodRead:
+	case wire.MethodRead:
 		s.reply(req.id, s.readResult(), nil)
-	case MethodCall:
+	case wire.MethodCall:
 		s.call(ctx, req)
 	default:
-		s.reply(req.id, nil, &ResponseError{
-			Code:    CodeMethodNotFound,
+		s.reply(req.id, nil, &wire.ResponseError{
+			Code:    wire.CodeMethodNotFound,
 			Message: fmt.Sprintf("a Tick has no method %q; it answers tick/describe, tick/read and tick/call", req.method),
 		})
 	}
@@ -334,7 +336,7 @@ func (s *Server) handle(ctx context.Context, line []byte) {
 func (s *Server) readResult() json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return mustJSON(State{Seq: s.seq, Data: s.data, At: s.at})
+	return mustJSON(wire.State{Seq: s.seq, Data: s.data, At: s.at})
 }
 
 // call checks a tick/call in the order of spec 7.2 (revision, then tool and args) against one
@@ -348,28 +350,28 @@ func (s *Server) call(ctx context.Context, req request) {
 	s.mu.Unlock()
 	c, shapeErr := parseCallParams(req.params)
 	if !c.revisionOK || c.revision != cat.revision {
-		s.reply(req.id, nil, &ResponseError{
-			Code:    CodeCatalogChanged,
+		s.reply(req.id, nil, &wire.ResponseError{
+			Code:    wire.CodeCatalogChanged,
 			Message: "the Tick's tool catalog changed; describe the Tick and prepare the call again",
 			Data:    mustJSON(map[string]string{"revision": cat.revision}),
 		})
 		return
 	}
 	if shapeErr != nil {
-		s.reply(req.id, nil, &ResponseError{Code: CodeInvalidParams, Message: shapeErr.Error()})
+		s.reply(req.id, nil, &wire.ResponseError{Code: wire.CodeInvalidParams, Message: shapeErr.Error()})
 		return
 	}
 	t := cat.tools[c.tool]
 	if t == nil {
-		s.reply(req.id, nil, &ResponseError{
-			Code:    CodeInvalidParams,
+		s.reply(req.id, nil, &wire.ResponseError{
+			Code:    wire.CodeInvalidParams,
 			Message: fmt.Sprintf("there is no tool %q; the tools are: %s", c.tool, cat.toolNames()),
 		})
 		return
 	}
 	if err := t.schema.Validate(c.args); err != nil {
-		s.reply(req.id, nil, &ResponseError{
-			Code:    CodeInvalidParams,
+		s.reply(req.id, nil, &wire.ResponseError{
+			Code:    wire.CodeInvalidParams,
 			Message: fmt.Sprintf("the args do not fit the input_schema of %s: %v", c.tool, err),
 		})
 		return
@@ -385,11 +387,11 @@ func (s *Server) call(ctx context.Context, req request) {
 
 // reply sends the one response a request gets (spec 3.2). A write error means the host stopped
 // listening; serve sees it through the outbox.
-func (s *Server) reply(id uint64, result json.RawMessage, rerr *ResponseError) {
-	resp := Response{JSONRPC: JSONRPCVersion, ID: id, Result: result, Error: rerr}
+func (s *Server) reply(id uint64, result json.RawMessage, rerr *wire.ResponseError) {
+	resp := wire.Response{JSONRPC: wire.JSONRPCVersion, ID: id, Result: result, Error: rerr}
 	line, err := json.Marshal(resp)
 	if err != nil && rerr != nil { // only a handler's ResponseError.Data can fail to encode
-		resp.Error = &ResponseError{Code: rerr.Code, Message: rerr.Message}
+		resp.Error = &wire.ResponseError{Code: rerr.Code, Message: rerr.Message}
 		line = mustJSON(resp)
 	}
 	_ = s.out.send(append(line, '\n'))

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/tick/wire"
 )
 
 // pipes is an in-process host: it writes requests to serve's stdin and reads its stdout.
@@ -119,7 +121,7 @@ func TestUIKeysUpdateAndRedraw(t *testing.T) {
 	}
 	waitDraw(0)
 	screen.InjectKey(tcell.KeyRune, '+', tcell.ModNone)
-	var upd struct{ Params State }
+	var upd struct{ Params wire.State }
 	if err := json.Unmarshal([]byte(p.next(t)), &upd); err != nil || upd.Params.Seq != 1 || string(upd.Params.Data) != `{"value":1}` {
 		t.Fatalf("update after '+': %+v %v", upd, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // The test binary plays the Ticks shown here: VIEWTEST_TICK selects the mode.
@@ -85,7 +86,7 @@ func fakeTick(mode string) int {
 	}
 	var err error
 	srv, err = tick.New(tick.Tick{Kind: "test.view", Title: title, Description: description,
-		Tools: append(tools(false), bump), State: &tick.StateDeclaration{Series: []tick.Series{{Path: "/recent", Newest: tick.NewestLast}}}})
+		Tools: append(tools(false), bump), State: &wire.StateDeclaration{Series: []wire.Series{{Path: "/recent", Newest: wire.NewestLast}}}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

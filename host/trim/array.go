@@ -3,7 +3,7 @@ package trim
 import (
 	"slices"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // fitArray keeps whole elements: from the newest end of a declared series, alternately from the
@@ -53,13 +53,13 @@ func (t trimmer) fitArray(n *node, b int, protect bool) (*result, int) {
 	}
 	selectWhole := func() {
 		switch n.newest {
-		case tick.NewestLast:
+		case wire.NewestLast:
 			for i := count - 1; i >= 0; i-- {
 				if !keep[i] && !take(i) {
 					break
 				}
 			}
-		case tick.NewestFirst:
+		case wire.NewestFirst:
 			for i := 0; i < count; i++ {
 				if !keep[i] && !take(i) {
 					break

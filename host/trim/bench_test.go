@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // benchState is a state near the 512 KiB update limit: 4000 candles in a series, 200 news items
 // with long bodies, and a few small members.
-func benchState() (json.RawMessage, []tick.Series) {
+func benchState() (json.RawMessage, []wire.Series) {
 	var b strings.Builder
 	b.WriteString(`{"symbol":"ACME","price":123.45,"candles":[`)
 	for i := range 4000 {
@@ -28,7 +28,7 @@ func benchState() (json.RawMessage, []tick.Series) {
 		fmt.Fprintf(&b, `{"id":%d,"title":"Headline %d","body":"%s"}`, i, i, strings.Repeat("lorem ipsum dolor ", 50))
 	}
 	b.WriteString(`],"positions":{"ACME":10,"FOO":-3}}`)
-	return json.RawMessage(b.String()), []tick.Series{{Path: "/candles", Newest: tick.NewestLast}, {Path: "/news", Newest: tick.NewestFirst}}
+	return json.RawMessage(b.String()), []wire.Series{{Path: "/candles", Newest: wire.NewestLast}, {Path: "/news", Newest: wire.NewestFirst}}
 }
 
 func BenchmarkData(b *testing.B) {

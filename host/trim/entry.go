@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Entry is one instance's news in a subscription delivery (HOST.md H-SUB1): its latest state, how
@@ -22,7 +22,7 @@ type Entry struct {
 	RecoverWith string    `json:"recover_with,omitempty"`
 	Trimmed     []Dropped `json:"trimmed,omitempty"`
 	// Series are the instance's state.series declarations, which steer the trim; not delivered.
-	Series []tick.Series `json:"-"`
+	Series []wire.Series `json:"-"`
 }
 
 // Fit applies the delivery budget to the entries of one delivery and returns them in the same

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // bigState is a state of about n candles in a declared series, plus a status.
-func bigState(n int) (json.RawMessage, []tick.Series) {
+func bigState(n int) (json.RawMessage, []wire.Series) {
 	var c []string
 	for i := range n {
 		c = append(c, fmt.Sprintf(`{"t":"2026-11-30T09:%02d:00Z","o":%d.5,"c":%d.25}`, i%60, 100+i, 101+i))
@@ -19,7 +19,7 @@ func bigState(n int) (json.RawMessage, []tick.Series) {
 	return json.RawMessage(`{"status":"open","candles":[` + strings.Join(c, ",") + `]}`), last("/candles")
 }
 
-func entry(id string, data json.RawMessage, series []tick.Series) Entry {
+func entry(id string, data json.RawMessage, series []wire.Series) Entry {
 	return Entry{ID: id, Seq: 42, At: "2026-11-30T09:00:00Z", Data: data, Merged: 5, RecoverWith: "history", Series: series}
 }
 

@@ -3,7 +3,7 @@ package trim
 import (
 	"encoding/json"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // trimmer says how a trim counts. With charge set, every Dropped the trim reports is paid for out
@@ -126,9 +126,9 @@ func (t trimmer) need(n *node) int {
 // newestIndex is the index of a declared array's newest element, -1 for an undeclared array.
 func (n *node) newestIndex() int {
 	switch n.newest {
-	case tick.NewestFirst:
+	case wire.NewestFirst:
 		return 0
-	case tick.NewestLast:
+	case wire.NewestLast:
 		return len(n.kids) - 1
 	}
 	return -1

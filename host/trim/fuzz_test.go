@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // spec: H-SUB2
@@ -20,11 +20,11 @@ func FuzzData(f *testing.F) {
 	f.Add([]byte(`[[[[[[[[[[1]]]]]]]]]]`), 7, "/0/0", true)
 	f.Fuzz(func(t *testing.T, data []byte, budget int, path string, newestFirst bool) {
 		budget = max(-5, min(budget, len(data)+16))
-		newest := tick.NewestLast
+		newest := wire.NewestLast
 		if newestFirst {
-			newest = tick.NewestFirst
+			newest = wire.NewestFirst
 		}
-		series := []tick.Series{{Path: path, Newest: newest}}
+		series := []wire.Series{{Path: path, Newest: newest}}
 		out, report := Data(data, series, budget)
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %q", out)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // jv is a JSON value with its members in order.
@@ -167,7 +167,7 @@ func skeleton(root *jv, series []modelSeries) int {
 	var paths [][]step
 	for _, s := range series {
 		a := root.at(s.path)
-		if s.newest == tick.NewestFirst {
+		if s.newest == wire.NewestFirst {
 			newest[a] = 0
 		} else {
 			newest[a] = len(a.kids) - 1
@@ -232,8 +232,8 @@ type modelSeries struct {
 	newest string
 }
 
-func (s modelSeries) decl() tick.Series {
-	return tick.Series{Path: pointerOf(s.path), Newest: s.newest}
+func (s modelSeries) decl() wire.Series {
+	return wire.Series{Path: pointerOf(s.path), Newest: s.newest}
 }
 
 // explanation pairs the values of the original with those of the trimmed copy, using the report.
@@ -372,7 +372,7 @@ func (e *explanation) newestIntact(root *jv, s modelSeries) error {
 		}
 	}
 	want, j := len(a.kids)-1, len(kept)-1
-	if s.newest == tick.NewestFirst {
+	if s.newest == wire.NewestFirst {
 		want, j = 0, 0
 	}
 	if len(kept) == 0 || kept[j] != want {

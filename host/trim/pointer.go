@@ -4,14 +4,14 @@ import (
 	"strconv"
 	"strings"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // declare resolves the series declarations (spec 5.2 StateSeries) against the data. A declaration
 // that names no array, has an unknown Newest, or names an array already declared is ignored.
-func (d *doc) declare(series []tick.Series) {
+func (d *doc) declare(series []wire.Series) {
 	for _, s := range series {
-		if s.Newest != tick.NewestFirst && s.Newest != tick.NewestLast {
+		if s.Newest != wire.NewestFirst && s.Newest != wire.NewestLast {
 			continue
 		}
 		path, ok := d.resolve(s.Path)

@@ -9,7 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // Runes that stress the encoding: escapes, control characters, HTML characters (never escaped
@@ -83,14 +83,14 @@ func genSeries(t *rapid.T, v *jv) []modelSeries {
 			continue
 		}
 		seen[i] = true
-		newest := rapid.SampledFrom([]string{tick.NewestFirst, tick.NewestLast}).Draw(t, "newest")
+		newest := rapid.SampledFrom([]string{wire.NewestFirst, wire.NewestLast}).Draw(t, "newest")
 		out = append(out, modelSeries{path: all[i], newest: newest})
 	}
 	return out
 }
 
-func decls(series []modelSeries) []tick.Series {
-	var out []tick.Series
+func decls(series []modelSeries) []wire.Series {
+	var out []wire.Series
 	for _, s := range series {
 		out = append(out, s.decl())
 	}
@@ -106,7 +106,7 @@ func TestDataProperties(t *testing.T) {
 		in := orig.json()
 		series := genSeries(t, orig)
 		// Declarations that name nothing, or something else, are ignored.
-		bogus := rapid.SliceOfN(rapid.SampledFrom([]tick.Series{{Path: "/nope", Newest: "last"},
+		bogus := rapid.SliceOfN(rapid.SampledFrom([]wire.Series{{Path: "/nope", Newest: "last"},
 			{Path: "x", Newest: "first"}, {Path: "", Newest: "middle"}, {Path: "/0/~2", Newest: "last"}}), 0, 2).Draw(t, "bogus")
 		// Half the time the budget leaves room for the series' skeletons, so that the protection
 		// of their newest elements is put to the test.
@@ -196,11 +196,11 @@ func genEntries(t *rapid.T) ([]Entry, []*jv, [][]modelSeries) {
 			{kind: 'l', lit: strconv.Itoa(i)}, recent, note}}
 		var ss []modelSeries
 		if rapid.Bool().Draw(t, "declared") && rep > 0 {
-			ss = []modelSeries{{path: []step{{key: &key}}, newest: tick.NewestLast}}
+			ss = []modelSeries{{path: []step{{key: &key}}, newest: wire.NewestLast}}
 		}
 		entries = append(entries, Entry{
 			ID:          "hosted:" + strconv.Itoa(i+1),
-			Seq:         rapid.Uint64Range(1, tick.MaxSafeInteger).Draw(t, "seq"),
+			Seq:         rapid.Uint64Range(1, wire.MaxSafeInteger).Draw(t, "seq"),
 			At:          "2026-11-30T09:00:00Z",
 			Data:        v.json(),
 			Merged:      rapid.Uint64Range(0, 1000).Draw(t, "merged"),

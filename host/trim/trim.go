@@ -34,7 +34,7 @@ package trim
 import (
 	"encoding/json"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
 // The delivery budget (HOST.md, limits table and H-SUB2).
@@ -82,14 +82,14 @@ type Dropped struct {
 //
 // Number literals are kept exactly as written and object members keep their order; strings are
 // re-encoded (escapes only where needed, invalid UTF-8 becomes U+FFFD). Series whose Path does not
-// name an array, or whose Newest is neither tick.NewestFirst nor tick.NewestLast, are ignored;
+// name an array, or whose Newest is neither wire.NewestFirst nor wire.NewestLast, are ignored;
 // when two name the same array the first counts.
 //
 // Data that is not valid JSON becomes null, reported as WhatValue at "". So does data whose
 // smallest form does not fit: a number, true or false longer than budget, or any value when budget
 // is below 2. The result is then "null", 4 bytes, which exceeds a budget below 4: nothing valid
 // and honest is smaller. Empty data stands for null.
-func Data(data json.RawMessage, series []tick.Series, budget int) (json.RawMessage, []Dropped) {
+func Data(data json.RawMessage, series []wire.Series, budget int) (json.RawMessage, []Dropped) {
 	d, err := parse(data)
 	if err != nil {
 		return json.RawMessage("null"), []Dropped{{Pointer: "", Dropped: 1, What: WhatValue}}

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"tickmux/tick"
+	"tickmux/tick/wire"
 )
 
-func last(p string) []tick.Series  { return []tick.Series{{Path: p, Newest: tick.NewestLast}} }
-func first(p string) []tick.Series { return []tick.Series{{Path: p, Newest: tick.NewestFirst}} }
+func last(p string) []wire.Series  { return []wire.Series{{Path: p, Newest: wire.NewestLast}} }
+func first(p string) []wire.Series { return []wire.Series{{Path: p, Newest: wire.NewestFirst}} }
 
 // compact writes a pictured JSON value the way the trim does.
 func compact(t *testing.T, pictured string) string {
@@ -40,7 +40,7 @@ func TestData(t *testing.T) {
 	tests := []struct {
 		name   string
 		data   string
-		series []tick.Series
+		series []wire.Series
 		budget int
 		want   string // pictured; compacted before comparing
 		report string
@@ -127,7 +127,7 @@ func TestData(t *testing.T) {
 	}, {
 		name:   "declarations that name no array are ignored",
 		data:   `{"s": "abcdef", "a": [1, 2, 3, 4]}`,
-		series: []tick.Series{{Path: "/s", Newest: "last"}, {Path: "/a", Newest: "middle"}, {Path: "a", Newest: "last"}},
+		series: []wire.Series{{Path: "/s", Newest: "last"}, {Path: "/a", Newest: "middle"}, {Path: "a", Newest: "last"}},
 		budget: 22,
 		want:   `{"s": "abc", "a": [1, 4]}`,
 		report: `[{"pointer": "/s", "dropped": 3, "what": "bytes", "from": 3},

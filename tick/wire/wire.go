@@ -1,8 +1,10 @@
-// Package tick holds what both sides of Tick protocol 3 share: the JSON shapes on the wire (this
-// file), the error codes, and the Tick side of the protocol (the SDK for writing Ticks in Go).
+// Package wire holds what both sides of Tick protocol 3 share: the JSON shapes on the wire (this
+// file), the error codes (codes.go) and the input_schema compiler (schema.go). It draws nothing
+// and imports no UI, so the host, check and the agent side use it without pulling in a terminal
+// library; the SDK for writing Ticks in Go (package tick) builds on it.
 //
 // Section numbers in comments refer to the spec, ../shared/spec/tick-protocol-3.zh.txt.
-package tick
+package wire
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package tick
+package wire
 
 // Error codes a Tick answers with (spec 3.4; the table is HOST.md's decision for the lost one).
 // A code marked "none" promises that the call had no effect.
