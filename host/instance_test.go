@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -410,7 +411,7 @@ func TestEffectOfFailedCalls(t *testing.T) {
 		-32700: tick.EffectNone, -32600: tick.EffectNone, -32601: tick.EffectNone, -32602: tick.EffectNone,
 		-32004: tick.EffectNone, -32000: tick.EffectPossible, -32001: tick.EffectPossible, 1: tick.EffectPossible,
 	} {
-		_, err := callJSON(t, in, "fail", `{"code":`+itoa(code)+`}`)
+		_, err := callJSON(t, in, "fail", `{"code":`+strconv.Itoa(code)+`}`)
 		var ce *CallError
 		if !errors.As(err, &ce) || ce.Code != int64(code) || ce.Effect != want {
 			t.Errorf("code %d: %v, want effect %s", code, err, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +117,7 @@ func TestLongCardMustBeReadToItsEnd(t *testing.T) {
 	hs.start()
 	var text strings.Builder
 	for i := range 100 {
-		text.WriteString("echo line " + itoa(i) + "\n")
+		text.WriteString("echo line " + strconv.Itoa(i) + "\n")
 	}
 	text.WriteString("rm -rf ~")
 	done, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: text.String()})

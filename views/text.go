@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -190,7 +191,7 @@ func visibleLines(s string, st, mark tcell.Style) []line {
 			case n == 1:
 				emit("⟨space⟩", mark)
 			default:
-				emit("⟨"+itoa(n)+" spaces⟩", mark)
+				emit("⟨"+strconv.Itoa(n)+" spaces⟩", mark)
 			}
 			i += n
 			continue
