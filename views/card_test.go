@@ -179,6 +179,7 @@ func TestWithdrawThenYDoesNotApproveTheNextCard(t *testing.T) {
 }
 
 // A y pressed just after the last card was withdrawn does not fall into the pane.
+// Key table (README "Using tickmux"): prefix `a` then `y`.
 func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.openTick("plain")
@@ -204,6 +205,7 @@ func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 
 // At 80 columns the panel is off: prefix a shows it with the whole card, and it goes away again
 // once the card is answered.
+// Key table (README "Using tickmux"): prefix `a`: answer approvals.
 func TestCardAt80Columns(t *testing.T) {
 	hs := newHarness(t, 80, 30)
 	hs.start()
