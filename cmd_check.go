@@ -13,15 +13,6 @@ import (
 	"tickmux/check"
 )
 
-func init() {
-	register(&command{
-		name:    "check",
-		usage:   "check [--json] [--watch D] [--call-timeout D] [--cwd DIR] -- CMD [ARG...]",
-		summary: "judge a Tick against Tick protocol 3",
-		run:     runCheck,
-	})
-}
-
 // runCheck exits 0 when the Tick broke no MUST, 1 when it did, 2 when it could not be started
 // or the usage is wrong.
 func runCheck(args []string, std stdio) int {

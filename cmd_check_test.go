@@ -9,6 +9,7 @@ import (
 )
 
 // `tickmux check` takes --call-timeout and reports an example Tick as ok, in one JSON object.
+// README "tickmux check".
 func TestCheckCommand(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {

@@ -8,16 +8,6 @@ import (
 	"tickmux/examples"
 )
 
-func init() {
-	register(&command{
-		name:    "example",
-		usage:   "example [NAME [ARGS]]",
-		summary: "run an example Tick built into tickmux; alone, list them",
-		hidden:  true,
-		run:     runExample,
-	})
-}
-
 // runExample serves one example Tick on stdin/stdout. The Tick takes over stdout for the
 // protocol, so anything it has to tell a person goes to stderr, which tickmux shows in its pane.
 func runExample(args []string, std stdio) int {

@@ -15,16 +15,6 @@ import (
 
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
-func init() {
-	register(&command{
-		name:    "server",
-		usage:   "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [-- CMD [ARG...]]",
-		summary: "the tickmux server that views attach to (started for you)",
-		hidden:  true,
-		run:     runServer,
-	})
-}
-
 func runServer(args []string, std stdio) int {
 	// The starter waits on this descriptor for "ok" or the error; programs must not inherit it.
 	var readyFile *os.File

@@ -11,15 +11,6 @@ import (
 	"tickmux/vt"
 )
 
-func init() {
-	register(&command{
-		name:    "snap",
-		usage:   "snap [--size COLSxROWS] [--settle D] [--resize COLSxROWS,...] [--ansi] -- CMD [ARG...]",
-		summary: "run a program on a terminal and print its final screen",
-		run:     runSnap,
-	})
-}
-
 // runSnap runs CMD on a PTY through vt/ with no UI. When CMD exits, or its output has been
 // quiet for --settle, it prints the screen as text (one line per row, trailing spaces trimmed,
 // wide characters once), ends CMD and exits 0; 2 when CMD cannot be started or the usage is

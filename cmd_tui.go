@@ -18,18 +18,11 @@ import (
 	"tickmux/views"
 )
 
-func init() {
-	defaultCommand = runTUI
-	register(&command{
-		name:    "demo",
-		usage:   "demo [--socket PATH] [--log PATH]",
-		summary: "open the bundled example Ticks in a ready layout",
-		run:     func(args []string, std stdio) int { return tui(args, std, true) },
-	})
-}
-
 // runTUI is tickmux with no subcommand: `tickmux` opens a shell, `tickmux -- CMD...` a Tick.
 func runTUI(args []string, std stdio) int { return tui(args, std, false) }
+
+// runDemo is `tickmux demo`: the bundled example Ticks in a ready layout.
+func runDemo(args []string, std stdio) int { return tui(args, std, true) }
 
 // tuiFlags are the TUI's options.
 type tuiFlags struct {

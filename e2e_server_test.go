@@ -103,6 +103,7 @@ func (r *tmuxRig) serverPID() int {
 
 // The issue's test: a view closed while a card waits; the server keeps everything; a new view
 // shows the same panes, their scrollback and the card, and answers it.
+// README "Sessions: detach, attach, several views": detach with prefix `d`, `tickmux attach`.
 func TestEndToEndDetachAndAttach(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
@@ -193,6 +194,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 
 // Two views at once: the card shows in both, is answered in one and leaves both; a card mode
 // entered in one view never takes a key typed in the other.
+// README "Sessions: detach, attach, several views": several views.
 func TestEndToEndTwoViews(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
@@ -240,6 +242,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 
 // A server killed outright leaves no program and no socket behind, the view's terminal is
 // restored, and the next tickmux starts.
+// README "Sessions: detach, attach, several views": `tickmux kill-server` and a server killed outright.
 func TestEndToEndServerKilled(t *testing.T) {
 	r := newTmuxRig(t)
 	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
@@ -288,6 +291,7 @@ func sameStty(t *testing.T, before, after string) {
 
 // Issue 11 item 4: errors before or after the screen started are printed on the normal screen,
 // and the terminal is left as it was.
+// README "Sessions: detach, attach, several views".
 func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
 	r := newTmuxRig(t)
 	dir := r.dir
@@ -326,6 +330,7 @@ echo all-done; sleep 100`, dir, r.self)
 // Issue 11 item 1: a view gets mouse reporting and bracketed paste; a paste reaches a program
 // that asked for bracketed paste as one paste (bash keeps both lines unexecuted), and a paste
 // is never keys the prefix or a card could take.
+// README "Terminal panes and `tickmux snap`": mouse and bracketed paste through a view.
 func TestEndToEndMouseAndPaste(t *testing.T) {
 	r := newTmuxRig(t)
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
@@ -359,6 +364,7 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 
 // kill -9 of the view process detaches it: the server restores the terminal (the shell gets it
 // back as it was) and every program goes on.
+// README "Sessions: detach, attach, several views": killing the `tickmux` process in the terminal detaches.
 func TestEndToEndViewKilled(t *testing.T) {
 	r := newTmuxRig(t)
 	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")

@@ -143,6 +143,7 @@ func (r *tmuxRig) cli(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// README "Two commands": `go run . demo`, driven through the real TUI in tmux.
 func TestEndToEndDemoInTmux(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")

@@ -25,6 +25,7 @@ func shellRig(t *testing.T) *tmuxRig {
 	return r
 }
 
+// Key table (README "Using tickmux"): prefix `g`, then `C-g`: no key without the prefix is taken from a pane.
 func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 	r := shellRig(t)
 	r.keys("cat -v", "Enter")
@@ -36,6 +37,7 @@ func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 	}
 }
 
+// Key table (README "Using tickmux"): prefix `[`: scroll mode and its search.
 func TestEndToEndScrollSearch(t *testing.T) {
 	r := shellRig(t)
 	r.keys("seq -f 'line %g' 2000; echo all-printed", "Enter")
@@ -75,6 +77,7 @@ func TestEndToEndScrollSearch(t *testing.T) {
 
 // A program that left a daemon holding its terminal (setsid, environment cleared) neither keeps
 // its pane from closing nor tickmux from quitting.
+// spec: H-X1
 func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 	r := shellRig(t)
 	pidFile := filepath.Join(r.dir, "daemon.pid")
@@ -138,6 +141,7 @@ func (r *tmuxRig) waitExited(limit time.Duration) {
 
 // A program's OSC 52 reaches the person's clipboard (here tmux's buffers, set-clipboard on) only
 // when the config says clipboard = "on".
+// README "Using tickmux", Config: `clipboard`.
 func TestEndToEndProgramClipboard(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		r := newTmuxRig(t)
@@ -204,6 +208,7 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 
 // Tabs as tmux's windows, through the real key path: a new tab, moving between tabs, the list on
 // the status bar; and prefix ] pasting what scroll mode copied.
+// Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9`, prefix `]`.
 func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 	r := shellRig(t)
 	r.keys("echo tab-zero-$((6*7))", "Enter")

@@ -8,6 +8,7 @@ import (
 
 // A signal ends tickmux within 2 s even when the graceful stop never finishes (a UI loop stuck
 // laying out a Tick's 400,000-character text, say).
+// spec: H-X1
 func TestSignalEndsTickmuxWhateverTheUIDoes(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {

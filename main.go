@@ -2,14 +2,13 @@
 // (programs that speak Tick protocol 3) and plain shells in split panes, lets agents read and call
 // them through MCP or a control socket, and asks the person before any change goes out.
 //
-// Each subcommand lives in its own cmd_*.go file and registers itself in init.
+// commands.go lists every subcommand; one with logic of its own lives in cmd_NAME.go.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -28,19 +27,6 @@ type stdio struct {
 	out, err io.Writer
 }
 
-var commands = map[string]*command{}
-
-// register adds a subcommand; each cmd_*.go file calls it from init.
-func register(c *command) {
-	if _, dup := commands[c.name]; dup {
-		panic("tickmux: command registered twice: " + c.name)
-	}
-	commands[c.name] = c
-}
-
-// defaultCommand runs when the first argument names no subcommand: start or attach (cmd_tui.go).
-var defaultCommand func(args []string, std stdio) int
-
 func main() {
 	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }
@@ -53,7 +39,7 @@ func run(args []string, std stdio) int {
 			usage(std.out)
 			return 0
 		}
-		if c, ok := commands[args[0]]; ok {
+		if c, ok := lookup(args[0]); ok {
 			return c.run(args[1:], std)
 		}
 		if !strings.HasPrefix(args[0], "-") {
@@ -61,11 +47,8 @@ func run(args []string, std stdio) int {
 			return 2
 		}
 	}
-	if defaultCommand == nil {
-		usage(std.err)
-		return 2
-	}
-	return defaultCommand(args, std)
+	// No subcommand: start tickmux or attach to the running one (cmd_tui.go).
+	return runTUI(args, std)
 }
 
 func usage(w io.Writer) {
@@ -73,15 +56,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH]", "start tickmux with a shell, or attach to the running one")
 	fmt.Fprintf(w, "  tickmux %-44s %s\n", "[--socket PATH] [--log PATH] -- CMD [ARG...]", "the same, opening the Tick CMD")
-	names := make([]string, 0, len(commands))
-	for n, c := range commands {
-		if !c.hidden {
-			names = append(names, n)
+	for _, c := range mainCommands() {
+		if c.hidden {
+			continue
 		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		c := commands[n]
 		if len(c.usage) > 44 {
 			fmt.Fprintf(w, "  tickmux %s\n  %-52s %s\n", c.usage, "", c.summary)
 			continue
@@ -114,7 +92,7 @@ func hoistCommand(args []string) []string {
 	if i == 0 || i >= len(args) {
 		return args
 	}
-	if _, ok := commands[args[i]]; !ok {
+	if _, ok := lookup(args[i]); !ok {
 		return args
 	}
 	out := append([]string{args[i]}, args[:i]...)

@@ -15,6 +15,7 @@ import (
 	"time"
 )
 
+// README "Sessions: detach, attach, several views": `tickmux --socket S COMMAND`.
 func TestGlobalFlagsBeforeTheCommand(t *testing.T) {
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"--socket", "S", "demo"}, []string{"demo", "--socket", "S"}},
@@ -90,6 +91,8 @@ func (p *serverProc) waitListening(t *testing.T) {
 }
 
 // SIGTERM, SIGHUP and SIGINT end the server within 2 s, its programs with it.
+// spec: H-X1
+// README "Sessions: detach, attach, several views": no program outlives the server.
 func TestServerEndsOnSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
@@ -112,6 +115,7 @@ func TestServerEndsOnSignals(t *testing.T) {
 }
 
 // A second server on a socket in use is refused; kill-server ends the first.
+// README "Sessions: detach, attach, several views": `tickmux kill-server`.
 func TestSecondServerRefusedAndKillServer(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "s.sock")
 	p := startServerProc(t, socket)

@@ -17,6 +17,7 @@ import (
 // A client that pipelines 100,000 screen requests and never reads cannot take the server's
 // memory: the server holds at most a bounded number of requests and answers per connection, and
 // stops reading from that client past it.
+// README "The control socket": a client that never reads holds a bounded amount of memory.
 func TestNeverReadingClientIsBounded(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"sh", "-c", "seq 1 2000; sleep 60"}, Cols: 200, Rows: 60})

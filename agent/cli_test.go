@@ -91,6 +91,8 @@ func runCLI(t *testing.T, socket string, args ...string) (stdout, stderr string,
 	return startCLI(t, socket, "", args...).finish(t)
 }
 
+// spec: H-E1
+// README "CLI verbs": every verb says when no tickmux is running.
 func TestCLINotRunning(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "none.sock")
 	for _, args := range [][]string{
@@ -109,6 +111,7 @@ func TestCLINotRunning(t *testing.T) {
 	}
 }
 
+// README "CLI verbs": wrong usage exits with the usage status.
 func TestCLIUsage(t *testing.T) {
 	socket := filepath.Join(t.TempDir(), "none.sock")
 	for _, args := range [][]string{{"describe"}, {"call", "hosted:1"}, {"call", "hosted:1", "set", "[1]"}, {"open"}, {"ls", "extra"}} {
@@ -221,6 +224,7 @@ func TestCLIVerbs(t *testing.T) {
 
 // call --no-wait answers with a ticket whose card outlives the CLI process; wait --call collects
 // the outcome from another process.
+// README "CLI verbs": call --no-wait and wait --call.
 func TestCLICallNoWait(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -247,6 +251,7 @@ func TestCLICallNoWait(t *testing.T) {
 }
 
 // The demo Ticks (tickmux example …) through the CLI's open and `tickmux mcp` run as a process.
+// README "Register tickmux with an agent": `tickmux mcp` as the agent runs it.
 func TestMCPProcessWithDemoTicks(t *testing.T) {
 	bin := tickmuxBinary(t)
 	h := agenttest.Start(t)
@@ -306,6 +311,7 @@ func TestMCPProcessWithDemoTicks(t *testing.T) {
 
 // `tickmux serve`: a headless tickmux refuses changes, a second one on the same socket refuses to
 // start, and SIGTERM removes the socket.
+// spec: H-K2 (no person to approve: a headless tickmux refuses changes)
 func TestServeProcess(t *testing.T) {
 	bin := tickmuxBinary(t)
 	socket := filepath.Join(t.TempDir(), "serve.sock")

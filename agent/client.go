@@ -89,9 +89,6 @@ func Dial(ctx context.Context, path, name string) (*Client, error) {
 	return c, nil
 }
 
-// Path is the socket the client is connected to.
-func (c *Client) Path() string { return c.path }
-
 // Done is closed once the connection has ended and Err says why.
 func (c *Client) Done() <-chan struct{} { return c.readerDone }
 

@@ -13,6 +13,8 @@ import (
 )
 
 // A client that hangs up withdraws its cards.
+// spec: H-K2
+// README "Approvals": a client that disconnects withdraws its card.
 func TestClientHangUpWithdrawsCard(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -39,6 +41,7 @@ func TestClientHangUpWithdrawsCard(t *testing.T) {
 }
 
 // Closing the server ends every connection and request; a call cut off says its effect is unknown.
+// spec: H-E1
 func TestServerCloseEndsRequests(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)

@@ -116,9 +116,6 @@ func NewMCP(socket string, opts MCPOptions) *MCP {
 	return m
 }
 
-// Server is the MCP server, for callers that connect transports themselves.
-func (m *MCP) Server() *mcp.Server { return m.server }
-
 // Run serves one MCP session on t until the client hangs up or ctx ends, then closes the
 // session's socket connection.
 func (m *MCP) Run(ctx context.Context, t mcp.Transport) error {

@@ -17,6 +17,7 @@ import (
 	"tickmux/tick/wire"
 )
 
+// README "MCP tools": the tool list and each tool's annotations.
 func TestMCPToolsAndAnnotations(t *testing.T) {
 	h := agenttest.Start(t)
 	cs := connectMCP(t, h.Socket, nil)
@@ -93,6 +94,8 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 	}
 }
 
+// spec: H-E1
+// README "MCP tools": with no tickmux running, a tool says so (effect none).
 func TestMCPNotRunning(t *testing.T) {
 	cs := connectMCP(t, t.TempDir()+"/none.sock", nil)
 	e := call(t, cs, "list_ticks", map[string]any{}).errorOf(t)
@@ -101,6 +104,7 @@ func TestMCPNotRunning(t *testing.T) {
 	}
 }
 
+// README "MCP tools": list_ticks, describe_tick and read_tick.
 func TestMCPListDescribeRead(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -252,6 +256,7 @@ func TestMCPCallRefusedAtOnce(t *testing.T) {
 	}
 }
 
+// spec: H-K2
 func TestMCPCallDenied(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -269,6 +274,8 @@ func TestMCPCallDenied(t *testing.T) {
 }
 
 // A client that cancels withdraws its card.
+// spec: H-K2
+// README "Approvals".
 func TestMCPCancelWithdrawsCard(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -422,6 +429,7 @@ func TestMCPWaitMerged(t *testing.T) {
 }
 
 // A session that was never given an instance's state gets it as news at once.
+// spec: H-SUB1, H-U2
 func TestMCPWaitFirstSight(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -524,6 +532,7 @@ func agentEncode(v any) ([]byte, error) {
 	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
+// README "MCP tools": resources and their subscriptions.
 func TestMCPResourceSubscription(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -580,6 +589,8 @@ func TestMCPResourceSubscription(t *testing.T) {
 	t.Fatal("no notifications/resources/updated arrived")
 }
 
+// spec: H-K2
+// README "MCP tools": open, send, screen and close, each change behind a card.
 func TestMCPOpenSendScreenClose(t *testing.T) {
 	h := agenttest.Start(t)
 	cs := connectMCP(t, h.Socket, nil)

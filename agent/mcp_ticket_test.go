@@ -63,6 +63,7 @@ func connectMCPWith(t *testing.T, socket string, mopts agent.MCPOptions, opts *m
 	return cs, end
 }
 
+// spec: H-K2
 func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -153,6 +154,7 @@ func TestMCPCallTicketThenApprove(t *testing.T) {
 	}
 }
 
+// spec: H-K2
 func TestMCPCallTicketDenied(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -170,6 +172,8 @@ func TestMCPCallTicketDenied(t *testing.T) {
 	}
 }
 
+// spec: H-K2
+// README "MCP tools": cancel_call withdraws a ticketed call.
 func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -195,6 +199,7 @@ func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
 }
 
 // The card of a ticket lives as long as the session that holds the ticket.
+// spec: H-K2
 func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -211,6 +216,7 @@ func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
 }
 
 // A call answered within the bound is an ordinary result, not a ticket.
+// README "MCP tools", Tickets: a call answered within the 45 s bound is a plain result.
 func TestMCPCallWithinTheBound(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -226,6 +232,7 @@ func TestMCPCallWithinTheBound(t *testing.T) {
 }
 
 // Numbers an agent gives above their bound are clamped, not refused (Codex drops maximum).
+// README "MCP tools".
 func TestMCPWaitClampsNumbers(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -251,6 +258,7 @@ func TestMCPWaitClampsNumbers(t *testing.T) {
 }
 
 // A delivery says how many updates the client never saw; recover_with is worth calling only then.
+// spec: H-U2, H-RC1
 func TestMCPWaitSaysMissed(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -285,6 +293,7 @@ func TestMCPWaitSaysMissed(t *testing.T) {
 	}
 }
 
+// README "MCP tools": resources.
 func TestMCPResourcesListed(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -361,6 +370,7 @@ func rpcCode(t *testing.T, what string, err error) (int64, string) {
 	return e.Code, e.Message
 }
 
+// README "MCP tools": resources.
 func TestMCPResourceErrors(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
@@ -391,6 +401,7 @@ func TestMCPResourceErrors(t *testing.T) {
 	}
 }
 
+// README "MCP tools": resources with no tickmux running.
 func TestMCPResourcesWithoutTickmux(t *testing.T) {
 	cs, _ := connectMCPWith(t, t.TempDir()+"/none.sock", agent.MCPOptions{}, nil, "2025-11-25")
 	ctx := context.Background()
@@ -406,6 +417,7 @@ func TestMCPResourcesWithoutTickmux(t *testing.T) {
 
 // A request the client cancelled gets no reply, and its card is withdrawn (raw JSON-RPC: the
 // SDK's client would drop a stray reply without telling).
+// README "Approvals": a client that cancels withdraws its card.
 func TestMCPNoReplyAfterCancelled(t *testing.T) {
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)

@@ -188,11 +188,12 @@ type conn struct {
 	// written (maxInFlight).
 	slots chan struct{}
 
-	mu       sync.Mutex
-	name     string                             // from hello; shown on approval cards
-	inflight map[uint64]context.CancelCauseFunc // requests running, by id
-	cursors  map[string]uint64                  // per instance: the seq last given to this client (wait.go)
-	calls    callBook                           // calls that answered with a ticket (calls.go)
+	mu          sync.Mutex
+	name        string                             // from hello; shown on approval cards
+	inflight    map[uint64]context.CancelCauseFunc // requests running, by id
+	cursors     map[string]uint64                  // per instance: the seq last given to this client (wait.go)
+	cursorsKept int                                // len(cursors) after gave's last sweep
+	calls       callBook                           // calls that answered with a ticket (calls.go)
 }
 
 func newConn(s *Server, nc *net.UnixConn) *conn {

@@ -20,13 +20,31 @@ import (
 // maxTimeoutS: a longer timeout waits until news (and keeps the Duration from overflowing).
 const maxTimeoutS = 365 * 24 * 3600
 
-// gave records that this connection was given seq of instance id.
+// minCursorSweep is the smallest cursor table gave sweeps.
+const minCursorSweep = 64
+
+// gave records that this connection was given seq of instance id. Whenever the table has doubled
+// since the last sweep, the cursors of instances the host no longer has are dropped: a client that
+// lives long while many Ticks come and go keeps a table about the size of what is open.
 func (c *conn) gave(id string, seq uint64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if cur, ok := c.cursors[id]; !ok || seq > cur {
 		c.cursors[id] = seq
 	}
-	c.mu.Unlock()
+	if len(c.cursors) >= 2*max(c.cursorsKept, minCursorSweep) {
+		dropCursors(c.cursors, func(id string) bool { return c.s.h.Get(id) != nil })
+		c.cursorsKept = len(c.cursors)
+	}
+}
+
+// dropCursors deletes the cursors of the instances that are not live.
+func dropCursors(cursors map[string]uint64, live func(id string) bool) {
+	for id := range cursors {
+		if !live(id) {
+			delete(cursors, id)
+		}
+	}
 }
 
 func (c *conn) cursor(id string) (uint64, bool) {

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,9 +47,8 @@ func init() {
 
 // Guardian is the handle on a guardian process. Its methods are safe for concurrent use.
 type Guardian struct {
-	mu  sync.Mutex
-	w   *os.File // tickmux's end of the socket (SOCK_SEQPACKET: one message per line); nil once closed
-	cmd *exec.Cmd
+	mu sync.Mutex
+	w  *os.File // tickmux's end of the socket (SOCK_SEQPACKET: one message per line)
 }
 
 // StartGuardian starts a guardian: exe (normally os.Executable()) run with EnvGuardian=1.
@@ -70,11 +68,8 @@ func StartGuardian(exe string) (*Guardian, error) {
 		w.Close()
 		return nil, fmt.Errorf("cannot start the guardian %s: %w", exe, err)
 	}
-	return &Guardian{w: w, cmd: cmd}, nil
+	return &Guardian{w: w}, nil
 }
-
-// Pid is the guardian's process id.
-func (g *Guardian) Pid() int { return g.cmd.Process.Pid }
 
 // Watch asks the guardian to end process group pgid if tickmux dies: with SIGHUP first when
 // hangup is true (a shell: what its terminal's hangup sends), else SIGTERM (a Tick); SIGKILL
@@ -99,9 +94,6 @@ func (g *Guardian) Forget(pgid int) error {
 func (g *Guardian) send(msg string, fd *os.File) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.w == nil {
-		return errors.New("the guardian was closed")
-	}
 	sendWith := func(oob []byte) error {
 		raw, err := g.w.SyscallConn()
 		if err != nil {
@@ -125,22 +117,6 @@ func (g *Guardian) send(msg string, fd *os.File) error {
 		return err
 	}
 	return serr
-}
-
-// Close ends the guardian as on a normal exit: the groups still watched are ended as if tickmux
-// had died (a normal close forgets them first). It waits for the guardian to exit.
-func (g *Guardian) Close() error {
-	g.mu.Lock()
-	w := g.w
-	g.w = nil
-	g.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	w.Close()
-	err := g.cmd.Wait()
-	untrack(g.cmd.Process.Pid)
-	return err
 }
 
 // processGuardian is the guardian Launch registers every process group with; nil when none

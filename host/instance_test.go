@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -414,7 +415,7 @@ func TestEffectOfFailedCalls(t *testing.T) {
 		-32700: wire.EffectNone, -32600: wire.EffectNone, -32601: wire.EffectNone, -32602: wire.EffectNone,
 		-32004: wire.EffectNone, -32000: wire.EffectPossible, -32001: wire.EffectPossible, 1: wire.EffectPossible,
 	} {
-		_, err := callJSON(t, in, "fail", `{"code":`+itoa(code)+`}`)
+		_, err := callJSON(t, in, "fail", `{"code":`+strconv.Itoa(code)+`}`)
 		var ce *CallError
 		if !errors.As(err, &ce) || ce.Code != int64(code) || ce.Effect != want {
 			t.Errorf("code %d: %v, want effect %s", code, err, want)

@@ -137,7 +137,7 @@ func TestTerminalSizeAndResize(t *testing.T) {
 
 // processExists reports whether pid is alive and not a zombie.
 func processExists(pid int) bool {
-	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false
 	}
@@ -145,8 +145,6 @@ func processExists(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
@@ -158,12 +156,12 @@ func waitGone(t *testing.T, pid int, what string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// Not even a zombie: the host reaped it.
-	if _, err := os.Stat("/proc/" + itoa(pid)); err == nil {
-		b, _ := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		deadline := time.Now().Add(hangGuard)
 		for err == nil && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
-			_, err = os.Stat("/proc/" + itoa(pid))
+			_, err = os.Stat("/proc/" + strconv.Itoa(pid))
 		}
 		if err == nil {
 			t.Fatalf("%s (pid %d) left a zombie: %s", what, pid, b)

@@ -31,14 +31,38 @@ var reaper struct {
 	once    sync.Once
 	mu      sync.Mutex       // held across fork+track so a fast exit is never reaped as a stray
 	tracked map[int]struct{} // pids an exec.Cmd will reap
-	ended   map[string]bool  // instance ids whose strays are killed on sight
+	ended   endedSet         // instance ids whose strays are killed on sight
 	enabled bool
+}
+
+// maxEnded bounds the ended instances whose strays are killed on sight. Strays of an older one
+// that reach the host later are still killed when tickmux ends (KillAllStrays).
+const maxEnded = 256
+
+// endedSet remembers the last maxEnded instance ids added, forgetting the oldest first.
+type endedSet struct {
+	has   map[string]bool
+	order []string // oldest first
+}
+
+func (s *endedSet) add(id string) {
+	if s.has[id] {
+		return
+	}
+	if s.has == nil {
+		s.has = map[string]bool{}
+	}
+	if len(s.order) == maxEnded {
+		delete(s.has, s.order[0])
+		s.order = append(s.order[:0], s.order[1:]...)
+	}
+	s.has[id] = true
+	s.order = append(s.order, id)
 }
 
 func initReaper() {
 	reaper.once.Do(func() {
 		reaper.tracked = map[int]struct{}{}
-		reaper.ended = map[string]bool{}
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return // not fatal: orphans go to init as usual
 		}
@@ -81,7 +105,7 @@ func killStrays(id string) {
 	}
 	initReaper()
 	reaper.mu.Lock()
-	reaper.ended[id] = true
+	reaper.ended.add(id)
 	reaper.mu.Unlock()
 	sweepStrays()
 }
@@ -103,7 +127,7 @@ func sweepStrays() {
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
 	for _, pid := range strayPids() {
-		if id := instanceTag(pid); id != "" && reaper.ended[id] {
+		if id := instanceTag(pid); id != "" && reaper.ended.has[id] {
 			_ = syscall.Kill(-pid, syscall.SIGKILL) // it may lead a group of its own
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,7 +121,7 @@ func TestResponsesMatchedByIDInAnyOrder(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var r struct{ Slept int }
-			json.Unmarshal(mustCall(t, in, "slow", `{"ms":`+itoa(ms)+`}`), &r)
+			json.Unmarshal(mustCall(t, in, "slow", `{"ms":`+strconv.Itoa(ms)+`}`), &r)
 			if r.Slept != ms {
 				t.Errorf("the call for %d ms got the answer for %d ms", ms, r.Slept)
 			}

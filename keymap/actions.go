@@ -187,12 +187,3 @@ func (a Action) Help() string {
 	}
 	return ""
 }
-
-// Actions lists every action, in help order.
-func Actions() []Action {
-	out := make([]Action, len(allActions))
-	for i, x := range allActions {
-		out[i] = x.action
-	}
-	return out
-}

@@ -13,6 +13,7 @@ import (
 	"tickmux/host"
 )
 
+// Key table (README "Using tickmux"): the layout keys: split, focus, resize, zoom, close, swap.
 func TestLayoutKeys(t *testing.T) {
 	hs := newHarness(t, 160, 40)
 	a := hs.openTick("plain")
@@ -69,6 +70,7 @@ func TestLayoutKeys(t *testing.T) {
 	}
 }
 
+// Key table (README "Using tickmux"): prefix `t`: the side panel, which shows the focused Tick.
 func TestSidePanelShowsTheFocusedTick(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	in := hs.openTick("plain")
@@ -238,6 +240,7 @@ func TestUntrustedTextIsEscaped(t *testing.T) {
 	_ = in
 }
 
+// spec: H-X2
 func TestEndedPaneSaysWhyAndOthersGoOn(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	good := hs.openTick("plain")
@@ -260,6 +263,7 @@ func TestEndedPaneSaysWhyAndOthersGoOn(t *testing.T) {
 	hs.waitGone(bad.ID() + " View Tick")
 }
 
+// Key table (README "Using tickmux"): prefix `?` lists every key, searchable.
 func TestHelpOverlayIsSearchable(t *testing.T) {
 	hs := newHarness(t, 140, 50)
 	hs.openTick("plain")
@@ -289,6 +293,7 @@ func TestHelpOverlayIsSearchable(t *testing.T) {
 	hs.waitGone("tickmux keys")
 }
 
+// Key table (README "Using tickmux"): prefix `:` opens a Tick from a command line.
 func TestPromptOpensATick(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.openTick("plain")
@@ -303,6 +308,7 @@ func TestPromptOpensATick(t *testing.T) {
 	hs.waitFor("shell:1")
 }
 
+// Key table (README "Using tickmux"): prefix `g`, then `C-g`: locked mode.
 func TestLockedModePassesThePrefix(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.openTick("plain")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +117,7 @@ func TestLongCardMustBeReadToItsEnd(t *testing.T) {
 	hs.start()
 	var text strings.Builder
 	for i := range 100 {
-		text.WriteString("echo line " + itoa(i) + "\n")
+		text.WriteString("echo line " + strconv.Itoa(i) + "\n")
 	}
 	text.WriteString("rm -rf ~")
 	done, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: text.String()})
@@ -178,6 +179,7 @@ func TestWithdrawThenYDoesNotApproveTheNextCard(t *testing.T) {
 }
 
 // A y pressed just after the last card was withdrawn does not fall into the pane.
+// Key table (README "Using tickmux"): prefix `a` then `y`.
 func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.openTick("plain")
@@ -203,6 +205,7 @@ func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 
 // At 80 columns the panel is off: prefix a shows it with the whole card, and it goes away again
 // once the card is answered.
+// Key table (README "Using tickmux"): prefix `a`: answer approvals.
 func TestCardAt80Columns(t *testing.T) {
 	hs := newHarness(t, 80, 30)
 	hs.start()

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -17,7 +18,7 @@ func prettyJSON(raw []byte, th *themes.Theme, maxLines int) []line {
 	p.value(0)
 	p.flush()
 	if p.dropped > 0 {
-		p.out = append(p.out, plain("… "+itoa(p.dropped)+" more lines", th.PanelMuted))
+		p.out = append(p.out, plain("… "+strconv.Itoa(p.dropped)+" more lines", th.PanelMuted))
 	}
 	return p.out
 }
@@ -152,26 +153,4 @@ func (p *jsonPrinter) str() string {
 		p.i++
 	}
 	return string(p.raw[start:])
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

@@ -29,6 +29,7 @@ func (hs *harness) openShell(script, ready string) *host.Instance {
 	return in
 }
 
+// Key table (README "Using tickmux"): prefix `g`, then `C-g`: outside locked mode no key without the prefix is taken.
 func TestCtrlGReachesThePane(t *testing.T) {
 	hs := newHarness(t, 120, 30)
 	hs.start()
@@ -68,6 +69,7 @@ func (hs *harness) waitCursorLine(want string) string {
 	}
 }
 
+// Key table (README "Using tickmux"): prefix `[`: scroll mode and its search.
 func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs := newHarness(t, 120, 30)
 	hs.start()

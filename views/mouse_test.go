@@ -45,6 +45,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// Key table (README "Using tickmux"): a mouse click moves the focus; drag a border to resize.
 func TestMouseFocusesAndDragsBorders(t *testing.T) {
 	hs, a := tickBesideShell(t, 120, 40)
 	rects := hs.rects()
@@ -68,6 +69,7 @@ func TestMouseFocusesAndDragsBorders(t *testing.T) {
 	})
 }
 
+// Key table (README "Using tickmux"): prefix `{` `}` (swap), `H J K L` (resize), `w` (float).
 func TestSwapResizeAndFloat(t *testing.T) {
 	hs, a := tickBesideShell(t, 120, 40)
 	ids := func() string { return strings.Join(onUIValue(hs, func() []string { return hs.app.layout.IDs() }), " ") }
@@ -108,6 +110,7 @@ func TestSwapResizeAndFloat(t *testing.T) {
 	waitUntil(t, "unfloat, back where it was", func() bool { return ids() == "shell:1 "+a.ID() })
 }
 
+// Key table (README "Using tickmux"): prefix `t`; README Config `side_panel = "auto"`.
 func TestPanelToggleAndAutoWidth(t *testing.T) {
 	hs := newHarness(t, 90, 30) // under 100 columns: no panel by default
 	hs.openTick("plain")
@@ -124,6 +127,7 @@ func TestPanelToggleAndAutoWidth(t *testing.T) {
 	hs.waitGone("agent panel")
 }
 
+// Key table (README "Using tickmux"): a mouse click moves the focus (here on the status bar).
 func TestStatusBarClickFocuses(t *testing.T) {
 	hs, a := tickBesideShell(t, 120, 30)
 	scr := hs.waitFor(" " + a.ID() + " ")

@@ -7,6 +7,7 @@ import (
 	"testing"
 )
 
+// spec: H-X2
 func TestEndedPaneSaysTheExitStatusOnce(t *testing.T) {
 	hs := newHarness(t, 120, 30)
 	hs.start()
@@ -20,6 +21,7 @@ func TestEndedPaneSaysTheExitStatusOnce(t *testing.T) {
 	}
 }
 
+// README "Using tickmux", Config: the help names the config file.
 func TestHelpNamesTheConfigFileInUse(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", dir)
@@ -31,6 +33,7 @@ func TestHelpNamesTheConfigFileInUse(t *testing.T) {
 }
 
 // The float's "put back" returns the pane where it was, not beside whatever has the focus.
+// Key table (README "Using tickmux"): prefix `w`: float, then put back.
 func TestFloatPutBackWhereItWas(t *testing.T) {
 	hs, _ := tickBesideShell(t, 160, 50)
 	hs.prefix()

@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/gdamore/tcell/v2"
@@ -401,7 +402,7 @@ func drawBadge(screen tcell.Screen, x, y, w int, st tcell.Style, text string) {
 }
 
 func scrollBadge(scroll, total int) string {
-	return "[" + itoa(scroll) + "/" + itoa(total) + "]"
+	return "[" + strconv.Itoa(scroll) + "/" + strconv.Itoa(total) + "]"
 }
 
 // TerminalView is what a pane needs.

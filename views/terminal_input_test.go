@@ -9,6 +9,7 @@ import (
 	"tickmux/vt"
 )
 
+// README "Terminal panes and `tickmux snap`": keys reach the program as a terminal sends them.
 func TestEncodeKey(t *testing.T) {
 	app := vt.Modes{AppCursor: true}
 	tests := []struct {
@@ -56,6 +57,7 @@ func TestEncodeKey(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": mouse reports in the encoding the program asked for.
 func TestEncodeMouse(t *testing.T) {
 	normal := vt.Modes{Mouse: vt.MouseNormal}
 	sgr := vt.Modes{Mouse: vt.MouseButton, MouseEncoding: vt.MouseEncodingSGR}
@@ -88,6 +90,7 @@ func TestEncodeMouse(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": paste, bracketed when asked.
 func TestEncodePaste(t *testing.T) {
 	if got := string(encodePaste("a\r\nb\nc", vt.Modes{})); got != "a\rb\rc" {
 		t.Errorf("got %q", got)

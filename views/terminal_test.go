@@ -101,6 +101,7 @@ func newTestView(t *testing.T, f *fakeBackend) *TerminalView {
 	return v
 }
 
+// spec: H-S2
 func TestViewDrawsCellsAndSizesThePTY(t *testing.T) {
 	f := newFakeBackend(80, 24)
 	v := newTestView(t, f)
@@ -125,6 +126,7 @@ func TestViewDrawsCellsAndSizesThePTY(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": the wheel scrolls back.
 func TestViewWheelScrollsBack(t *testing.T) {
 	f := newFakeBackend(6, 2)
 	v := newTestView(t, f)
@@ -146,6 +148,7 @@ func TestViewWheelScrollsBack(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": mouse reports only when the program asked.
 func TestViewForwardsMouseOnlyWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -163,6 +166,7 @@ func TestViewForwardsMouseOnlyWhenAsked(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": focus events only when the program asked.
 func TestViewFocusEventsWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -175,6 +179,7 @@ func TestViewFocusEventsWhenAsked(t *testing.T) {
 	}
 }
 
+// README "Terminal panes and `tickmux snap`": bracketed paste when the program asked.
 func TestViewPasteIsBracketedWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -189,6 +194,7 @@ func TestViewPasteIsBracketedWhenAsked(t *testing.T) {
 	}
 }
 
+// Key table (README "Using tickmux"): prefix `[`: scroll mode search and copy.
 func TestScrollModeSearchAndCopy(t *testing.T) {
 	f := newFakeBackend(12, 3)
 	v := newTestView(t, f)
@@ -224,6 +230,7 @@ func TestScrollModeSearchAndCopy(t *testing.T) {
 	}
 }
 
+// README "Using tickmux", Config: `clipboard = "on"` lets a program set the clipboard (OSC 52).
 func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -239,6 +246,7 @@ func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 
 // By default a program cannot set the person's clipboard (OSC 52), as with tmux's
 // set-clipboard external; copy mode still copies.
+// README "Using tickmux", Config: `clipboard` is off by default.
 func TestProgramClipboardIsOffByDefault(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -198,7 +199,7 @@ func visibleLines(s string, st, mark tcell.Style) []line {
 			case n == 1:
 				emit("⟨space⟩", mark)
 			default:
-				emit("⟨"+itoa(n)+" spaces⟩", mark)
+				emit("⟨"+strconv.Itoa(n)+" spaces⟩", mark)
 			}
 			i += n
 			continue

@@ -22,6 +22,7 @@ func (hs *harness) tabCount() int {
 
 func (hs *harness) curTab() int { return onUIValue(hs, func() int { return hs.app.cur }) }
 
+// Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9` / `,`: tabs.
 func TestTabsLikeTmuxWindows(t *testing.T) {
 	hs := newHarness(t, 160, 40)
 	hs.start()
@@ -75,6 +76,7 @@ func TestTabsLikeTmuxWindows(t *testing.T) {
 	hs.waitFor("in-tab-zero")
 }
 
+// Key table (README "Using tickmux"): prefix `;` / `q`, prefix `T`.
 func TestLastPaneRenameAndNumbers(t *testing.T) {
 	hs, tick := tickBesideShell(t, 160, 40)
 	// prefix ; goes back to the pane focused before, and again.
@@ -104,6 +106,7 @@ func TestLastPaneRenameAndNumbers(t *testing.T) {
 	waitUntil(t, "pane 0", func() bool { return hs.focus() == tick.ID() })
 }
 
+// Key table (README "Using tickmux"): prefix `R`, prefix `]`.
 func TestRespawnAndPasteBuffer(t *testing.T) {
 	hs := newHarness(t, 160, 40)
 	hs.start()
@@ -131,6 +134,7 @@ func TestRespawnAndPasteBuffer(t *testing.T) {
 	})
 }
 
+// Key table (README "Using tickmux"): prefix `:`, `Up`/`Down` recall.
 func TestPromptHistoryAndCompletion(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes-for-completion.txt"), []byte("x"), 0o600)
@@ -176,6 +180,7 @@ func (hs *harness) fieldIs(f interface{ GetText() string }, want string) {
 	})
 }
 
+// Key table (README "Using tickmux"): prefix `Q`, or `quit` at the prefix `:` prompt: asks first.
 func TestPromptQuitAsksFirst(t *testing.T) {
 	for _, cmd := range []string{"quit", "kill-server"} {
 		hs := newHarness(t, 120, 30)

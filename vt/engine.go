@@ -12,9 +12,9 @@ import (
 // the only code that knows vt10x. The guard hands it a sanitised stream in which
 //
 //   - every code point is a printable cell: a rune that stands for itself, continuationRune
-//     after a wide one, or a cluster id (see clusters.go);
-//   - the only SGR is 38;2;R;G;B or 39: the foreground carries a style id (see styles.go), so
-//     vt10x's own colour, bold and reverse handling never applies;
+//     after a wide one, or a cluster id (clusterTable, tables.go);
+//   - the only SGR is 38;2;R;G;B or 39: the foreground carries a style id (styleTable,
+//     tables.go), so vt10x's own colour, bold and reverse handling never applies;
 //   - every sequence is one vt10x handles correctly, with parameters already clamped.
 //
 // Only the goroutine holding the Terminal's lock calls it.

@@ -1,6 +1,9 @@
 package vt
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // execute performs a C0 control.
 func (g *guard) execute(c byte) {
@@ -255,7 +258,7 @@ func (g *guard) csiDispatch(c *csiSeq) {
 			g.reply("\x1b[0n")
 		case 6:
 			g.sync()
-			g.reply("\x1b[" + itoa(g.cy+1) + ";" + itoa(g.cx+1) + "R") // as tmux: not origin-relative
+			g.reply("\x1b[" + strconv.Itoa(g.cy+1) + ";" + strconv.Itoa(g.cx+1) + "R") // as tmux: not origin-relative
 		}
 	case 'r': // DECSTBM
 		// As tmux reads them: an omitted bottom is the last row, a zero one the first.
@@ -282,31 +285,9 @@ func (g *guard) csiDispatch(c *csiSeq) {
 	}
 }
 
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
-
 func modeSeq(m int, set bool) string {
 	if set {
-		return "\x1b[?" + itoa(m) + "h"
+		return "\x1b[?" + strconv.Itoa(m) + "h"
 	}
-	return "\x1b[?" + itoa(m) + "l"
+	return "\x1b[?" + strconv.Itoa(m) + "l"
 }

@@ -114,7 +114,7 @@ func (g *guard) oscDispatch(data []byte) {
 			c = g.opts.Background
 		}
 		if r, gr, b, ok := c.RGB(); ok {
-			g.reply("\x1b]" + itoa(ps) + ";rgb:" + hex2(r) + "/" + hex2(gr) + "/" + hex2(b) + "\x1b\\")
+			g.reply("\x1b]" + strconv.Itoa(ps) + ";rgb:" + hex2(r) + "/" + hex2(gr) + "/" + hex2(b) + "\x1b\\")
 		}
 	case 52:
 		_, payload, ok := bytes.Cut(text, []byte{';'})

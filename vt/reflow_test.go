@@ -20,7 +20,7 @@ func (s *tmuxServer) showResized(cols, rows int, input []byte, sizes [][2]int) (
 		return "", 0, 0, err
 	}
 	script := fmt.Sprintf("stty raw -echo; cat %s; tmux -S %s wait-for -S %s; exec sleep 600", file, s.sock, name)
-	if _, err := s.tmux("new-session", "-d", "-s", name, "-x", itoa(cols), "-y", itoa(rows), script); err != nil {
+	if _, err := s.tmux("new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), script); err != nil {
 		return "", 0, 0, err
 	}
 	defer s.tmux("kill-session", "-t", name)
@@ -31,7 +31,7 @@ func (s *tmuxServer) showResized(cols, rows int, input []byte, sizes [][2]int) (
 		return "", 0, 0, err
 	}
 	for _, sz := range sizes {
-		if _, err := s.tmux("resize-window", "-t", name, "-x", itoa(sz[0]), "-y", itoa(sz[1])); err != nil {
+		if _, err := s.tmux("resize-window", "-t", name, "-x", strconv.Itoa(sz[0]), "-y", strconv.Itoa(sz[1])); err != nil {
 			return "", 0, 0, err
 		}
 	}

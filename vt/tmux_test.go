@@ -69,7 +69,7 @@ func (s *tmuxServer) show(cols, rows int, input []byte) (tmuxScreen, error) {
 		return tmuxScreen{}, err
 	}
 	script := fmt.Sprintf("stty raw -echo; cat %s; tmux -S %s wait-for -S %s; exec sleep 600", file, s.sock, name)
-	if _, err := s.tmux("new-session", "-d", "-s", name, "-x", itoa(cols), "-y", itoa(rows), script); err != nil {
+	if _, err := s.tmux("new-session", "-d", "-s", name, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), script); err != nil {
 		return tmuxScreen{}, err
 	}
 	defer s.tmux("kill-session", "-t", name)

@@ -1,0 +1,55 @@
+package main
+
+import "tickmux/agent"
+
+// mainCommands lists every tickmux subcommand, in the order `tickmux help` prints them. Commands
+// with logic of their own live in cmd_NAME.go; the control-socket clients (ls, open, call…) are
+// agent.Verbs whose logic is in agent/cli.go.
+func mainCommands() []*command {
+	return []*command{
+		{name: "attach", usage: "attach [--socket PATH]",
+			summary: "show the running tickmux in this terminal (prefix d detaches)", run: runAttach},
+		verb(agent.Call),
+		{name: "check", usage: "check [--json] [--watch D] [--call-timeout D] [--cwd DIR] -- CMD [ARG...]",
+			summary: "judge a Tick against Tick protocol 3", run: runCheck},
+		verb(agent.Close),
+		{name: "demo", usage: "demo [--socket PATH] [--log PATH]",
+			summary: "open the bundled example Ticks in a ready layout", run: runDemo},
+		verb(agent.Describe),
+		{name: "kill-server", usage: "kill-server [--socket PATH]",
+			summary: "end the running tickmux and every program in it", run: runKillServer},
+		verb(agent.Ls),
+		verb(agent.MCPVerb),
+		verb(agent.Open),
+		verb(agent.Read),
+		verb(agent.Screen),
+		verb(agent.Send),
+		{name: "snap", usage: "snap [--size COLSxROWS] [--settle D] [--resize COLSxROWS,...] [--ansi] -- CMD [ARG...]",
+			summary: "run a program on a terminal and print its final screen", run: runSnap},
+		verb(agent.Wait),
+
+		// Hidden: started by tickmux itself, or by tests and scripts.
+		{name: "example", usage: "example [NAME [ARGS]]",
+			summary: "run an example Tick built into tickmux; alone, list them", hidden: true, run: runExample},
+		{name: agent.ServeVerb.Name, usage: agent.ServeVerb.Usage, summary: agent.ServeVerb.Summary,
+			hidden: true, run: runServe},
+		{name: "server", usage: "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [-- CMD [ARG...]]",
+			summary: "the tickmux server that views attach to (started for you)", hidden: true, run: runServer},
+	}
+}
+
+// verb makes a command of a control-socket client verb.
+func verb(v agent.Verb) *command {
+	return &command{name: v.Name, usage: v.Usage, summary: v.Summary,
+		run: func(args []string, std stdio) int { return v.Run(args, std.in, std.out, std.err) }}
+}
+
+// lookup finds the subcommand called name.
+func lookup(name string) (*command, bool) {
+	for _, c := range mainCommands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return nil, false
+}
