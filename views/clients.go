@@ -154,15 +154,14 @@ const ReasonExited = "tickmux exited"
 // OpenForView opens a program a person named when attaching (tickmux -- CMD on a running
 // server) beside the focused pane. Any goroutine; it waits for the UI goroutine.
 func (a *App) OpenForView(spec host.OpenSpec) error {
-	res := make(chan error, 1)
-	go a.app.QueueUpdateDraw(func() { // owner: tview; returns once queued (a queue of 100)
-		_, err := a.Open(spec)
-		res <- err
+	var err error
+	opened := false // post skips the update once the App is stopping
+	a.post(func() {
+		_, err = a.Open(spec)
+		opened = true
 	})
-	select {
-	case err := <-res:
-		return err
-	case <-a.done:
+	if !opened {
 		return errors.New("tickmux is stopping")
 	}
+	return err
 }
