@@ -4,6 +4,7 @@
 //	host events ──▶ eventLoop ──QueueUpdateDraw──▶ UI goroutine (tview) ◀── keys, mouse, paste
 //	approvals   ──▶    (coalescing mailbox)              │ applies changes, rebuilds the panel
 //	vt output   ──▶ TerminalView ──requestDraw──▶ drawLoop (at most one draw per frame)
+//	echo of a typed key ──requestEcho──▶ drawLoop (drawn at once: keys first)
 //	clock       ──▶ tickLoop (minute boundaries; each second only while a sparkline moves)
 //
 // Only the UI goroutine touches widgets and the layout. Every other goroutine is started by App,
@@ -298,12 +299,8 @@ func (a *App) drawLoop() {
 		}
 		last = time.Now()
 		if echo {
+			// A request pending now may have come after the frame drew its pane: it is kept.
 			a.echoes.Add(1)
-			// The frame just drawn showed whatever else was pending too.
-			select {
-			case <-a.drawReq:
-			default:
-			}
 		}
 	}
 }
