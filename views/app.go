@@ -4,6 +4,7 @@
 //	host events ──▶ eventLoop ──QueueUpdateDraw──▶ UI goroutine (tview) ◀── keys, mouse, paste
 //	approvals   ──▶    (coalescing mailbox)              │ applies changes, rebuilds the panel
 //	vt output   ──▶ TerminalView ──requestDraw──▶ drawLoop (at most one draw per frame)
+//	echo of a typed key ──requestEcho──▶ drawLoop (drawn at once: keys first)
 //	clock       ──▶ tickLoop (minute boundaries; each second only while a sparkline moves)
 //
 // Only the UI goroutine touches widgets and the layout. Every other goroutine is started by App,
@@ -96,6 +97,8 @@ type App struct {
 	sub      *host.Subscription
 	approved chan struct{} // the approval queue changed
 	drawReq  chan struct{}
+	echoReq  chan struct{} // a pane's program answered a key: draw now (keys first)
+	echoes   atomic.Int64  // frames drawn at once for an echo (tests read it)
 	tickReq  chan time.Time
 	done     chan struct{}
 	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
@@ -126,6 +129,7 @@ func New(opts Options) *App {
 		mode:     keymap.ModeRoot,
 		approved: make(chan struct{}, 1),
 		drawReq:  make(chan struct{}, 1),
+		echoReq:  make(chan struct{}, 1),
 		tickReq:  make(chan time.Time, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
@@ -218,6 +222,17 @@ func (a *App) requestDraw() {
 	}
 }
 
+// requestEcho asks for a draw at once: a program drew after a key was typed into it, so its
+// output is most likely the key's echo, which waits for neither the burst nor the frame pacing.
+// One typed key allows one such draw; output without a key in front is paced as usual. Any
+// goroutine.
+func (a *App) requestEcho() {
+	select {
+	case a.echoReq <- struct{}{}:
+	default:
+	}
+}
+
 // frame is the shortest time between two draws caused by output (120 per second; panes without
 // the focus are drawn at most every background).
 const frame = 8 * time.Millisecond
@@ -248,17 +263,23 @@ func (a *App) drawLoop() {
 	defer a.wg.Done()
 	var last time.Time
 	for {
+		echo := false
 		select {
 		case <-a.done:
 			return
 		case <-a.drawReq:
+		case <-a.echoReq:
+			echo = true
 		}
-		wait := burst
-		if since := time.Since(last); since+wait < frame {
-			wait = frame - since
-		}
-		if !a.rest(wait) {
-			return
+		if !echo {
+			wait := burst
+			if since := time.Since(last); since+wait < frame {
+				wait = frame - since
+			}
+			var ok bool
+			if echo, ok = a.restOrEcho(wait); !ok {
+				return
+			}
 		}
 		if !a.drawing() {
 			// Nobody to draw for: panes stay dirty until a view attaches.
@@ -277,6 +298,10 @@ func (a *App) drawLoop() {
 			return
 		}
 		last = time.Now()
+		if echo {
+			// A request pending now may have come after the frame drew its pane: it is kept.
+			a.echoes.Add(1)
+		}
 	}
 }
 
@@ -289,6 +314,21 @@ func (a *App) rest(d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// restOrEcho waits d, or less if the App stops or a key's echo comes (echo); ok reports whether
+// the App still runs.
+func (a *App) restOrEcho(d time.Duration) (echo, ok bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-a.done:
+		return false, false
+	case <-a.echoReq:
+		return true, true
+	case <-t.C:
+		return false, true
 	}
 }
 

@@ -325,3 +325,27 @@ func TestLockedModePassesThePrefix(t *testing.T) {
 	hs.key(tcell.KeyCtrlG, 'g', tcell.ModCtrl)
 	hs.waitGone("LOCKED")
 }
+
+// A key typed into a pane has its echo drawn by a frame of its own, ahead of the frame pacing
+// that output without a key waits for (keys first); output nobody typed for is paced.
+func TestTypedKeyEchoIsDrawnAtOnce(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.waitFor(a.ID() + " View Tick · ready")
+	hs.prefix()
+	hs.typeText("%")
+	hs.waitFor("shell:1")
+	hs.sync()
+	before := hs.app.echoes.Load()
+	hs.typeText("echo zq9")
+	hs.waitFor("echo zq9")
+	if hs.app.echoes.Load() == before {
+		t.Fatalf("the typed keys' echo was drawn by paced frames only")
+	}
+	// A Tick's output with no key typed into it is never drawn as an echo.
+	p := onUIValue(hs, func() *Pane { return hs.app.panes[a.ID()] })
+	if p.typed.Load() {
+		t.Fatalf("the Tick's pane is marked typed without a key")
+	}
+}

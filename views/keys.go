@@ -103,6 +103,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 func (a *App) toPane(ev *tcell.EventKey) {
 	a.full = false
 	if p := a.focusedPane(); p != nil && p.inst.Status() != host.StatusEnded {
+		p.typed.Store(true)
 		p.term.Key(ev)
 	}
 }

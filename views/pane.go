@@ -28,6 +28,9 @@ type Pane struct {
 	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
+	// typed is set when a key or paste went to the program and cleared by its next output:
+	// that output (the echo) is drawn at once, ahead of the frame pacing (keys first).
+	typed atomic.Bool
 	drawn Rect      // where the pane was last drawn
 	at    time.Time // when its content was last drawn
 }

@@ -357,6 +357,10 @@ func (a *App) makePane(in *host.Instance) *Pane {
 	// it marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
 		p.dirty.Store(true)
+		if p.typed.Swap(false) {
+			a.requestEcho()
+			return
+		}
 		a.requestDraw()
 	}})
 	a.panes[in.ID()] = p
