@@ -130,15 +130,7 @@ func TestApprovalByKeypress(t *testing.T) {
 	hs.typeText("yrn")
 	hs.prefix()
 	hs.typeText("y")
-	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("answered without focusing the card: %v", err)
-	default:
-	}
-	if len(hs.queue.Pending()) != 1 {
-		t.Fatal("the card went away")
-	}
+	oneCardStillPending(t, hs, done, "answered without focusing the card")
 
 	// prefix a focuses the card; Esc leaves it pending.
 	hs.prefix()
@@ -155,13 +147,8 @@ func TestApprovalByKeypress(t *testing.T) {
 	hs.typeText("a")
 	hs.waitFor("allow once")
 	hs.typeText("y")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	hs.waitFor("VIEWTICK value=5")
 	hs.waitFor("claude-code → increment")
@@ -181,13 +168,7 @@ func TestApprovalByKeypress(t *testing.T) {
 	// r allows the tool for this revision: the next call needs no card.
 	done = approve(in, 2)
 	hs.waitFor("claude-code wants to call increment")
-	hs.prefix()
-	hs.typeText("a")
-	hs.waitFor("allow for this revision")
-	hs.typeText("r")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	hs.allowForRevision(done)
 	if err := <-approve(in, 3); err != nil {
 		t.Fatalf("a call covered by the grant: %v", err)
 	}
@@ -201,11 +182,7 @@ func TestCardVoidedWhenTheCatalogChanges(t *testing.T) {
 	hs.start()
 	done := approve(in, 1)
 	hs.waitFor("claude-code wants to call increment")
-	// The Tick changes its catalog; the host learns it on the next describe.
-	if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.Describe(context.Background()); err != nil {
+	if err := changeCatalog(in); err != nil {
 		t.Fatal(err)
 	}
 	err := <-done

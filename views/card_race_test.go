@@ -34,11 +34,8 @@ func waitPendingOnUI(t *testing.T, q *host.ApprovalQueue, n int) {
 func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.start()
-	first, withdraw := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "harmless"})
-	waitCards(t, hs.queue, 1)
-	second, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
+	first, withdraw, second, cancel := askHarmlessThenMalicious(hs)
 	defer cancel()
-	waitCards(t, hs.queue, 2)
 	hs.waitFor("  harmless ")
 	hs.waitFor("  MALICIOUS ")
 
@@ -54,11 +51,7 @@ func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 	hs.typeText("y")
 	stillPending(t, second, "prefix a y typed for the withdrawn card")
 	hs.waitFor("NEW CARD")
-	time.Sleep(cardSettle + 100*time.Millisecond)
-	hs.typeText("n")
-	if err := answered(t, second); !errors.Is(err, host.ErrDenied) {
-		t.Fatalf("the card, answered after the settle: %v", err)
-	}
+	denyAfterSettle(t, hs, second, "the card")
 }
 
 // The Tick re-describes with a new revision while the person reads its call's card: the card is
@@ -78,10 +71,7 @@ func TestVoidThenYDoesNotApproveTheNextCard(t *testing.T) {
 	hs.waitFor("allow once")
 
 	hs.app.app.QueueUpdate(func() {
-		if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
-			t.Error(err)
-		}
-		if _, err := in.Describe(context.Background()); err != nil {
+		if err := changeCatalog(in); err != nil {
 			t.Error(err)
 		}
 		waitPendingOnUI(t, hs.queue, 1)

@@ -8,8 +8,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/config"
-	"tickmux/host"
 	"tickmux/keymap"
 )
 
@@ -25,29 +23,10 @@ type viewsHarness struct {
 
 func newViewsHarness(t *testing.T) *viewsHarness {
 	t.Helper()
-	t.Setenv("NO_COLOR", "")
 	m := NewMirror()
-	hs := &harness{t: t, done: make(chan error, 1)}
-	var app *App
-	var mu sync.Mutex
-	hs.queue = host.NewApprovalQueue(func() {
-		mu.Lock()
-		a := app
-		mu.Unlock()
-		if a != nil {
-			a.ApprovalsChanged()
-		}
-	})
-	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
-	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: m})
-	mu.Lock()
-	app = a
-	mu.Unlock()
-	hs.app = a
+	hs := newHarnessOn(t, m)
 	hs.screen = m.sim
-	vh := &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
-	t.Cleanup(hs.close)
-	return vh
+	return &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
 }
 
 // lockedScreen is a view's terminal that the test reads between frames (a simulation screen's
@@ -153,23 +132,10 @@ func TestViewsKeepTheirOwnCardMode(t *testing.T) {
 	vh.keysIn("a", prefixKey, runeKey('a'))
 	vh.waitView("a", "allow once", true)
 	vh.keysIn("b", runeKey('y'), runeKey('r')) // b is in root mode: these go to the Tick
-	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("a key from another view answered the card: %v", err)
-	default:
-	}
-	if len(vh.queue.Pending()) != 1 {
-		t.Fatal("the card went away")
-	}
+	oneCardStillPending(t, vh.harness, done, "a key from another view answered the card")
 	vh.keysIn("a", runeKey('y'))
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	vh.waitView("a", "claude-code wants to call increment", false)
 	vh.waitView("b", "claude-code wants to call increment", false)
@@ -277,13 +243,8 @@ func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
 	vh.keysIn("b", prefixKey, runeKey('a'))
 	vh.waitView("b", "allow once", true)
 	vh.keysIn("b", runeKey('y'))
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	savedMode := func() (keymap.Mode, bool) {
 		return onUIValue(vh.harness, func() keymap.Mode {
