@@ -101,6 +101,18 @@ func TestSidePanelShowsTheFocusedTick(t *testing.T) {
 }
 
 // approve starts a mutating call in the background, as an agent would.
+// callCardOnPlain runs the plain Tick on a 160×50 screen and waits for the card of a claude-code
+// call of increment by amount; done carries the call's end.
+func callCardOnPlain(t *testing.T, amount int) (hs *harness, in *host.Instance, done chan error) {
+	t.Helper()
+	hs = newHarness(t, 160, 50)
+	in = hs.openTick("plain")
+	hs.start()
+	done = approve(in, amount)
+	hs.waitFor("claude-code wants to call increment")
+	return hs, in, done
+}
+
 func approve(in *host.Instance, amount int) chan error {
 	done := make(chan error, 1)
 	go func() {
@@ -177,11 +189,7 @@ func TestApprovalByKeypress(t *testing.T) {
 
 // spec: H-K3
 func TestCardVoidedWhenTheCatalogChanges(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	done := approve(in, 1)
-	hs.waitFor("claude-code wants to call increment")
+	hs, in, done := callCardOnPlain(t, 1)
 	if err := changeCatalog(in); err != nil {
 		t.Fatal(err)
 	}

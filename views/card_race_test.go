@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
-
 	"tickmux/host"
 )
 
@@ -15,16 +13,30 @@ import (
 // withdrawal, a voiding, a new card) between what they read and the key landing. Each change is
 // made on the UI goroutine just before the key, so the UI has not redrawn in between.
 
-func keyEv(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone) }
-
-func prefixEv() *tcell.EventKey { return tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl) }
-
 // waitPendingOnUI waits, on the UI goroutine, until n cards are pending (a hang guard).
 func waitPendingOnUI(t *testing.T, q *host.ApprovalQueue, n int) {
 	deadline := time.Now().Add(20 * time.Second)
 	for len(q.Pending()) != n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// yDuringChange makes change on the UI goroutine and presses y before the UI redraws. The y must
+// not answer next: the card read ends with wantRead, and a y typed as next appears waits too.
+func yDuringChange(t *testing.T, hs *harness, change func(), read chan error, wantRead error, next chan error, what string) {
+	t.Helper()
+	hs.app.app.QueueUpdate(func() {
+		change()
+		waitPendingOnUI(t, hs.queue, 1)
+		hs.app.captureKey(runeKey('y'))
+	})
+	if err := answered(t, read); !errors.Is(err, wantRead) {
+		t.Fatalf("the %s card: %v", what, err)
+	}
+	stillPending(t, next, "y pressed for the "+what+" card")
+	hs.typeText("y")
+	stillPending(t, next, "y pressed as the next card appeared")
+	hs.waitFor("NEW CARD")
 }
 
 // The person reads card A in the panel and types prefix a y in one burst; the agent withdraws A
@@ -42,8 +54,8 @@ func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 	hs.app.app.QueueUpdate(func() {
 		withdraw()
 		waitPendingOnUI(t, hs.queue, 1)
-		hs.app.captureKey(prefixEv())
-		hs.app.captureKey(keyEv('a'))
+		hs.app.captureKey(prefixKey)
+		hs.app.captureKey(runeKey('a'))
 	})
 	if err := answered(t, first); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the withdrawn card: %v", err)
@@ -58,11 +70,7 @@ func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 // voided, and a y pressed for it does not answer the next card.
 // spec: H-K3
 func TestVoidThenYDoesNotApproveTheNextCard(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	voided := approve(in, 1)
-	hs.waitFor("claude-code wants to call increment")
+	hs, in, voided := callCardOnPlain(t, 1)
 	next, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: in.ID(), Text: "MALICIOUS"})
 	defer cancel()
 	waitCards(t, hs.queue, 2)
@@ -70,20 +78,11 @@ func TestVoidThenYDoesNotApproveTheNextCard(t *testing.T) {
 	hs.typeText("a")
 	hs.waitFor("allow once")
 
-	hs.app.app.QueueUpdate(func() {
+	yDuringChange(t, hs, func() {
 		if err := changeCatalog(in); err != nil {
 			t.Error(err)
 		}
-		waitPendingOnUI(t, hs.queue, 1)
-		hs.app.captureKey(keyEv('y'))
-	})
-	if err := answered(t, voided); !errors.Is(err, host.ErrVoided) {
-		t.Fatalf("the voided call: %v", err)
-	}
-	stillPending(t, next, "y pressed for the voided card")
-	hs.typeText("y")
-	stillPending(t, next, "y pressed as the next card appeared")
-	hs.waitFor("NEW CARD")
+	}, voided, host.ErrVoided, next, "voided")
 }
 
 // A new card arriving while the person reads one does not take the key: y answers the card that
@@ -105,7 +104,7 @@ func TestNewCardDoesNotTakeTheKey(t *testing.T) {
 	hs.app.app.QueueUpdate(func() {
 		arrived, cancel = ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
 		waitPendingOnUI(t, hs.queue, 2)
-		hs.app.captureKey(keyEv('y'))
+		hs.app.captureKey(runeKey('y'))
 	})
 	defer cancel()
 	if err := answered(t, read); err != nil {

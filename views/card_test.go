@@ -213,19 +213,8 @@ func TestWithdrawThenYDoesNotApproveTheNextCard(t *testing.T) {
 	hs.waitFor("  harmless ")
 
 	// The withdrawal reaches the queue; the y lands before the UI hears of it.
-	hs.app.app.QueueUpdate(func() {
-		withdraw()
-		waitPendingOnUI(t, hs.queue, 1)
-		hs.app.captureKey(keyEv('y'))
-	})
-	if err := answered(t, first); !errors.Is(err, context.Canceled) {
-		t.Fatalf("the withdrawn card: %v", err)
-	}
-	stillPending(t, second, "y pressed for the withdrawn card")
-	// The UI hears of it now: the next card is shown, and keys wait a moment.
-	hs.typeText("y")
-	stillPending(t, second, "y pressed as the next card appeared")
-	hs.waitFor("NEW CARD")
+	// The UI hears of it after: the next card is shown, and keys wait a moment.
+	yDuringChange(t, hs, withdraw, first, context.Canceled, second, "withdrawn")
 	hs.waitFor("MALICIOUS")
 	denyAfterSettle(t, hs, second, "the next card")
 }
@@ -285,11 +274,7 @@ func TestCardAt80Columns(t *testing.T) {
 // needs a card again.
 // spec: H-K2
 func TestGrantIsListedAndRevocable(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	done := approve(in, 2)
-	hs.waitFor("wants to call increment")
+	hs, in, done := callCardOnPlain(t, 2)
 	hs.allowForRevision(done)
 	scr := hs.waitFor("ALLOWED WITHOUT A CARD (1)")
 	if !strings.Contains(scr, "[1] increment on "+in.ID()+" · revision") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"tickmux/host"
 	"tickmux/keymap"
 )
 
@@ -113,10 +114,9 @@ func runeKey(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r
 
 var prefixKey = tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl)
 
-// spec: H-K2
-// A card shows in every view; card mode is per view, so a key typed in one view never answers a
-// card that another view focused; the answer in one view takes the card out of every view.
-func TestViewsKeepTheirOwnCardMode(t *testing.T) {
+// twoViewsOnPlain runs the plain Tick with two views, a and b, of 160×50 that both show it.
+func twoViewsOnPlain(t *testing.T) (*viewsHarness, *host.Instance) {
+	t.Helper()
 	vh := newViewsHarness(t)
 	in := vh.openTick("plain")
 	vh.start()
@@ -124,6 +124,14 @@ func TestViewsKeepTheirOwnCardMode(t *testing.T) {
 	vh.attach("b", 160, 50)
 	vh.waitView("a", "VIEWTICK value=0", true)
 	vh.waitView("b", "VIEWTICK value=0", true)
+	return vh, in
+}
+
+// spec: H-K2
+// A card shows in every view; card mode is per view, so a key typed in one view never answers a
+// card that another view focused; the answer in one view takes the card out of every view.
+func TestViewsKeepTheirOwnCardMode(t *testing.T) {
+	vh, in := twoViewsOnPlain(t)
 
 	done := approve(in, 4)
 	vh.waitView("a", "claude-code wants to call increment", true)
@@ -229,12 +237,7 @@ func TestStuckViewBlocksNobody(t *testing.T) {
 // not at that view's next key: a key typed there seconds later reaches the pane, while a key
 // typed within the settle time after the card went away still reaches nothing.
 func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
-	vh := newViewsHarness(t)
-	in := vh.openTick("plain")
-	vh.start()
-	vh.attach("a", 160, 50)
-	vh.attach("b", 160, 50)
-	vh.waitView("a", "VIEWTICK value=0", true)
+	vh, in := twoViewsOnPlain(t)
 
 	done := approve(in, 4)
 	vh.waitView("a", "claude-code wants to call increment", true)
