@@ -63,8 +63,7 @@ func TestEndToEndPaddedOpenCardShowsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitFor("wants to open a shell")
-	r.keys("C-b", "a")
-	scr := r.waitFor("allow once")
+	scr := r.prefix("a", "allow once")
 	if !strings.Contains(scr, "⟨150 spaces⟩; touch ") || !strings.Contains(scr, "PWNED") {
 		t.Fatalf("the card hides the padded part:\n%s", scr)
 	}
@@ -97,8 +96,7 @@ func TestEndToEndHugeTickTextThenSIGTERM(t *testing.T) {
 			var worst time.Duration
 			for i := 0; i < 3; i++ {
 				start := time.Now()
-				r.keys("C-b", "?")
-				r.waitFor("Esc close")
+				r.prefix("?", "Esc close")
 				r.keys("Escape")
 				for strings.Contains(r.screen(), "Esc close") {
 					time.Sleep(10 * time.Millisecond)

@@ -79,6 +79,26 @@ func (c *agentCall) stillWaiting(t *testing.T) {
 }
 
 // run runs a CLI verb and returns its output.
+// startDemoSavingStty starts tickmux demo in session e2e from a shell that saves its terminal's
+// settings (stty -g) to the file before, runs afterDemo once the view ends, saves them again to
+// after, then runs tail; it returns when the demo is ready.
+func (r *tmuxRig) startDemoSavingStty(afterDemo, tail string) (before, after string) {
+	r.t.Helper()
+	before, after = filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
+		fmt.Sprintf("stty -g > %s; %s demo; %s stty -g > %s; %s; sleep 100", before, r.self, afterDemo, after, tail))
+	r.waitFor("hosted:5 Jobs · ready")
+	return before, after
+}
+
+// answerCardIn focuses the card in session's view with prefix a, waits for shows, and types key.
+func (r *tmuxRig) answerCardIn(session, shows, key string) {
+	r.t.Helper()
+	r.keysTo(session, "C-b", "a")
+	r.waitIn(session, shows)
+	r.keysTo(session, key)
+}
+
 func (r *tmuxRig) run(args ...string) string {
 	r.t.Helper()
 	out, err := r.cli(args...).CombinedOutput()
@@ -109,10 +129,8 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
 	// A shell with output that scrolls: its scrollback must survive the view.
-	r.keys("C-b", "%")
-	r.waitFor("shell:1")
-	r.keys("seq 1001 1100; echo before-$((6*7))", "Enter")
-	r.waitFor("before-42")
+	r.prefix("%", "shell:1")
+	r.typeLine("seq 1001 1100; echo before-$((6*7))", "before-42")
 
 	call := r.startCall("hosted:1", "increment", `{"amount":2}`) // progress on stderr
 	r.waitFor("wants to call increment on hosted:1")
@@ -165,9 +183,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r.waitIn("again", "┃1030 ")
 	r.keysTo("again", "q")
 
-	r.keysTo("again", "C-b", "a")
-	r.waitIn("again", "allow once")
-	r.keysTo("again", "y")
+	r.answerCardIn("again", "allow once", "y")
 	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":2`) {
 		t.Fatalf("call result %s does not carry the new value 2", out)
 	}
@@ -176,9 +192,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	// A grant made with r belongs to the server: it still holds with no view attached.
 	call = r.startCall("hosted:1", "increment", `{"amount":1}`)
 	r.waitIn("again", "wants to call increment on hosted:1")
-	r.keysTo("again", "C-b", "a")
-	r.waitIn("again", "allow for this revision")
-	r.keysTo("again", "r")
+	r.answerCardIn("again", "allow for this revision", "r")
 	call.returned(t)
 	r.keysTo("again", "C-b", "d")
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
@@ -214,9 +228,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 	call.stillWaiting(t)
 
 	// The second view answers in its own card mode.
-	r.keysTo("second", "C-b", "a")
-	r.waitIn("second", "APPROVE")
-	r.keysTo("second", "y")
+	r.answerCardIn("second", "APPROVE", "y")
 	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":5`) {
 		t.Fatalf("call result %s does not carry the new value 5", out)
 	}
@@ -245,10 +257,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 // README "Sessions: detach, attach, several views": `tickmux kill-server` and a server killed outright.
 func TestEndToEndServerKilled(t *testing.T) {
 	r := newTmuxRig(t)
-	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
-	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
-		fmt.Sprintf("stty -g > %s; %s demo; rc=$?; stty -g > %s; echo view-ended-$rc; sleep 100", before, r.self, after))
-	r.waitFor("hosted:5 Jobs · ready")
+	before, after := r.startDemoSavingStty("rc=$?;", "echo view-ended-$rc")
 	pid := r.serverPID()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -259,17 +268,7 @@ func TestEndToEndServerKilled(t *testing.T) {
 	}
 	sameStty(t, before, after)
 	r.tmux("kill-session", "-t", "e2e") // its shell carries the rig's environment too
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		alive := r.launched()
-		if len(alive) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived the killed server: %v", alive)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	r.waitAllEnded(10*time.Second, "the killed server")
 	if _, err := os.Stat(r.socket); err == nil {
 		t.Fatal("the killed server's socket was left behind")
 	}
@@ -317,8 +316,7 @@ echo all-done; sleep 100`, dir, r.self)
 	}
 	r.keys("Enter") // the script waits for it: the next view would cover the screen
 	r.waitFor("shell:1")
-	r.keys("C-b", "d")
-	s = r.waitFor("all-done")
+	s = r.prefix("d", "all-done")
 	if !strings.Contains(s, "rc4=1") || !strings.Contains(s, `does not know the terminal TERM="no-such-terminal"`) {
 		t.Fatalf("attaching from an unknown terminal did not fail with the reason:\n%s", s)
 	}
@@ -336,8 +334,7 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
 	r.waitFor("/bin/bash · ready")
-	r.keys("echo ready-$((2*2))", "Enter")
-	r.waitFor("ready-4")
+	r.typeLine("echo ready-$((2*2))", "ready-4")
 	if got := strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_any_flag}")); got != "1" {
 		t.Fatalf("tmux sees mouse_any_flag=%s: the view never turned the mouse on", got)
 	}
@@ -358,8 +355,7 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 		t.Fatalf("a pasted prefix detached the view:\n%s", s)
 	}
 	r.keys("C-c")
-	r.keys("echo still-$((3*3))", "Enter")
-	r.waitFor("still-9")
+	r.typeLine("echo still-$((3*3))", "still-9")
 }
 
 // kill -9 of the view process detaches it: the server restores the terminal (the shell gets it
@@ -367,11 +363,8 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 // README "Sessions: detach, attach, several views": killing the `tickmux` process in the terminal detaches.
 func TestEndToEndViewKilled(t *testing.T) {
 	r := newTmuxRig(t)
-	before, after := filepath.Join(r.dir, "stty.before"), filepath.Join(r.dir, "stty.after")
-	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
-		// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
-		fmt.Sprintf("stty -g > %s; %s demo; i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done; stty -g > %s; echo view-ended; sleep 100", before, r.self, after))
-	r.waitFor("hosted:5 Jobs · ready")
+	// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
+	before, after := r.startDemoSavingStty("i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done;", "echo view-ended")
 	view := 0
 	for _, pid := range r.launched() {
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))

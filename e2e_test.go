@@ -132,6 +132,20 @@ func (r *tmuxRig) log() string {
 
 func (r *tmuxRig) keys(keys ...string) { r.keysTo("e2e", keys...) }
 
+// typeLine types line and Enter, and waits for want on the screen.
+func (r *tmuxRig) typeLine(line, want string) string {
+	r.t.Helper()
+	r.keys(line, "Enter")
+	return r.waitFor(want)
+}
+
+// prefix types the prefix, then key, and waits for want on the screen.
+func (r *tmuxRig) prefix(key, want string) string {
+	r.t.Helper()
+	r.keys("C-b", key)
+	return r.waitFor(want)
+}
+
 func (r *tmuxRig) keysTo(session string, keys ...string) {
 	r.tmux(append([]string{"send-keys", "-t", session}, keys...)...)
 }
@@ -169,8 +183,7 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	if call.ProcessState != nil {
 		t.Fatal("the call returned without an answer")
 	}
-	r.keys("C-b", "a")
-	r.waitFor("allow once")
+	r.prefix("a", "allow once")
 	r.keys("y")
 	done := make(chan error, 1)
 	go func() { done <- call.Wait() }()
@@ -192,10 +205,8 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	r.waitFor(`"value": 3`)
 
 	// Split the focused pane: a shell in the same terminal, typed into.
-	r.keys("C-b", "%")
-	r.waitFor("shell:1")
-	r.keys("echo from-the-shell-$((6*7))", "Enter")
-	r.waitFor("from-the-shell-42")
+	r.prefix("%", "shell:1")
+	r.typeLine("echo from-the-shell-$((6*7))", "from-the-shell-42")
 
 	// A program in a pane reaches this tickmux with the CLI (TICKMUX_SOCKET is set for it).
 	r.keys(r.self+" ls", "Enter")
@@ -207,22 +218,28 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	}
 
 	// Quit: every program ends with tickmux.
-	r.keys("C-b", "Q")
-	r.waitFor("quit tickmux")
+	r.prefix("Q", "quit tickmux")
 	r.keys("y")
-	deadline := time.Now().Add(20 * time.Second)
+	r.waitAllEnded(20*time.Second, "tickmux")
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Error("the control socket was left behind")
+	}
+}
+
+// waitAllEnded waits until no process tickmux started is alive; what names the end they must not
+// outlive.
+func (r *tmuxRig) waitAllEnded(limit time.Duration, what string) {
+	r.t.Helper()
+	deadline := time.Now().Add(limit)
 	for {
 		alive := r.launched()
 		if len(alive) == 0 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes outlived tickmux: %v", alive)
+			r.t.Fatalf("processes outlived %s: %v", what, alive)
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-	if _, err := os.Stat(r.socket); err == nil {
-		t.Error("the control socket was left behind")
 	}
 }
 

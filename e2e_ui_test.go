@@ -20,8 +20,7 @@ func shellRig(t *testing.T) *tmuxRig {
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1")
-	r.keys("echo shell-up-$((6*7))", "Enter")
-	r.waitFor("shell-up-42")
+	r.typeLine("echo shell-up-$((6*7))", "shell-up-42")
 	return r
 }
 
@@ -30,8 +29,7 @@ func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 	r := shellRig(t)
 	r.keys("cat -v", "Enter")
 	time.Sleep(200 * time.Millisecond)
-	r.keys("C-g", "Enter")
-	s := r.waitFor("^G")
+	s := r.typeLine("C-g", "^G")
 	if strings.Contains(s, "LOCKED") {
 		t.Fatalf("a bare C-g locked tickmux:\n%s", s)
 	}
@@ -40,10 +38,8 @@ func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 // Key table (README "Using tickmux"): prefix `[`: scroll mode and its search.
 func TestEndToEndScrollSearch(t *testing.T) {
 	r := shellRig(t)
-	r.keys("seq -f 'line %g' 2000; echo all-printed", "Enter")
-	r.waitFor("all-printed")
-	r.keys("C-b", "[")
-	r.waitFor("SCROLL")
+	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
+	r.prefix("[", "SCROLL")
 	r.keys("/")
 	r.keys("-l", "line 1234")
 	r.waitFor("(search up) line 1234")
@@ -81,8 +77,7 @@ func TestEndToEndScrollSearch(t *testing.T) {
 func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 	r := shellRig(t)
 	pidFile := filepath.Join(r.dir, "daemon.pid")
-	r.keys("C-b", "%")
-	r.waitFor("shell:2")
+	r.prefix("%", "shell:2")
 	r.keys("env -i setsid sleep 300 & echo $! > "+pidFile+"; echo daemon-started-$((6*7))", "Enter")
 	r.waitFor("daemon-started-42")
 	b, err := os.ReadFile(pidFile)
@@ -95,12 +90,10 @@ func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
 
-	r.keys("C-b", "x")
-	r.waitFor("close shell:2")
+	r.prefix("x", "close shell:2")
 	r.keys("y")
 	r.waitGone("e2e", "shell:2")
-	r.keys("C-b", "%")
-	r.waitFor("shell:3")
+	r.prefix("%", "shell:3")
 	r.keys("env -i setsid sleep 300 & echo $! >> "+pidFile+"; echo second-daemon-$((6*7))", "Enter")
 	r.waitFor("second-daemon-42")
 	b, _ = os.ReadFile(pidFile)
@@ -118,8 +111,7 @@ func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
 // quit asks tickmux to quit and confirms.
 func (r *tmuxRig) quit() {
 	r.t.Helper()
-	r.keys("C-b", "Q")
-	r.waitFor("quit tickmux")
+	r.prefix("Q", "quit tickmux")
 	r.keys("y")
 }
 
@@ -153,8 +145,7 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 		r.tmux("set-option", "-g", "set-clipboard", "on")
 		r.waitFor("shell:1")
 		// "from-the-program" in base64.
-		r.keys(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "Enter")
-		r.waitFor("osc-sent-42")
+		r.typeLine(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "osc-sent-42")
 		// Off: nothing may arrive (checked for a while); on: it arrives.
 		var out []byte
 		got := false
@@ -166,10 +157,8 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 			t.Fatalf("clipboard on=%v: tmux's buffer %q", on, out)
 		}
 		// Copy mode copies either way.
-		r.keys("echo copy-me-$((6*7)); echo next", "Enter")
-		r.waitFor("copy-me-42")
-		r.keys("C-b", "[")
-		r.waitFor("SCROLL")
+		r.typeLine("echo copy-me-$((6*7)); echo next", "copy-me-42")
+		r.prefix("[", "SCROLL")
 		r.keys("k", "k", "y")
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -190,17 +179,13 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 // example is approved and shows, and an open of a missing program fails before any card.
 func TestEndToEndCLIFromAPane(t *testing.T) {
 	r := shellRig(t)
-	r.keys("tickmux ls && echo ls-ok-$((6*7))", "Enter")
-	r.waitFor("ls-ok-42")
-	r.keys("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "Enter")
-	s := r.waitFor("open-failed-with-1")
+	r.typeLine("tickmux ls && echo ls-ok-$((6*7))", "ls-ok-42")
+	s := r.typeLine("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "open-failed-with-1")
 	if strings.Contains(s, "pending") || !strings.Contains(s, "not found") {
 		t.Fatalf("the open of a missing program:\n%s", s)
 	}
-	r.keys("clear; tickmux open -- tickmux example counter && echo opened-ok", "Enter")
-	r.waitFor("1 pending")
-	r.keys("C-b", "a")
-	r.waitFor("allow once")
+	r.typeLine("clear; tickmux open -- tickmux example counter && echo opened-ok", "1 pending")
+	r.prefix("a", "allow once")
 	r.keys("y")
 	r.waitFor("opened-ok")
 	r.waitFor("hosted:1")
@@ -211,32 +196,24 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 // Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9`, prefix `]`.
 func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 	r := shellRig(t)
-	r.keys("echo tab-zero-$((6*7))", "Enter")
-	r.waitFor("tab-zero-42")
-	r.keys("C-b", "c")
-	r.waitFor("shell:2")
+	r.typeLine("echo tab-zero-$((6*7))", "tab-zero-42")
+	r.prefix("c", "shell:2")
 	s := r.waitFor("1:")
 	if strings.Contains(s, "tab-zero-42") || !strings.Contains(s, "0:") {
 		t.Fatalf("the new tab:\n%s", s)
 	}
-	r.keys("echo in-tab-one", "Enter")
-	r.waitFor("in-tab-one")
-	r.keys("C-b", "p")
-	r.waitFor("tab-zero-42")
-	r.keys("C-b", "1")
-	r.waitFor("in-tab-one")
-	r.keys("C-b", ",")
-	r.waitFor("rename tab 1")
+	r.typeLine("echo in-tab-one", "in-tab-one")
+	r.prefix("p", "tab-zero-42")
+	r.prefix("1", "in-tab-one")
+	r.prefix(",", "rename tab 1")
 	r.keys("C-u")
 	r.keys("-l", "work")
 	r.keys("Enter")
 	r.waitFor("1:work*")
 
 	// Copy a line in scroll mode, paste it at the prompt with prefix ].
-	r.keys("echo copied-$((6*7))-line", "Enter")
-	r.waitFor("copied-42-line")
-	r.keys("C-b", "[")
-	r.waitFor("SCROLL")
+	r.typeLine("echo copied-$((6*7))-line", "copied-42-line")
+	r.prefix("[", "SCROLL")
 	r.keys("k", "y")
 	r.waitGone("e2e", "SCROLL")
 	r.keys("C-b", "]")

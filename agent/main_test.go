@@ -73,25 +73,7 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 // connectMCP runs `tickmux mcp` in-process against socket and connects the SDK's client to it.
 func connectMCP(t *testing.T, socket string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	m := agent.NewMCP(socket, agent.MCPOptions{Logf: t.Logf})
-	st, ct := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx, st) }() // owner: the test; ends at cleanup
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts)
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		cancel()
-		<-done
-		m.Close()
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-done
-		m.Close()
-	})
+	cs, _ := connectMCPWith(t, socket, agent.MCPOptions{}, opts)
 	return cs
 }
 

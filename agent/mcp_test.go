@@ -226,9 +226,7 @@ func TestMCPCallWaitsForApproval(t *testing.T) {
 
 // spec: H-K1 (args that do not fit are refused at once, with no card)
 func TestMCPCallRefusedAtOnce(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	for _, c := range []struct {
 		name   string
@@ -258,9 +256,7 @@ func TestMCPCallRefusedAtOnce(t *testing.T) {
 
 // spec: H-K2
 func TestMCPCallDenied(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
 	h.Cards.Deny(t)
@@ -277,9 +273,7 @@ func TestMCPCallDenied(t *testing.T) {
 // spec: H-K2
 // README "Approvals".
 func TestMCPCancelWithdrawsCard(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
@@ -311,9 +305,7 @@ func guardCalls(t *testing.T, h *agenttest.Harness, in *host.Instance, ok func(h
 // spec: H-K3 (an approval waiting on a catalog that changed is void; the call must be prepared
 // again)
 func TestMCPCallVoidedByCatalogChange(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
 	card := h.Cards.Next(t)
@@ -350,9 +342,7 @@ func TestMCPCallVoidedByCatalogChange(t *testing.T) {
 
 // spec: H-E1 (every failed call says its effect)
 func TestMCPCallOutcomes(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	e := call(t, cs, "call_tick", map[string]any{"id": in.ID(), "tool": "fail"}).errorOf(t)
 	if e.Effect != wire.EffectPossible || e.Reason != agent.ReasonToolFailed || e.Code != wire.CodeToolFailed || e.Message != "the fake failed halfway" {
@@ -367,9 +357,7 @@ func TestMCPCallOutcomes(t *testing.T) {
 // spec: H-SUB1 H-U2 H-RC1 (wait delivers each instance with news once, with its merged count and
 // recovery tool, and sleeps until there is news)
 func TestMCPWaitMerged(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	var r agent.ReadResult
 	call(t, cs, "read_tick", map[string]any{"id": in.ID()}).decode(t, &r)
@@ -431,9 +419,7 @@ func TestMCPWaitMerged(t *testing.T) {
 // A session that was never given an instance's state gets it as news at once.
 // spec: H-SUB1, H-U2
 func TestMCPWaitFirstSight(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs := connectMCP(t, h.Socket, nil)
+	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	var w agent.WaitResult
 	call(t, cs, "wait", map[string]any{}).decode(t, &w)
 	if len(w.Entries) != 1 || w.Entries[0].ID != in.ID() || w.Entries[0].Merged != 0 {

@@ -24,8 +24,9 @@ import (
 // shortWait is the ticket bound in these tests: a card left alone is still pending after it.
 const shortWait = 200 * time.Millisecond
 
-// connectMCPWith is connectMCP with the bridge's options; it returns the bridge's log too.
-// protocol, when not "", is the MCP protocol version the client asks for.
+// connectMCPWith is connectMCP with the bridge's options; it also returns a func that ends the
+// session and the bridge before the test does. protocol, when given, is the MCP protocol version
+// the client asks for.
 func connectMCPWith(t *testing.T, socket string, mopts agent.MCPOptions, opts *mcp.ClientOptions, protocol ...string) (*mcp.ClientSession, func()) {
 	t.Helper()
 	if mopts.Logf == nil {
@@ -63,11 +64,32 @@ func connectMCPWith(t *testing.T, socket string, mopts agent.MCPOptions, opts *m
 	return cs, end
 }
 
-// spec: H-K2
-func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
+// fakeOverMCP starts a host with the fake Tick open and connects an MCP client to it through a
+// bridge with mopts.
+func fakeOverMCP(t *testing.T, mopts agent.MCPOptions) (*agenttest.Harness, *host.Instance, *mcp.ClientSession) {
+	t.Helper()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	cs, _ := connectMCPWith(t, h.Socket, mopts, nil)
+	return h, in, cs
+}
+
+// cardGoneCallUnsent checks that the ticket's card went away, cannot be approved any more, and
+// that its call never reached the Tick; why says what took the card away.
+func cardGoneCallUnsent(t *testing.T, h *agenttest.Harness, in *host.Instance, card uint64, why string) {
+	t.Helper()
+	h.Cards.WaitNone(t)
+	if err := h.Cards.Queue.Answer(card, host.AllowOnce); err == nil {
+		t.Errorf("%s: the card could still be approved", why)
+	}
+	if in.State().Seq != 0 {
+		t.Errorf("%s: the call reached the Tick", why)
+	}
+}
+
+// spec: H-K2
+func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 
 	var get agent.CallResult
 	call(t, cs, "query_tick", map[string]any{"id": in.ID(), "tool": "get"}).decode(t, &get)
@@ -111,9 +133,7 @@ func ticketOf(t *testing.T, cs *mcp.ClientSession, args map[string]any) agent.Ti
 
 // spec: H-K2 (the card stays up past the client's patience; the call goes out only once approved)
 func TestMCPCallTicketThenApprove(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 5}})
 	pending := h.Cards.Queue.Pending()
@@ -156,9 +176,7 @@ func TestMCPCallTicketThenApprove(t *testing.T) {
 
 // spec: H-K2
 func TestMCPCallTicketDenied(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 6}})
 	h.Cards.Answer(t, tk.Card, host.Deny)
 	var w agent.WaitResult
@@ -175,9 +193,7 @@ func TestMCPCallTicketDenied(t *testing.T) {
 // spec: H-K2
 // README "MCP tools": cancel_call withdraws a ticketed call.
 func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 8}})
 
 	var o agent.CallOutcome
@@ -185,13 +201,7 @@ func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
 	if o.Call != tk.Call || o.Status != agent.StatusWithdrawn || o.Error == nil || o.Error.Effect != wire.EffectNone {
 		t.Errorf("cancel_call: %+v", o)
 	}
-	h.Cards.WaitNone(t)
-	if err := h.Cards.Queue.Answer(tk.Card, host.AllowOnce); err == nil {
-		t.Error("the withdrawn card could still be approved")
-	}
-	if in.State().Seq != 0 {
-		t.Error("a withdrawn call reached the Tick")
-	}
+	cardGoneCallUnsent(t, h, in, tk.Card, "withdrawn")
 	call(t, cs, "cancel_call", map[string]any{"call": tk.Call}).decode(t, &o)
 	if o.Status != agent.StatusUnknown {
 		t.Errorf("cancel_call again: %+v", o)
@@ -206,21 +216,13 @@ func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
 	cs, end := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 2}})
 	end()
-	h.Cards.WaitNone(t)
-	if err := h.Cards.Queue.Answer(tk.Card, host.AllowOnce); err == nil {
-		t.Error("the card of an ended session could still be approved")
-	}
-	if in.State().Seq != 0 {
-		t.Error("the call of an ended session reached the Tick")
-	}
+	cardGoneCallUnsent(t, h, in, tk.Card, "the session ended")
 }
 
 // A call answered within the bound is an ordinary result, not a ticket.
 // README "MCP tools", Tickets: a call answered within the 45 s bound is a plain result.
 func TestMCPCallWithinTheBound(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: agenttest.HangGuard}, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: agenttest.HangGuard})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
 	h.Cards.Approve(t)
@@ -234,9 +236,7 @@ func TestMCPCallWithinTheBound(t *testing.T) {
 // Numbers an agent gives above their bound are clamped, not refused (Codex drops maximum).
 // README "MCP tools".
 func TestMCPWaitClampsNumbers(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{}, nil)
+	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -260,9 +260,7 @@ func TestMCPWaitClampsNumbers(t *testing.T) {
 // A delivery says how many updates the client never saw; recover_with is worth calling only then.
 // spec: H-U2, H-RC1
 func TestMCPWaitSaysMissed(t *testing.T) {
-	h := agenttest.Start(t)
-	in := h.OpenFake(t)
-	cs, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{}, nil)
+	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	var r agent.ReadResult
 	call(t, cs, "read_tick", map[string]any{"id": in.ID()}).decode(t, &r)
 

@@ -218,10 +218,7 @@ func chownOrSkip(t *testing.T, path string, uid int) {
 func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 	const other = 54321 // a uid nobody here has: the other user
 	t.Run("directory of another user", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "tickmux-planted")
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			t.Fatal(err)
-		}
+		dir := privateDir(t, "tickmux-planted")
 		os.Chmod(dir, 0o777)
 		path, got := plantedSocket(t, dir)
 		chownOrSkip(t, dir, other)
@@ -229,10 +226,7 @@ func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 		assertRefused(t, path, got, "belongs to uid 54321")
 	})
 	t.Run("directory writable by others", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "open")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		dir := privateDir(t, "open")
 		os.Chmod(dir, 0o733)
 		path, got := plantedSocket(t, dir)
 		assertRefused(t, path, got, "writable by other users")
@@ -248,10 +242,7 @@ func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 		_ = path
 	})
 	t.Run("socket of another user in a sticky shared directory", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "tmp")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		dir := privateDir(t, "tmp")
 		chownOrSkip(t, dir, 0) // shared directories like /tmp belong to root
 		os.Chmod(dir, 0o777|fs.ModeSticky)
 		path, got := plantedSocket(t, dir)
@@ -261,10 +252,7 @@ func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 	t.Run("server of another user", func(t *testing.T) {
 		// Expect to be the other user: the directory and socket are "ours", the server (this
 		// process, uid 0 or whoever runs the test) is not.
-		dir := filepath.Join(t.TempDir(), "mine")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		dir := privateDir(t, "mine")
 		path, got := plantedSocket(t, dir)
 		chownOrSkip(t, dir, other)
 		chownOrSkip(t, path, other)
@@ -273,6 +261,16 @@ func TestClientTrustsOnlyItsOwnSocket(t *testing.T) {
 		defer func() { expectedUID = saved }()
 		assertRefused(t, path, got, fmt.Sprintf("runs as uid %d, not as you (uid %d)", os.Getuid(), other))
 	})
+}
+
+// privateDir makes a directory named name, mode 0700, that the test removes.
+func privateDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func assertRefused(t *testing.T, path string, got chan []byte, want string) {

@@ -101,6 +101,18 @@ func TestSidePanelShowsTheFocusedTick(t *testing.T) {
 }
 
 // approve starts a mutating call in the background, as an agent would.
+// callCardOnPlain runs the plain Tick on a 160×50 screen and waits for the card of a claude-code
+// call of increment by amount; done carries the call's end.
+func callCardOnPlain(t *testing.T, amount int) (hs *harness, in *host.Instance, done chan error) {
+	t.Helper()
+	hs = newHarness(t, 160, 50)
+	in = hs.openTick("plain")
+	hs.start()
+	done = approve(in, amount)
+	hs.waitFor("claude-code wants to call increment")
+	return hs, in, done
+}
+
 func approve(in *host.Instance, amount int) chan error {
 	done := make(chan error, 1)
 	go func() {
@@ -130,15 +142,7 @@ func TestApprovalByKeypress(t *testing.T) {
 	hs.typeText("yrn")
 	hs.prefix()
 	hs.typeText("y")
-	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("answered without focusing the card: %v", err)
-	default:
-	}
-	if len(hs.queue.Pending()) != 1 {
-		t.Fatal("the card went away")
-	}
+	oneCardStillPending(t, hs, done, "answered without focusing the card")
 
 	// prefix a focuses the card; Esc leaves it pending.
 	hs.prefix()
@@ -155,13 +159,8 @@ func TestApprovalByKeypress(t *testing.T) {
 	hs.typeText("a")
 	hs.waitFor("allow once")
 	hs.typeText("y")
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	hs.waitFor("VIEWTICK value=5")
 	hs.waitFor("claude-code → increment")
@@ -181,13 +180,7 @@ func TestApprovalByKeypress(t *testing.T) {
 	// r allows the tool for this revision: the next call needs no card.
 	done = approve(in, 2)
 	hs.waitFor("claude-code wants to call increment")
-	hs.prefix()
-	hs.typeText("a")
-	hs.waitFor("allow for this revision")
-	hs.typeText("r")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	hs.allowForRevision(done)
 	if err := <-approve(in, 3); err != nil {
 		t.Fatalf("a call covered by the grant: %v", err)
 	}
@@ -196,16 +189,8 @@ func TestApprovalByKeypress(t *testing.T) {
 
 // spec: H-K3
 func TestCardVoidedWhenTheCatalogChanges(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	done := approve(in, 1)
-	hs.waitFor("claude-code wants to call increment")
-	// The Tick changes its catalog; the host learns it on the next describe.
-	if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in.Describe(context.Background()); err != nil {
+	hs, in, done := callCardOnPlain(t, 1)
+	if err := changeCatalog(in); err != nil {
 		t.Fatal(err)
 	}
 	err := <-done

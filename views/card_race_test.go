@@ -6,18 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
-
 	"tickmux/host"
 )
 
 // Attacks on the moment a key answers a card: the card under the person's eyes changes (a
 // withdrawal, a voiding, a new card) between what they read and the key landing. Each change is
 // made on the UI goroutine just before the key, so the UI has not redrawn in between.
-
-func keyEv(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone) }
-
-func prefixEv() *tcell.EventKey { return tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl) }
 
 // waitPendingOnUI waits, on the UI goroutine, until n cards are pending (a hang guard).
 func waitPendingOnUI(t *testing.T, q *host.ApprovalQueue, n int) {
@@ -27,6 +21,24 @@ func waitPendingOnUI(t *testing.T, q *host.ApprovalQueue, n int) {
 	}
 }
 
+// yDuringChange makes change on the UI goroutine and presses y before the UI redraws. The y must
+// not answer next: the card read ends with wantRead, and a y typed as next appears waits too.
+func yDuringChange(t *testing.T, hs *harness, change func(), read chan error, wantRead error, next chan error, what string) {
+	t.Helper()
+	hs.app.app.QueueUpdate(func() {
+		change()
+		waitPendingOnUI(t, hs.queue, 1)
+		hs.app.captureKey(runeKey('y'))
+	})
+	if err := answered(t, read); !errors.Is(err, wantRead) {
+		t.Fatalf("the %s card: %v", what, err)
+	}
+	stillPending(t, next, "y pressed for the "+what+" card")
+	hs.typeText("y")
+	stillPending(t, next, "y pressed as the next card appeared")
+	hs.waitFor("NEW CARD")
+}
+
 // The person reads card A in the panel and types prefix a y in one burst; the agent withdraws A
 // just before prefix a lands, so card mode opens on B, which the person never saw. The y must not
 // approve B.
@@ -34,19 +46,16 @@ func waitPendingOnUI(t *testing.T, q *host.ApprovalQueue, n int) {
 func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.start()
-	first, withdraw := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "harmless"})
-	waitCards(t, hs.queue, 1)
-	second, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
+	first, withdraw, second, cancel := askHarmlessThenMalicious(hs)
 	defer cancel()
-	waitCards(t, hs.queue, 2)
 	hs.waitFor("  harmless ")
 	hs.waitFor("  MALICIOUS ")
 
 	hs.app.app.QueueUpdate(func() {
 		withdraw()
 		waitPendingOnUI(t, hs.queue, 1)
-		hs.app.captureKey(prefixEv())
-		hs.app.captureKey(keyEv('a'))
+		hs.app.captureKey(prefixKey)
+		hs.app.captureKey(runeKey('a'))
 	})
 	if err := answered(t, first); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the withdrawn card: %v", err)
@@ -54,22 +63,14 @@ func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 	hs.typeText("y")
 	stillPending(t, second, "prefix a y typed for the withdrawn card")
 	hs.waitFor("NEW CARD")
-	time.Sleep(cardSettle + 100*time.Millisecond)
-	hs.typeText("n")
-	if err := answered(t, second); !errors.Is(err, host.ErrDenied) {
-		t.Fatalf("the card, answered after the settle: %v", err)
-	}
+	denyAfterSettle(t, hs, second, "the card")
 }
 
 // The Tick re-describes with a new revision while the person reads its call's card: the card is
 // voided, and a y pressed for it does not answer the next card.
 // spec: H-K3
 func TestVoidThenYDoesNotApproveTheNextCard(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	voided := approve(in, 1)
-	hs.waitFor("claude-code wants to call increment")
+	hs, in, voided := callCardOnPlain(t, 1)
 	next, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: in.ID(), Text: "MALICIOUS"})
 	defer cancel()
 	waitCards(t, hs.queue, 2)
@@ -77,23 +78,11 @@ func TestVoidThenYDoesNotApproveTheNextCard(t *testing.T) {
 	hs.typeText("a")
 	hs.waitFor("allow once")
 
-	hs.app.app.QueueUpdate(func() {
-		if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
+	yDuringChange(t, hs, func() {
+		if err := changeCatalog(in); err != nil {
 			t.Error(err)
 		}
-		if _, err := in.Describe(context.Background()); err != nil {
-			t.Error(err)
-		}
-		waitPendingOnUI(t, hs.queue, 1)
-		hs.app.captureKey(keyEv('y'))
-	})
-	if err := answered(t, voided); !errors.Is(err, host.ErrVoided) {
-		t.Fatalf("the voided call: %v", err)
-	}
-	stillPending(t, next, "y pressed for the voided card")
-	hs.typeText("y")
-	stillPending(t, next, "y pressed as the next card appeared")
-	hs.waitFor("NEW CARD")
+	}, voided, host.ErrVoided, next, "voided")
 }
 
 // A new card arriving while the person reads one does not take the key: y answers the card that
@@ -115,7 +104,7 @@ func TestNewCardDoesNotTakeTheKey(t *testing.T) {
 	hs.app.app.QueueUpdate(func() {
 		arrived, cancel = ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
 		waitPendingOnUI(t, hs.queue, 2)
-		hs.app.captureKey(keyEv('y'))
+		hs.app.captureKey(runeKey('y'))
 	})
 	defer cancel()
 	if err := answered(t, read); err != nil {

@@ -59,6 +59,75 @@ func stillPending(t *testing.T, done chan error, what string) {
 	}
 }
 
+// askHarmlessThenMalicious puts two cards up, "harmless" then "MALICIOUS", and waits until both
+// are pending: the first's answer and withdrawal, then the second's.
+func askHarmlessThenMalicious(hs *harness) (first chan error, withdraw context.CancelFunc, second chan error, cancel context.CancelFunc) {
+	hs.t.Helper()
+	first, withdraw = ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "harmless"})
+	waitCards(hs.t, hs.queue, 1)
+	second, cancel = ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
+	waitCards(hs.t, hs.queue, 2)
+	return first, withdraw, second, cancel
+}
+
+// denyAfterSettle waits out the settle time after a card appeared, then n must deny it.
+func denyAfterSettle(t *testing.T, hs *harness, done chan error, what string) {
+	t.Helper()
+	time.Sleep(cardSettle + 100*time.Millisecond)
+	hs.typeText("n")
+	if err := answered(t, done); !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("%s, answered after the settle: %v", what, err)
+	}
+}
+
+// cardText joins the card's wrapped rows on screen, inside its borders, into one text.
+func cardText(scr string) string {
+	var card strings.Builder
+	for _, row := range strings.Split(scr, "\n") {
+		if i := strings.Index(row, "┃ "); i >= 0 {
+			inner := strings.TrimSuffix(strings.TrimRight(row[i+len("┃ "):], " │"), "┃")
+			card.WriteString(strings.TrimRight(inner, " "))
+		}
+	}
+	return card.String()
+}
+
+// allowForRevision focuses the card and answers r; the call waiting on done must then go through.
+func (hs *harness) allowForRevision(done chan error) {
+	hs.t.Helper()
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow for this revision")
+	hs.typeText("r")
+	if err := answered(hs.t, done); err != nil {
+		hs.t.Fatalf("the call allowed for the revision: %v", err)
+	}
+}
+
+// changeCatalog makes the plain Tick change its catalog, and the host learn it on a describe.
+func changeCatalog(in *host.Instance) error {
+	if _, err := in.Call(context.Background(), host.CallRequest{Tool: "bump"}); err != nil {
+		return err
+	}
+	_, err := in.Describe(context.Background())
+	return err
+}
+
+// oneCardStillPending checks, a moment after keys that must answer nothing, that done has no
+// answer and the one card is still pending.
+func oneCardStillPending(t *testing.T, hs *harness, done chan error, what string) {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("%s: %v", what, err)
+	default:
+	}
+	if len(hs.queue.Pending()) != 1 {
+		t.Fatal("the card went away")
+	}
+}
+
 // The part of an open, a call or a send padded past the panel's edge is on the card: padding
 // cannot hide `touch PWNED`, `curl … | sh`, or an invisible character.
 // spec: H-K2
@@ -89,16 +158,9 @@ func TestCardShowsAllOfWhatWillBeSent(t *testing.T) {
 			hs.prefix()
 			hs.typeText("a")
 			scr := hs.waitFor("allow once")
-			// The card wraps: join its rows, inside the borders, to read it as one text.
-			var card strings.Builder
-			for _, row := range strings.Split(scr, "\n") {
-				if i := strings.Index(row, "┃ "); i >= 0 {
-					inner := strings.TrimSuffix(strings.TrimRight(row[i+len("┃ "):], " │"), "┃")
-					card.WriteString(strings.TrimRight(inner, " "))
-				}
-			}
+			card := cardText(scr) // the card wraps: read it as one text
 			for _, want := range tc.want {
-				if !strings.Contains(card.String(), want) {
+				if !strings.Contains(card, want) {
 					t.Errorf("the card lacks %q:\n%s", want, scr)
 				}
 			}
@@ -144,38 +206,17 @@ func TestLongCardMustBeReadToItsEnd(t *testing.T) {
 func TestWithdrawThenYDoesNotApproveTheNextCard(t *testing.T) {
 	hs := newHarness(t, 160, 50)
 	hs.start()
-	first, withdraw := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "harmless"})
-	waitCards(t, hs.queue, 1)
-	second, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "MALICIOUS"})
+	first, withdraw, second, cancel := askHarmlessThenMalicious(hs)
 	defer cancel()
-	waitCards(t, hs.queue, 2)
 	hs.prefix()
 	hs.typeText("a")
 	hs.waitFor("  harmless ")
 
 	// The withdrawal reaches the queue; the y lands before the UI hears of it.
-	hs.app.app.QueueUpdate(func() {
-		withdraw()
-		deadline := time.Now().Add(20 * time.Second)
-		for len(hs.queue.Pending()) != 1 && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		hs.app.captureKey(tcell.NewEventKey(tcell.KeyRune, 'y', tcell.ModNone))
-	})
-	if err := answered(t, first); !errors.Is(err, context.Canceled) {
-		t.Fatalf("the withdrawn card: %v", err)
-	}
-	stillPending(t, second, "y pressed for the withdrawn card")
-	// The UI hears of it now: the next card is shown, and keys wait a moment.
-	hs.typeText("y")
-	stillPending(t, second, "y pressed as the next card appeared")
-	hs.waitFor("NEW CARD")
+	// The UI hears of it after: the next card is shown, and keys wait a moment.
+	yDuringChange(t, hs, withdraw, first, context.Canceled, second, "withdrawn")
 	hs.waitFor("MALICIOUS")
-	time.Sleep(cardSettle + 100*time.Millisecond)
-	hs.typeText("n")
-	if err := answered(t, second); !errors.Is(err, host.ErrDenied) {
-		t.Fatalf("the next card, answered after the settle: %v", err)
-	}
+	denyAfterSettle(t, hs, second, "the next card")
 }
 
 // A y pressed just after the last card was withdrawn does not fall into the pane.
@@ -219,13 +260,7 @@ func TestCardAt80Columns(t *testing.T) {
 	hs.prefix()
 	hs.typeText("a")
 	scr := hs.waitFor("allow once")
-	var card strings.Builder
-	for _, row := range strings.Split(scr, "\n") {
-		if i := strings.Index(row, "┃ "); i >= 0 {
-			card.WriteString(strings.TrimRight(strings.TrimSuffix(strings.TrimRight(row[i+len("┃ "):], " │"), "┃"), " "))
-		}
-	}
-	if !strings.Contains(card.String(), "⟨150 spaces⟩; touch PWNED") {
+	if !strings.Contains(cardText(scr), "⟨150 spaces⟩; touch PWNED") {
 		t.Fatalf("the card at 80 columns hides part of the command:\n%s", scr)
 	}
 	hs.typeText("n")
@@ -239,18 +274,8 @@ func TestCardAt80Columns(t *testing.T) {
 // needs a card again.
 // spec: H-K2
 func TestGrantIsListedAndRevocable(t *testing.T) {
-	hs := newHarness(t, 160, 50)
-	in := hs.openTick("plain")
-	hs.start()
-	done := approve(in, 2)
-	hs.waitFor("wants to call increment")
-	hs.prefix()
-	hs.typeText("a")
-	hs.waitFor("allow for this revision")
-	hs.typeText("r")
-	if err := answered(t, done); err != nil {
-		t.Fatal(err)
-	}
+	hs, in, done := callCardOnPlain(t, 2)
+	hs.allowForRevision(done)
 	scr := hs.waitFor("ALLOWED WITHOUT A CARD (1)")
 	if !strings.Contains(scr, "[1] increment on "+in.ID()+" · revision") {
 		t.Fatalf("the grant is not listed:\n%s", scr)

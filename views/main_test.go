@@ -129,9 +129,19 @@ type harness struct {
 
 func newHarness(t *testing.T, w, hh int) *harness {
 	t.Helper()
-	t.Setenv("NO_COLOR", "")
 	sc := tcell.NewSimulationScreen("UTF-8")
-	hs := &harness{t: t, screen: sc, done: make(chan error, 1)}
+	hs := newHarnessOn(t, sc) // New initializes sc
+	sc.SetSize(w, hh)
+	hs.screen = sc
+	return hs
+}
+
+// newHarnessOn builds a host, its approval queue and an App drawing on screen; the caller sets
+// hs.screen to the simulation it reads.
+func newHarnessOn(t *testing.T, screen tcell.Screen) *harness {
+	t.Helper()
+	t.Setenv("NO_COLOR", "")
+	hs := &harness{t: t, done: make(chan error, 1)}
 	var app *App
 	var mu sync.Mutex
 	hs.queue = host.NewApprovalQueue(func() {
@@ -143,9 +153,7 @@ func newHarness(t *testing.T, w, hh int) *harness {
 		}
 	})
 	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
-	cfg := config.Default()
-	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: cfg, Screen: sc}) // initializes sc
-	sc.SetSize(w, hh)
+	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: screen})
 	mu.Lock()
 	app = a
 	mu.Unlock()

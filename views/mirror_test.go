@@ -8,7 +8,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/config"
 	"tickmux/host"
 	"tickmux/keymap"
 )
@@ -25,29 +24,10 @@ type viewsHarness struct {
 
 func newViewsHarness(t *testing.T) *viewsHarness {
 	t.Helper()
-	t.Setenv("NO_COLOR", "")
 	m := NewMirror()
-	hs := &harness{t: t, done: make(chan error, 1)}
-	var app *App
-	var mu sync.Mutex
-	hs.queue = host.NewApprovalQueue(func() {
-		mu.Lock()
-		a := app
-		mu.Unlock()
-		if a != nil {
-			a.ApprovalsChanged()
-		}
-	})
-	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
-	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: m})
-	mu.Lock()
-	app = a
-	mu.Unlock()
-	hs.app = a
+	hs := newHarnessOn(t, m)
 	hs.screen = m.sim
-	vh := &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
-	t.Cleanup(hs.close)
-	return vh
+	return &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
 }
 
 // lockedScreen is a view's terminal that the test reads between frames (a simulation screen's
@@ -134,10 +114,9 @@ func runeKey(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r
 
 var prefixKey = tcell.NewEventKey(tcell.KeyCtrlB, 'b', tcell.ModCtrl)
 
-// spec: H-K2
-// A card shows in every view; card mode is per view, so a key typed in one view never answers a
-// card that another view focused; the answer in one view takes the card out of every view.
-func TestViewsKeepTheirOwnCardMode(t *testing.T) {
+// twoViewsOnPlain runs the plain Tick with two views, a and b, of 160×50 that both show it.
+func twoViewsOnPlain(t *testing.T) (*viewsHarness, *host.Instance) {
+	t.Helper()
 	vh := newViewsHarness(t)
 	in := vh.openTick("plain")
 	vh.start()
@@ -145,6 +124,14 @@ func TestViewsKeepTheirOwnCardMode(t *testing.T) {
 	vh.attach("b", 160, 50)
 	vh.waitView("a", "VIEWTICK value=0", true)
 	vh.waitView("b", "VIEWTICK value=0", true)
+	return vh, in
+}
+
+// spec: H-K2
+// A card shows in every view; card mode is per view, so a key typed in one view never answers a
+// card that another view focused; the answer in one view takes the card out of every view.
+func TestViewsKeepTheirOwnCardMode(t *testing.T) {
+	vh, in := twoViewsOnPlain(t)
 
 	done := approve(in, 4)
 	vh.waitView("a", "claude-code wants to call increment", true)
@@ -153,23 +140,10 @@ func TestViewsKeepTheirOwnCardMode(t *testing.T) {
 	vh.keysIn("a", prefixKey, runeKey('a'))
 	vh.waitView("a", "allow once", true)
 	vh.keysIn("b", runeKey('y'), runeKey('r')) // b is in root mode: these go to the Tick
-	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("a key from another view answered the card: %v", err)
-	default:
-	}
-	if len(vh.queue.Pending()) != 1 {
-		t.Fatal("the card went away")
-	}
+	oneCardStillPending(t, vh.harness, done, "a key from another view answered the card")
 	vh.keysIn("a", runeKey('y'))
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	vh.waitView("a", "claude-code wants to call increment", false)
 	vh.waitView("b", "claude-code wants to call increment", false)
@@ -263,12 +237,7 @@ func TestStuckViewBlocksNobody(t *testing.T) {
 // not at that view's next key: a key typed there seconds later reaches the pane, while a key
 // typed within the settle time after the card went away still reaches nothing.
 func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
-	vh := newViewsHarness(t)
-	in := vh.openTick("plain")
-	vh.start()
-	vh.attach("a", 160, 50)
-	vh.attach("b", 160, 50)
-	vh.waitView("a", "VIEWTICK value=0", true)
+	vh, in := twoViewsOnPlain(t)
 
 	done := approve(in, 4)
 	vh.waitView("a", "claude-code wants to call increment", true)
@@ -277,13 +246,8 @@ func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
 	vh.keysIn("b", prefixKey, runeKey('a'))
 	vh.waitView("b", "allow once", true)
 	vh.keysIn("b", runeKey('y'))
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("approved call: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the approved call did not return")
+	if err := answered(t, done); err != nil {
+		t.Fatalf("approved call: %v", err)
 	}
 	savedMode := func() (keymap.Mode, bool) {
 		return onUIValue(vh.harness, func() keymap.Mode {

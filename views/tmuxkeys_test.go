@@ -55,13 +55,7 @@ func TestTabsLikeTmuxWindows(t *testing.T) {
 	hs.press("1")
 	waitUntil(t, "prefix 1", func() bool { return hs.curTab() == 1 && hs.focus() == second })
 	// prefix , renames the tab.
-	hs.press(",")
-	hs.waitFor("rename tab 1")
-	for i := 0; i < 40; i++ {
-		hs.screen.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
-	}
-	hs.typeText("builds")
-	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+	hs.rename(",", "rename tab 1", "builds")
 	hs.waitFor("1:builds*")
 	// A status bar click on a hidden tab's pane shows that tab.
 	hs.onUI(func() { hs.app.setFocus(first.ID()); hs.app.rebuild() })
@@ -76,6 +70,18 @@ func TestTabsLikeTmuxWindows(t *testing.T) {
 	hs.waitFor("in-tab-zero")
 }
 
+// rename presses prefix key, waits for the prompt, and replaces the old name with name.
+func (hs *harness) rename(key, prompt, name string) {
+	hs.t.Helper()
+	hs.press(key)
+	hs.waitFor(prompt)
+	for range 60 {
+		hs.screen.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
+	}
+	hs.typeText(name)
+	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+}
+
 // Key table (README "Using tickmux"): prefix `;` / `q`, prefix `T`.
 func TestLastPaneRenameAndNumbers(t *testing.T) {
 	hs, tick := tickBesideShell(t, 160, 40)
@@ -88,13 +94,7 @@ func TestLastPaneRenameAndNumbers(t *testing.T) {
 	hs.press(";")
 	waitUntil(t, "last pane again", func() bool { return hs.focus() == "shell:1" })
 	// prefix T renames the focused pane: its border and the status bar say so.
-	hs.press("T")
-	hs.waitFor("rename shell:1")
-	for i := 0; i < 60; i++ {
-		hs.screen.InjectKey(tcell.KeyBackspace2, 0, tcell.ModNone)
-	}
-	hs.typeText("my-logs")
-	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+	hs.rename("T", "rename shell:1", "my-logs")
 	s := hs.waitFor("shell:1 my-logs")
 	if strings.Count(s, "my-logs") < 2 {
 		t.Fatalf("the new name is not on both the border and the status bar:\n%s", s)
