@@ -35,13 +35,7 @@ func (c *checker) saw(what string, raw []byte) { c.ids.look(what, raw) }
 // watch lets the Tick run and counts its updates; the host checks each one (H-U1).
 func (c *checker) watch(ctx context.Context, d time.Duration) {
 	before := c.in.State()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-c.in.Ended():
-	case <-ctx.Done():
-	}
+	c.pause(ctx, d)
 	after := c.in.State()
 	n := after.Updates - before.Updates
 	if !c.alive() {
@@ -51,6 +45,17 @@ func (c *checker) watch(ctx context.Context, d time.Duration) {
 	c.r.step("watch", true, "watched %v: %d updates, seq %d to %d", d, n, before.Seq, after.Seq)
 	if rate := float64(n) / d.Seconds(); rate > 60 {
 		c.r.find("C-U2", SevWarning, "%.0f updates per second while idle; updates should not come faster than the UI needs (spec 8.3)", rate)
+	}
+}
+
+// pause lets the Tick run for d, or less if it ends or ctx is done.
+func (c *checker) pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.in.Ended():
+	case <-ctx.Done():
 	}
 }
 
@@ -148,19 +153,10 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 		}
 		return "", true
 	}
-	pause := func(d time.Duration) {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-c.in.Ended():
-		case <-ctx.Done():
-		}
-	}
 	quiet := func() bool {
-		pause(sideEffectSettle) // what the last burst caused arrives
+		c.pause(ctx, sideEffectSettle) // what the last burst caused arrives
 		before := c.in.SessionStats().Updates
-		pause(sideEffectQuiet)
+		c.pause(ctx, sideEffectQuiet)
 		return c.alive() && c.in.SessionStats().Updates == before
 	}
 	var moved string

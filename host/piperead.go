@@ -61,10 +61,8 @@ func (p *pipeReader) tryRead(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return 0, os.ErrClosed
+	if err := p.lockOpen(); err != nil {
+		return 0, err
 	}
 	leave := p.polled
 	p.polled = nil
@@ -79,10 +77,8 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return 0, os.ErrClosed
+	if err := p.lockOpen(); err != nil {
+		return 0, err
 	}
 	if p.polled == nil {
 		n, err := p.readNow(b)
@@ -99,6 +95,16 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 	f := p.polled
 	p.mu.Unlock()
 	return f.Read(b) // Close closes f, which ends this wait
+}
+
+// lockOpen locks mu, unless the reader is closed.
+func (p *pipeReader) lockOpen() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return os.ErrClosed
+	}
+	return nil
 }
 
 // readNow makes one non-blocking read: (0, nil) when nothing is there. Called with mu held.
