@@ -74,3 +74,21 @@ func TestScrollbackKeepsEveryCell(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReflowMemory resizes a 120x30 terminal holding 10,000 lines of scrollback to 80
+// columns and back (each line rewraps at 80 and joins again at 120) and reports the bytes that
+// allocates (B/resize): the garbage a pane full of history makes when a split resizes it.
+func BenchmarkReflowMemory(b *testing.B) {
+	term := NewWithOptions(120, 30, Options{})
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(term, "line %d: the quick brown fox jumps over the lazy dog, and again, the quick brown fox\r\n", i)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < b.N; i++ {
+		term.Resize(80, 30)
+		term.Resize(120, 30)
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N), "B/resize")
+}

@@ -1,5 +1,7 @@
 package vt
 
+import "unicode/utf8"
+
 // Reflow: when the width of the main screen changes, lines that wrapped are wrapped again at the
 // new width, the scrollback included, as tmux 3.3a does (its grid_reflow): a line too long for
 // the new width is split, a wrapped line that now has room takes back what wrapped onto the
@@ -53,7 +55,9 @@ func reflowLines(src []rline, sx int) []rline {
 		case width > sx:
 			out = splitLine(out, src, sx, yy)
 		case l.wrapped:
-			out = append(out, rline{cells: append([]Cell(nil), l.cells...), wrapped: true})
+			cells := make([]Cell, len(l.cells), max(sx, len(l.cells))) // room for what the join brings
+			copy(cells, l.cells)
+			out = append(out, rline{cells: cells, wrapped: true})
 			out = joinLines(out, src, sx, yy, width)
 		default:
 			out = append(out, rline{cells: l.cells})
@@ -65,12 +69,13 @@ func reflowLines(src []rline, sx int) []rline {
 // splitLine cuts src[yy], wider than sx, into rows of out.
 func splitLine(out []rline, src []rline, sx, yy int) []rline {
 	l := &src[yy]
-	cur := rline{wrapped: true}
+	// Each row's cells are allocated once, for as many as can fit.
+	cur := rline{cells: make([]Cell, 0, min(sx, len(l.cells))), wrapped: true}
 	width := 0
-	for _, c := range l.cells {
+	for i, c := range l.cells {
 		if width+int(c.Width) > sx {
 			out = append(out, cur)
-			cur = rline{wrapped: true}
+			cur = rline{cells: make([]Cell, 0, min(sx, len(l.cells)-i)), wrapped: true}
 			width = 0
 		}
 		width += int(c.Width)
@@ -145,47 +150,38 @@ func joinLines(out []rline, src []rline, sx, yy, width int) []rline {
 	return out
 }
 
-// reflow resizes the main screen to cols x rows, rewrapping every line.
+// reflow resizes the main screen to cols x rows, rewrapping every line. The scrollback is
+// rewrapped one logical line at a time (a row and the rows it wrapped onto), so only that line
+// is ever held as cells: the rest stays in the scrollback's compact form, and a line that needs
+// no rewrapping is moved over as it is. Resizing a pane with 10,000 lines of history needs
+// about that history's memory again, not the tens of megabytes of it as cells.
 func (g *guard) reflow(cols, rows int) {
 	g.settle()
 	g.sync()
 	oldCols, oldRows := g.cols, g.rows
 	hlen := g.hist.len()
-	lines := make([]rline, 0, hlen+oldRows)
 	row := make([]Cell, oldCols)
-	for i := 0; i < hlen; i++ {
-		l := g.hist.line(i)
-		l.cells(row)
-		lines = append(lines, rline{cells: usedCells(row, l.wrapped, -1), wrapped: l.wrapped})
-	}
 	cx := g.cx
 	if g.pending {
 		cx = oldCols
 	}
+	screen := make([]rline, 0, max(rows, oldRows))
 	for y := 0; y < oldRows; y++ {
 		wrapped := g.readRow(y, row)
 		x := -1
 		if y == g.cy {
 			x = cx
 		}
-		lines = append(lines, rline{cells: usedCells(row, wrapped, x), wrapped: wrapped})
+		screen = append(screen, rline{cells: usedCells(row, wrapped, x), wrapped: wrapped})
 	}
-
-	// A wrapped row whose last cell stayed blank because a wide character did not fit: tmux
-	// never wrote that cell, so it is not part of the line.
-	for i := 0; i+1 < len(lines); i++ {
-		l, next := &lines[i], &lines[i+1]
-		if n := len(l.cells); l.wrapped && n > 0 && len(next.cells) > 0 && next.cells[0].Width == 2 && isBlank(l.cells[n-1]) {
-			l.cells = l.cells[:n-1]
-		}
-	}
+	trimWideGaps(screen)
 
 	// The height first (tmux's screen_resize_y).
 	hsize, cy := hlen, g.cy
 	if rows < oldRows {
 		needed := oldRows - rows
 		if avail := min(oldRows-1-cy, needed); avail > 0 {
-			lines = lines[:len(lines)-avail]
+			screen = screen[:len(screen)-avail]
 			needed -= avail
 		}
 		hsize += needed
@@ -196,50 +192,96 @@ func (g *guard) reflow(cols, rows int) {
 		hsize -= avail
 		cy += avail
 		for i := avail; i < needed; i++ {
-			lines = append(lines, rline{})
+			screen = append(screen, rline{})
 		}
 	}
 
-	// Where the cursor is in its unwrapped line (tmux's grid_wrap_position).
+	// Rewrap the scrollback then the screen, one logical line at a time, noting where the
+	// cursor is in its unwrapped line (tmux's grid_wrap_position).
 	py := hsize + cy
 	wx, wy := 0, 0
-	for yy := 0; yy < py; yy++ {
-		if lines[yy].wrapped {
-			wx += len(lines[yy].cells)
+	out := reflowed{cols: cols, rows: rows}
+	var group []rline // the logical line being gathered
+	first := 0        // the index of group[0]
+	flush := func() {
+		for i := range group {
+			switch yy := first + i; {
+			case yy < py && group[i].wrapped:
+				wx += len(group[i].cells)
+			case yy < py:
+				wx, wy = 0, wy+1
+			case yy == py && cx >= len(group[i].cells):
+				wx = -1 // the end of the line
+			case yy == py:
+				wx += cx
+			}
+		}
+		for _, l := range reflowLines(group, cols) {
+			out.add(l)
+		}
+		group = group[:0]
+	}
+	total := hlen + len(screen)
+	for i := 0; i < total; i++ {
+		if len(group) == 0 {
+			first = i
+		}
+		var l rline
+		if i < hlen {
+			h := g.hist.line(i)
+			// A line that did not wrap and fits as it is stays as it is (py is on the screen).
+			n := utf8.RuneCount(h.text)
+			if len(group) == 0 && !h.wrapped && n <= oldCols && n <= cols {
+				if i < py {
+					wx, wy = 0, wy+1
+				}
+				out.addStored(*h, n)
+				continue
+			}
+			if h.wrapped {
+				n = oldCols // usedCells keeps all of a wrapped row
+			}
+			l = rline{cells: make([]Cell, min(n, oldCols)), wrapped: h.wrapped}
+			h.cells(l.cells) // as usedCells would trim it: the scrollback trims default blanks
+
 		} else {
-			wx, wy = 0, wy+1
+			l = screen[i-hlen]
+		}
+		if n := len(group); n > 0 && first+n-1 < hlen {
+			trimWideGap(&group[n-1], l) // the screen's rows are trimmed already
+		}
+		group = append(group, l)
+		if !l.wrapped {
+			flush()
 		}
 	}
-	if cx >= len(lines[py].cells) {
-		wx = -1 // the end of the line
-	} else {
-		wx += cx
+	if len(group) > 0 {
+		flush()
 	}
-
-	out := reflowLines(lines, cols)
-	for len(out) < rows {
-		out = append(out, rline{})
+	for len(out.lines) < rows {
+		out.add(rline{})
 	}
-	newH := len(out) - rows
+	lines := out.lines
+	newH := len(lines) - rows
 
 	// Back to a row and column (tmux's grid_unwrap_position).
 	yy := 0
-	for ay := 0; yy < len(out)-1; yy++ {
+	for ay := 0; yy < len(lines)-1; yy++ {
 		if ay == wy {
 			break
 		}
-		if !out[yy].wrapped {
+		if !lines[yy].wrapped {
 			ay++
 		}
 	}
 	if wx < 0 {
-		for yy < len(out)-1 && out[yy].wrapped {
+		for yy < len(lines)-1 && lines[yy].wrapped {
 			yy++
 		}
-		wx = len(out[yy].cells)
+		wx = lines[yy].n
 	} else {
-		for yy < len(out)-1 && out[yy].wrapped && wx >= len(out[yy].cells) {
-			wx -= len(out[yy].cells)
+		for yy < len(lines)-1 && lines[yy].wrapped && wx >= lines[yy].n {
+			wx -= lines[yy].n
 			yy++
 		}
 	}
@@ -249,17 +291,12 @@ func (g *guard) reflow(cols, rows int) {
 	}
 
 	// The scrollback.
-	g.hist.clear()
-	for _, l := range out[max(0, newH-g.hist.max):newH] {
-		row := make([]Cell, cols)
-		copy(row, l.cells)
-		for x := len(l.cells); x < cols; x++ {
-			row[x] = blankCell
-		}
-		if h := g.hist.next(); h != nil {
-			h.set(row, l.wrapped)
-		}
+	kept := lines[max(0, newH-g.hist.max):newH]
+	hist := make([]histLine, len(kept))
+	for i := range kept {
+		hist[i] = kept[i].stored
 	}
+	g.hist.replace(hist)
 
 	// The screen: vt10x wraps a row onto the next itself, which marks it wrapped.
 	g.usePen(0)
@@ -275,7 +312,10 @@ func (g *guard) reflow(cols, rows int) {
 	if !g.autowrap {
 		g.putString("\x1b[?7h")
 	}
-	screen := out[newH:]
+	screen = screen[:0]
+	for _, l := range lines[newH:] {
+		screen = append(screen, l.rline())
+	}
 	for y, l := range screen {
 		if y == 0 || !screen[y-1].wrapped {
 			g.moveTo(0, y)
@@ -301,6 +341,69 @@ func (g *guard) reflow(cols, rows int) {
 		g.setVTWrap(true)
 		g.pending = true
 	}
+}
+
+// trimWideGaps drops the last cell of a wrapped row left blank because a wide character did
+// not fit (it starts the next row): tmux never wrote that cell, so it is not part of the line.
+func trimWideGaps(lines []rline) {
+	for i := 0; i+1 < len(lines); i++ {
+		trimWideGap(&lines[i], lines[i+1])
+	}
+}
+
+func trimWideGap(l *rline, next rline) {
+	if n := len(l.cells); l.wrapped && n > 0 && len(next.cells) > 0 && next.cells[0].Width == 2 && isBlank(l.cells[n-1]) {
+		l.cells = l.cells[:n-1]
+	}
+}
+
+// reflowed gathers the rewrapped lines. Only the last rows of them, which become the screen,
+// stay as cells; a line further up is stored as the scrollback stores it.
+type reflowed struct {
+	lines      []outLine
+	cols, rows int
+}
+
+type outLine struct {
+	cells    []Cell   // nil once stored
+	stored   histLine // the line as the scrollback keeps it, once it is further up than rows
+	isStored bool
+	n        int // how many cells the line has
+	wrapped  bool
+}
+
+func (r *reflowed) add(l rline) {
+	r.push(outLine{cells: l.cells, n: len(l.cells), wrapped: l.wrapped})
+}
+
+// addStored adds a line of the scrollback that needs no rewrapping, n cells long.
+func (r *reflowed) addStored(h histLine, n int) {
+	r.push(outLine{stored: h, isStored: true, n: n, wrapped: h.wrapped})
+}
+
+func (r *reflowed) push(o outLine) {
+	r.lines = append(r.lines, o)
+	if k := len(r.lines) - 1 - r.rows; k >= 0 {
+		r.lines[k].store(r.cols)
+	}
+}
+
+// store keeps o as the scrollback does, cut at cols cells.
+func (o *outLine) store(cols int) {
+	if !o.isStored {
+		o.stored.set(o.cells[:min(len(o.cells), cols)], o.wrapped)
+		o.cells, o.isStored = nil, true
+	}
+}
+
+// rline is o as cells again, for the screen.
+func (o *outLine) rline() rline {
+	if !o.isStored {
+		return rline{cells: o.cells, wrapped: o.wrapped}
+	}
+	row := make([]Cell, o.n)
+	o.stored.cells(row)
+	return rline{cells: row, wrapped: o.wrapped}
 }
 
 func isBlank(c Cell) bool {

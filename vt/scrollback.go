@@ -74,6 +74,11 @@ func (s *scrollback) clear() {
 	s.lines, s.start = nil, 0
 }
 
+// replace makes lines (oldest first) the scrollback.
+func (s *scrollback) replace(lines []histLine) {
+	s.lines, s.start = lines, 0
+}
+
 // reserve makes room for n bytes of text, exactly: a line's storage is sized to its text.
 func (l *histLine) reserve(n int) {
 	if cap(l.text) < n {
