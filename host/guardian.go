@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"tickmux/host/guardian"
 )
 
 // The guardian ends what tickmux started even when tickmux itself is killed with SIGKILL, the
@@ -30,20 +28,16 @@ import (
 // a live terminal, as on a normal close, and passes it on; the masters close when the guardian
 // exits.
 //
-// The guardian is this same binary started again with EnvGuardian set; the host package's init
-// runs it before main (or a test's TestMain), so every binary that links host can guard itself.
+// The guardian is this same binary started again with EnvGuardian set; the init of host/guardian
+// (which host imports) runs it before main (or a test's TestMain), so every binary that links
+// host can guard itself. That package imports next to nothing, so that its init runs before the
+// heavy ones of the libraries tickmux links (see its comment).
 // It sits in a process group of its own and ignores the signals a terminal sends, so a Ctrl-C
 // or a hangup aimed at tickmux does not end it first. tickmux's end of the socket is
 // close-on-exec: no program tickmux starts holds it open.
 
-// EnvGuardian, set to "1", makes a binary that links host run as a guardian (see init).
-const EnvGuardian = "TICKMUX_GUARDIAN"
-
-func init() {
-	if os.Getenv(EnvGuardian) == "1" {
-		os.Exit(guardianMain(os.Stdin))
-	}
-}
+// EnvGuardian, set to "1", makes a binary that links host run as a guardian.
+const EnvGuardian = guardian.Env
 
 // Guardian is the handle on a guardian process. Its methods are safe for concurrent use.
 type Guardian struct {
@@ -132,89 +126,3 @@ var processGuardian = sync.OnceValue(func() *Guardian {
 	}
 	return g
 })
-
-// guardianMain is the guardian process: it keeps the list of watched groups until its input
-// ends, then ends the groups still listed and exits.
-func guardianMain(in *os.File) int {
-	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
-	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
-	held := map[int][]int{}   // pgid → the PTY masters kept open for it
-	buf, oob := make([]byte, 256), make([]byte, unix.CmsgSpace(4*4))
-	for {
-		n, oobn, _, _, err := unix.Recvmsg(int(in.Fd()), buf, oob, 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n == 0 {
-			break // tickmux is gone (or closed us): act
-		}
-		var fds []int
-		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
-			for _, m := range msgs {
-				if rights, err := unix.ParseUnixRights(&m); err == nil {
-					fds = append(fds, rights...)
-				}
-			}
-		}
-		f := strings.Fields(string(buf[:n]))
-		pgid := 0
-		if len(f) >= 2 {
-			pgid, _ = strconv.Atoi(f[1])
-		}
-		switch {
-		case pgid <= 1:
-			closeAll(fds)
-		case f[0] == "watch" && len(f) == 3:
-			watched[pgid] = f[2] == "hup"
-			held[pgid] = append(held[pgid], fds...)
-		case f[0] == "forget":
-			delete(watched, pgid)
-			closeAll(held[pgid])
-			delete(held, pgid)
-			closeAll(fds)
-		default:
-			closeAll(fds)
-		}
-	}
-	endGroups(watched, TerminateGrace)
-	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
-}
-
-func closeAll(fds []int) {
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
-}
-
-// endGroups sends each group its first signal, waits up to grace for them to be gone, then
-// kills what is left.
-func endGroups(groups map[int]bool, grace time.Duration) {
-	if len(groups) == 0 {
-		return
-	}
-	for pgid, hangup := range groups {
-		sig := syscall.SIGTERM
-		if hangup {
-			sig = syscall.SIGHUP
-		}
-		_ = syscall.Kill(-pgid, sig)
-		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped job must run to see its signal
-	}
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		alive := false
-		for pgid := range groups {
-			if groupAlive(pgid) {
-				alive = true
-				break
-			}
-		}
-		if !alive {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for pgid := range groups {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-}

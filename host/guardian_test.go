@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -155,4 +156,42 @@ func processAlive(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(stat), ')')
 	return !(i > 0 && len(stat) > i+2 && stat[i+2] == 'Z')
+}
+
+// TestGuardianSkipsHeavyInits: the guardian starts before the packages that import unicode
+// (reflect, fmt, the JSON schema, terminal and UI libraries) initialise, so it holds none of
+// what their inits allocate and touch. The runtime's init trace of a guardian must list no
+// init of package unicode: every such package waits for it.
+func TestGuardianSkipsHeavyInits(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), EnvGuardian+"=1", "GODEBUG=inittrace=1")
+	cmd.Stdin = theirs
+	var trace strings.Builder
+	cmd.Stderr = &trace
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Close()
+	ours.Close() // the guardian reads EOF at once: nothing to watch, it exits
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("guardian: %v\n%s", err, trace.String())
+	}
+	var inits []string
+	for _, line := range strings.Split(trace.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			inits = append(inits, f[1])
+		}
+	}
+	if !slices.Contains(inits, "os") {
+		t.Fatalf("no init trace from the guardian:\n%s", trace.String())
+	}
+	if slices.Contains(inits, "unicode") {
+		t.Errorf("the guardian ran after package unicode initialised: %v", inits)
+	}
 }

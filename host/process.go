@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"tickmux/host/guardian"
 	"tickmux/tick/wire"
 	"tickmux/vt"
 )
@@ -28,7 +29,7 @@ const (
 )
 
 // TerminateGrace is how long a process group has after SIGTERM before SIGKILL (H-X1).
-const TerminateGrace = 2 * time.Second
+const TerminateGrace = guardian.TerminateGrace
 
 // EnvPane names the pane of a plain program (shell:N). Ticks get wire.EnvInstanceID instead, so a
 // Tick started by hand inside a shell pane does not believe it is hosted.

@@ -1,0 +1,151 @@
+// Package guardian is the guardian process's side of host's guardian (host/guardian.go): it ends
+// the process groups tickmux started once tickmux is gone, however it went.
+//
+// It is a package of its own so that the guardian starts early and small. Go initialises
+// packages dependencies first and otherwise in the order of their import paths; this one imports
+// only os, syscall, time and what they need, not reflect or unicode, so its init runs before
+// every package that does: the JSON schema, terminal and UI libraries never initialise in the
+// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so.
+package guardian
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Env, set to "1", makes a binary that links this package (host does) run as a guardian.
+const Env = "TICKMUX_GUARDIAN"
+
+// TerminateGrace is how long a process group has after SIGTERM (or SIGHUP) before SIGKILL.
+const TerminateGrace = 2 * time.Second
+
+func init() {
+	if os.Getenv(Env) == "1" {
+		os.Exit(run(os.Stdin))
+	}
+}
+
+// run is the guardian process: it keeps the list of watched groups until its input ends, then
+// ends the groups still listed and exits. Its input is a SOCK_SEQPACKET socket, one message a
+// packet: "watch PGID hup|term" with the group's PTY master attached, or "forget PGID".
+func run(in *os.File) int {
+	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
+	held := map[int][]int{}   // pgid → the PTY masters kept open for it
+	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
+	for {
+		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			break // tickmux is gone (or closed us): act
+		}
+		var fds []int
+		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for _, m := range msgs {
+				if rights, err := syscall.ParseUnixRights(&m); err == nil {
+					fds = append(fds, rights...)
+				}
+			}
+		}
+		f := fields(buf[:n])
+		pgid := 0
+		if len(f) >= 2 {
+			pgid = atoi(f[1])
+		}
+		switch {
+		case pgid <= 1:
+			closeAll(fds)
+		case f[0] == "watch" && len(f) == 3:
+			watched[pgid] = f[2] == "hup"
+			held[pgid] = append(held[pgid], fds...)
+		case f[0] == "forget":
+			delete(watched, pgid)
+			closeAll(held[pgid])
+			delete(held, pgid)
+			closeAll(fds)
+		default:
+			closeAll(fds)
+		}
+	}
+	endGroups(watched, TerminateGrace)
+	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
+}
+
+// fields splits a message at spaces (strings.Fields would bring unicode in).
+func fields(b []byte) []string {
+	var out []string
+	for {
+		for len(b) > 0 && b[0] == ' ' {
+			b = b[1:]
+		}
+		if len(b) == 0 {
+			return out
+		}
+		end := 0
+		for end < len(b) && b[end] != ' ' {
+			end++
+		}
+		out = append(out, string(b[:end]))
+		b = b[end:]
+	}
+}
+
+// atoi reads a positive decimal number; anything else is 0.
+func atoi(s string) int {
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' || n > 1<<30 {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		syscall.Close(fd)
+	}
+}
+
+// endGroups sends each group its first signal, waits up to grace for them to be gone, then
+// kills what is left.
+func endGroups(groups map[int]bool, grace time.Duration) {
+	if len(groups) == 0 {
+		return
+	}
+	for pgid, hangup := range groups {
+		sig := syscall.SIGTERM
+		if hangup {
+			sig = syscall.SIGHUP
+		}
+		_ = syscall.Kill(-pgid, sig)
+		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped job must run to see its signal
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		alive := false
+		for pgid := range groups {
+			if groupAlive(pgid) {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for pgid := range groups {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// groupAlive reports whether process group pgid still has a member.
+func groupAlive(pgid int) bool {
+	return syscall.Kill(-pgid, 0) == nil
+}
