@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -69,6 +70,7 @@ func runServer(args []string, std stdio) int {
 	defer stopper.Close()
 	sigs := make(chan os.Signal, 1)
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
+	defer releaseWhenIdle(5*time.Second, 256<<10)() // memtrim.go
 	err = server.Run(server.Options{
 		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready,
 		Initial: func(a *views.App) error { return openInitial(a, f.argv, f.demo) },
