@@ -58,14 +58,22 @@ func exitUnderLoad(t *testing.T, rep int, way string, ticks int) (tickmux, all t
 	r.start("--", hub.command(0))
 	r.waitFor("hosted:1")
 	var opens sync.WaitGroup
+	failed := make(chan error, ticks)
 	for n := 1; n < ticks; n++ {
 		opens.Add(1)
-		go func() { // owner: this repetition; returns once the server has opened the Tick
+		go func() { // owner: this repetition; returns once the server has opened the Tick, or failed
 			defer opens.Done()
-			openForView(t, r.socket, "flood", strconv.Itoa(n))
+			if err := openForView(r.socket, "flood", strconv.Itoa(n)); err != nil {
+				failed <- err
+			}
 		}()
 	}
 	opens.Wait()
+	select {
+	case err := <-failed:
+		t.Fatalf("repetition %d: %v\nlog:\n%s", rep, err, r.log())
+	default:
+	}
 	hub.waitFlooding(t, r)
 	server := r.serverPid(t)
 	busy0 := cpuTicks(t, server)
@@ -114,21 +122,25 @@ func exitUnderLoad(t *testing.T, rep int, way string, ticks int) (tickmux, all t
 
 // openForView sends what `tickmux -- ARGV...` sends a running server, and hangs up when asked
 // for its terminal: the program is open by then.
-func openForView(t *testing.T, socket string, argv ...string) {
-	t.Helper()
+func openForView(socket string, argv ...string) error {
 	c, err := net.Dial("unix", socket)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(60 * time.Second)) // guards against hanging only
 	params, _ := json.Marshal(server.AttachParams{Term: "xterm-256color", Open: argv})
 	if err := json.NewEncoder(c).Encode(agent.Request{ID: 1, Method: server.MethodAttach, Params: params}); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	var m agent.Message
-	if err := json.NewDecoder(c).Decode(&m); err != nil || m.Error != nil {
-		t.Fatalf("opening %v on the server: %v %+v", argv, err, m.Error)
+	if err := json.NewDecoder(c).Decode(&m); err != nil {
+		return fmt.Errorf("opening %v on the server: %w", argv, err)
 	}
+	if m.Error != nil {
+		return fmt.Errorf("opening %v on the server: %s", argv, m.Error.Message)
+	}
+	return nil
 }
 
 // serverPid finds the tickmux server the rig's tickmux started.
