@@ -65,14 +65,21 @@ func runServer(args []string, std stdio) int {
 		defer cleanup()
 	}
 	// SIGHUP, SIGTERM and SIGINT stop the server in order, or end it after hardStopAfter
-	// whatever the UI loop is doing (the guardian then ends every program).
+	// whatever the UI loop is doing (the guardian then ends every program); so does any other
+	// stop (quit, kill-server), counted from when it began.
 	stopper := newSignalStop(logf)
 	defer stopper.Close()
 	sigs := make(chan os.Signal, 1)
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
 	defer releaseWhenIdle(5*time.Second, 256<<10)() // memtrim.go
+	var cols, rows int
+	if f.size != "" {
+		if _, err := fmt.Sscanf(f.size, "%dx%d", &cols, &rows); err != nil {
+			logf("--size %q: %v: the first frame is drawn at 80x24", f.size, err)
+		}
+	}
 	err = server.Run(server.Options{
-		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready,
+		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm,
 		Initial: func(a *views.App) error { return openInitial(a, f.argv, f.demo) },
 	}, sigs)
 	if err != nil {

@@ -29,7 +29,8 @@ type tuiFlags struct {
 	socket  string
 	logPath string
 	config  string
-	demo    bool // tickmux server: open the demo layout
+	demo    bool   // tickmux server: open the demo layout
+	size    string // tickmux server: COLSxROWS of the terminal that started it
 	argv    []string
 }
 
@@ -42,6 +43,7 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs.StringVar(&f.config, "config", config.DefaultPath(), "config file")
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
+		fs.StringVar(&f.size, "size", "", "COLSxROWS of the terminal the first view will have")
 	}
 	fs.Usage = func() {
 		fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
@@ -134,6 +136,11 @@ func tui(args []string, std stdio, demo bool) int {
 // serverArgs are the arguments of the `tickmux server` this command starts.
 func serverArgs(f *tuiFlags, sock string, demo bool) []string {
 	args := []string{"--socket", sock, "--config", f.config}
+	// The server lays out and draws the first frame at this terminal's size before the view
+	// attaches, instead of at 80x24 and again once it is there.
+	if w, h, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 && h > 0 {
+		args = append(args, "--size", fmt.Sprintf("%dx%d", w, h))
+	}
 	if f.logPath != "" {
 		args = append(args, "--log", f.logPath)
 	}

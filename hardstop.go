@@ -3,22 +3,28 @@ package main
 import (
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
 )
 
-// hardStopAfter is how long a signal waits for the graceful stop before tickmux exits anyway:
-// SIGHUP, SIGTERM and SIGINT end tickmux within 2 s whatever the UI is doing. What tickmux
-// started is then ended by its guardian (host.Guardian) as on a normal close.
-const hardStopAfter = 1500 * time.Millisecond
+// hardStopAfter is how long a stop waits for the graceful way before tickmux exits anyway:
+// SIGHUP, SIGTERM, SIGINT and quit end tickmux within 2 s whatever the UI is doing. What tickmux
+// started is then ended by its guardian (host.Guardian) as on a normal close. The second left
+// is for the exit itself and the views' (TestExitUnderLoad: with 50 busy Ticks on a loaded
+// machine, exiting after a 1.5 s deadline took up to 0.8 s more).
+const hardStopAfter = 1000 * time.Millisecond
 
 // signalStop ends tickmux on SIGHUP, SIGTERM or SIGINT: it asks for a graceful stop, and if the
 // process is still here after deadline, it puts the terminal back as it found it and exits with
-// 128+signal. The deadline runs on its own goroutine and timer, never on the UI loop.
+// 128+signal. A stop that came another way (quit, kill-server) arms the same deadline (exit
+// status 1). The deadline runs on its own goroutine and timer, never on the UI loop.
 type signalStop struct {
 	sigs     chan os.Signal
+	armed    chan struct{} // closed by arm
+	armOnce  sync.Once
 	done     chan struct{}
 	deadline time.Duration
 	exit     func(code int)
@@ -29,7 +35,7 @@ type signalStop struct {
 // newSignalStop starts listening for the signals and notes the terminal's state, so call it
 // before the UI takes the terminal over.
 func newSignalStop(logf func(format string, args ...any)) *signalStop {
-	s := &signalStop{sigs: make(chan os.Signal, 1), done: make(chan struct{}), deadline: hardStopAfter, exit: os.Exit, logf: logf}
+	s := &signalStop{sigs: make(chan os.Signal, 1), armed: make(chan struct{}), done: make(chan struct{}), deadline: hardStopAfter, exit: os.Exit, logf: logf}
 	fd := int(os.Stdin.Fd())
 	if st, err := term.GetState(fd); err == nil {
 		s.restore = func() {
@@ -43,30 +49,38 @@ func newSignalStop(logf func(format string, args ...any)) *signalStop {
 	return s
 }
 
+// arm starts the deadline for a stop that is already under way without a signal (the person
+// quit, kill-server). Any goroutine, any number of times; a deadline already running stays.
+func (s *signalStop) arm() { s.armOnce.Do(func() { close(s.armed) }) }
+
 // watch calls stop on the first signal, then exits the process if Close has not been called
-// within the deadline. It returns at once; Close ends the watch.
+// within the deadline (from the signal, or from arm if that came first). It returns at once;
+// Close ends the watch.
 func (s *signalStop) watch(stop func()) {
-	go func() { // owner: s; returns on Close, or exits the process after a signal
+	go func() { // owner: s; returns on Close, or exits the process after a signal or arm
 		var sig os.Signal
 		select {
 		case sig = <-s.sigs:
+			s.logf("got %v: stopping", sig)
+			go stop() // owner: none; the process ends within the deadline either way
+		case <-s.armed:
 		case <-s.done:
 			return
 		}
-		s.logf("got %v: stopping", sig)
-		go stop() // owner: none; the process ends within the deadline either way
 		t := time.NewTimer(s.deadline)
 		defer t.Stop()
 		select {
 		case <-s.done:
 		case <-t.C:
-			s.logf("still running %v after %v: exiting now", sig, s.deadline)
+			code := 1
+			if n, ok := sig.(syscall.Signal); ok {
+				s.logf("still running %v after %v: exiting now", sig, s.deadline)
+				code = 128 + int(n)
+			} else {
+				s.logf("still stopping %v after the stop began: exiting now", s.deadline)
+			}
 			if s.restore != nil {
 				s.restore()
-			}
-			code := 128
-			if n, ok := sig.(syscall.Signal); ok {
-				code += int(n)
 			}
 			s.exit(code)
 		}

@@ -44,3 +44,35 @@ func TestSignalEndsTickmuxWhateverTheUIDoes(t *testing.T) {
 		})
 	}
 }
+
+// A stop that came without a signal (the person quit, kill-server) is bounded the same way: when
+// it does not finish, tickmux exits (status 1) within 2 s of its start.
+// spec: H-X1
+func TestStopWithoutSignalIsBounded(t *testing.T) {
+	s := newSignalStop(t.Logf)
+	s.restore = nil
+	exited := make(chan int, 1)
+	s.exit = func(code int) { exited <- code }
+	asked := make(chan struct{}, 1)
+	s.watch(func() { asked <- struct{}{} })
+	defer s.Close()
+	start := time.Now()
+	s.arm()
+	s.arm() // again (the server tells it from more than one place): one deadline
+	select {
+	case code := <-exited:
+		if code != 1 {
+			t.Errorf("exit code %d, want 1", code)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("exited %v after the stop began, want within 2 s", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a stop that never finished was not ended")
+	}
+	select {
+	case <-asked:
+		t.Error("the stop under way was asked for again")
+	default:
+	}
+}

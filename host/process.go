@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -526,10 +527,35 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 	return syscall.Kill(-pgid, sig)
 }
 
-// groupAlive reports whether any member of the process group still exists (zombies included
-// until reaped).
+// groupAlive reports whether a member of the process group still runs. A zombie does not count:
+// it has ended, and where nobody reaps orphans (a container whose init does not; the guardian,
+// once tickmux is gone) it would keep its group "alive" until every grace had run out.
 func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	// kill reaches zombies too: look for a member that is not one (rare: only while a group is
+	// being ended and something of it is left).
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		// After the command: state, ppid, pgrp.
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a

@@ -80,14 +80,17 @@ type Options struct {
 	Socket string
 	Config *config.Config
 	Logf   func(format string, args ...any)
+	// Cols and Rows are the size of the terminal the first view will have (0: unknown).
+	Cols, Rows int
 	// Initial opens what a new server starts with, before it reports ready.
 	Initial func(a *views.App) error
 	// Ready is told when the server listens and shows what it started with. When it cannot
 	// start, Run returns the error after everything it started has ended and the socket is
 	// free again.
 	Ready func(err error)
-	// Stopping is told when a signal or kill-server starts the shutdown; the hook for a hard
-	// deadline (nil: none).
+	// Stopping is told once when the shutdown starts, whatever started it (a signal,
+	// kill-server, the person quitting, the last pane closing); the hook for a hard deadline
+	// (nil: none).
 	Stopping func()
 }
 
@@ -118,10 +121,12 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		host.KillAllStrays()
 		logf("tickmux server stopped")
 	}()
-	mirror := views.NewMirror()
-	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true})
+	mirror := views.NewMirrorSized(opts.Cols, opts.Rows)
+	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping}
+	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
+		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
 	app.Store(a)
-	s := &srv{a: a, mirror: mirror, logf: logf, stopping: opts.Stopping}
+	s.a = a
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
 		return err // the App never ran: the host's Close (deferred) ends what it opened
@@ -144,7 +149,9 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		}
 	}()
 	ready(nil)
-	if err := a.Run(); err != nil {
+	err = a.Run()
+	s.stopped() // the UI ended by itself (quit, the last pane closed) or was stopped: what follows is bounded too
+	if err != nil {
 		logf("the UI failed: %v", err)
 		return err
 	}
@@ -159,14 +166,23 @@ type srv struct {
 	stopping func()
 	n        atomic.Int64
 	stopOnce sync.Once
+	tellOnce sync.Once
 }
 
+// stop ends the App: a signal, kill-server.
 func (s *srv) stop() {
 	s.stopOnce.Do(func() {
+		s.stopped()
+		s.a.Stop()
+	})
+}
+
+// stopped tells Stopping, once, that the shutdown has begun.
+func (s *srv) stopped() {
+	s.tellOnce.Do(func() {
 		if s.stopping != nil {
 			s.stopping()
 		}
-		s.a.Stop()
 	})
 }
 

@@ -39,20 +39,24 @@ type Options struct {
 	Now func() time.Time
 	// EndWhenEmpty stops the App when its last pane closes (a server: nothing is left to show).
 	EndWhenEmpty bool
+	// Stopping is told once, on the goroutine that stops the App, when it begins to stop (the
+	// person quit, the last pane closed, Stop): a server's hook for its hard deadline.
+	Stopping func()
 }
 
 // App is the running TUI.
 type App struct {
-	app    *tview.Application
-	root   *rootView
-	host   *host.Host
-	queue  *host.ApprovalQueue
-	cfg    *config.Config
-	theme  *themes.Theme
-	keys   *keymap.Keymap
-	logf   func(format string, args ...any)
-	now    func() time.Time
-	screen *keptScreen
+	app      *tview.Application
+	root     *rootView
+	host     *host.Host
+	queue    *host.ApprovalQueue
+	cfg      *config.Config
+	theme    *themes.Theme
+	keys     *keymap.Keymap
+	logf     func(format string, args ...any)
+	now      func() time.Time
+	stopping func() // Options.Stopping
+	screen   *keptScreen
 
 	// UI goroutine state.
 	layout     Layout
@@ -125,6 +129,7 @@ func New(opts Options) *App {
 		keys:     cfg.Keymap,
 		logf:     opts.Logf,
 		now:      opts.Now,
+		stopping: opts.Stopping,
 		panes:    map[string]*Pane{},
 		mode:     keymap.ModeRoot,
 		approved: make(chan struct{}, 1),
@@ -204,6 +209,9 @@ func (a *App) Run() error {
 // (they may need the UI loop to finish a queued update), then tview stops and Run returns.
 func (a *App) Stop() {
 	a.stopOnce.Do(func() {
+		if a.stopping != nil {
+			a.stopping()
+		}
 		close(a.done)
 		go func() { // owner: Stop; Run waits for it
 			defer close(a.stopped)

@@ -22,7 +22,8 @@ import (
 // up, and is dropped when a write to it stalls (its Tty's write deadline). Nothing a view does
 // blocks the App, the other views or any pane.
 type Mirror struct {
-	sim tcell.SimulationScreen
+	sim          tcell.SimulationScreen
+	initW, initH int // the size before any view attaches
 
 	mu      sync.Mutex
 	views   map[string]*mirrorView
@@ -58,8 +59,16 @@ const maxOrigins = 512
 var _ tcell.Screen = (*Mirror)(nil)
 
 // NewMirror makes the logical screen, 80x24 until a view attaches.
-func NewMirror() *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}}
+func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
+
+// NewMirrorSized makes the logical screen, w x h until a view attaches (80x24 when not
+// positive): a server started for a terminal sizes it as that terminal, so that the App has
+// drawn the first view's frame, at its size, by the time the view attaches.
+func NewMirrorSized(w, h int) *Mirror {
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h}
+	if w <= 0 || h <= 0 {
+		m.initW, m.initH = 80, 24
+	}
 	m.sim = tcell.NewSimulationScreen("UTF-8")
 	return m
 }
@@ -76,7 +85,7 @@ func (m *Mirror) Init() error {
 	if err := m.sim.Init(); err != nil {
 		return err
 	}
-	m.sim.SetSize(80, 24)
+	m.sim.SetSize(m.initW, m.initH)
 	return nil
 }
 
@@ -125,11 +134,12 @@ func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) er
 	}
 	go v.copyLoop() // owner: the Mirror; exits when v.quit closes (Detach, Fini, a broken terminal)
 	go v.readLoop() // owner: the Mirror; exits when v's screen is finalized (PollEvent returns nil)
+	// use pokes every view when the size stays; when it changes, the App's redraw at the new
+	// size does. A poke here would draw the old frame, at the old size, first.
 	m.use(id)
 	if notify != nil {
 		notify(id, true)
 	}
-	v.poke()
 	return nil
 }
 
