@@ -35,6 +35,14 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			}
 		}
 	}
+	// The bar and the panel skip a draw that would change nothing, unless something drew over
+	// them: a full frame, or an overlay shown now or in the frame before.
+	overlay := a.confirm != nil || a.prompt.open || a.input != nil || a.help.open
+	if full || overlay || a.overlayWas {
+		a.status.Invalidate()
+		a.panel.Invalidate()
+	}
+	a.overlayWas = overlay
 	ws := a.workspaceRect(w, h)
 	rects := a.layout.Arrange(ws)
 	redrew := full
