@@ -42,6 +42,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		a.status.Invalidate()
 		a.panel.Invalidate()
 	}
+	stale := full || overlay || a.overlayWas || a.paneNumbersShown()
 	a.overlayWas = overlay
 	ws := a.workspaceRect(w, h)
 	rects := a.layout.Arrange(ws)
@@ -50,6 +51,9 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		p := a.panes[id]
 		if p == nil {
 			continue
+		}
+		if stale {
+			p.invalidate() // a terminal redraws only its changed rows, unless drawn over
 		}
 		dirty := p.drawn != rect
 		if due || full || chrome {
@@ -86,6 +90,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			fr := a.floatRect(w, h)
 			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
+			p.invalidate() // the panes below may have drawn over it
 			p.Draw(screen)
 			p.drawn = fr
 		}
