@@ -16,17 +16,25 @@ const EnvServeCPUProfile = "TICKMUX_SERVE_CPUPROFILE"
 // scripts; the logic is in agent/cli.go. This file adds the optional CPU profile.
 func runServe(args []string, std stdio) int {
 	if path := os.Getenv(EnvServeCPUProfile); path != "" {
-		f, err := os.Create(path)
+		stop, err := startCPUProfile(path)
 		if err != nil {
-			fmt.Fprintf(std.err, "tickmux serve: cannot write the CPU profile: %v\n", err)
+			fmt.Fprintf(std.err, "tickmux serve: %v\n", err)
 			return agent.ExitFailed
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(std.err, "tickmux serve: cannot start the CPU profile: %v\n", err)
-			return agent.ExitFailed
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	return agent.ServeVerb.Run(args, std.in, std.out, std.err)
+}
+
+// startCPUProfile starts a CPU profile written to path; stop ends it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot start the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -14,6 +14,11 @@ import (
 	"tickmux/views"
 )
 
+// EnvServerCPUProfile names a file the tickmux server writes a CPU profile of its whole run to
+// (for scripts/bench-scale and scripts/bench-echo, PROFILE=FILE; read it with `go tool pprof`).
+// The server inherits it from the view that starts it. Unset, nothing is profiled.
+const EnvServerCPUProfile = "TICKMUX_SERVER_CPUPROFILE"
+
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
 func runServer(args []string, std stdio) int {
@@ -57,6 +62,14 @@ func runServer(args []string, std stdio) int {
 	defer logFile.Close()
 	logf := logger.Printf
 	logf("tickmux server starting (pid %d)", os.Getpid())
+	if path := os.Getenv(EnvServerCPUProfile); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			logf("%v", err)
+		} else {
+			defer stop()
+		}
+	}
 	// Programs in panes reach this server by the name tickmux (and the demo's examples outlive
 	// a `go run` build).
 	if cleanup, err := putSelfOnPath(); err != nil {

@@ -59,6 +59,7 @@ type App struct {
 	screen   *keptScreen
 
 	// UI goroutine state.
+	overlayWas bool // the last frame drew an overlay (over the bar or the panel)
 	layout     Layout
 	panes      map[string]*Pane
 	focus      string // the focused pane's id
@@ -245,8 +246,9 @@ func (a *App) requestEcho() {
 // the focus are drawn at most every background).
 const frame = 8 * time.Millisecond
 
-// eventFrame is the shortest time between two applications of host events: a flood of updates
-// rebuilds the panel and the status bar at most 60 times a second.
+// eventFrame is the shortest time between two applications of host events; after a batch of
+// nothing but new states (a flood of updates) it is background instead, so a flood rebuilds the
+// panel and the status bar at most 20 times a second.
 const eventFrame = 16 * time.Millisecond
 
 // background is the shortest time between two draws of a pane without the focus.
@@ -358,7 +360,19 @@ func (a *App) eventLoop() {
 		if !a.post(func() { a.apply(evs, cards) }) {
 			return
 		}
-		if !a.rest(eventFrame) {
+		// Nothing but new states (a flood of updates): the status bar's counts and the panel
+		// move at most at the rate of a pane without the focus. Anything else keeps the pace.
+		pause := background
+		if cards {
+			pause = eventFrame
+		}
+		for _, e := range evs {
+			if e.Kind != host.EventState {
+				pause = eventFrame
+				break
+			}
+		}
+		if !a.rest(pause) {
 			return
 		}
 	}

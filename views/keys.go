@@ -99,11 +99,16 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	return nil
 }
 
+// maxTypedEchoes bounds the draws at once that typed keys allow a pane (a held key repeats).
+const maxTypedEchoes = 32
+
 // toPane types a key into the focused pane's program.
 func (a *App) toPane(ev *tcell.EventKey) {
 	a.full = false
 	if p := a.focusedPane(); p != nil && p.inst.Status() != host.StatusEnded {
-		p.typed.Store(true)
+		if p.typed.Load() < maxTypedEchoes {
+			p.typed.Add(1)
+		}
 		p.term.Key(ev)
 	}
 }

@@ -25,12 +25,15 @@ type Mirror struct {
 	sim          tcell.SimulationScreen
 	initW, initH int // the size before any view attaches
 
-	mu      sync.Mutex
-	views   map[string]*mirrorView
-	order   []string // attach order, for naming
-	latest  string   // the view used last; the logical size is its size
-	cells   []mirrorCell
-	w, h    int
+	mu     sync.Mutex
+	views  map[string]*mirrorView
+	order  []string // attach order, for naming
+	latest string   // the view used last; the logical size is its size
+	cells  []mirrorCell
+	w, h   int
+	// The rows drawn on since the last Show (UI goroutine only; allRows: every row).
+	rows    []bool
+	allRows bool
 	cursorX int
 	cursorY int
 	cursor  bool
@@ -279,11 +282,21 @@ func (m *Mirror) Show() {
 		m.cells = make([]mirrorCell, w*h)
 		m.w, m.h = w, h
 		cb.Invalidate()
+		m.allRows = true
 		for _, v := range m.views {
 			v.whole = true
 		}
 	}
+	if len(m.rows) != h {
+		m.rows, m.allRows = make([]bool, h), true
+	}
+	all := m.allRows
+	m.allRows = false
 	for y := 0; y < h; y++ {
+		if !all && !m.rows[y] {
+			continue // nothing drew on this row since the last frame
+		}
+		m.rows[y] = false
 		for x := 0; x < w; x++ {
 			str, style, width := cb.Get(x, y)
 			if cb.Dirty(x, y) {
@@ -346,18 +359,38 @@ func (m *Mirror) Fini() {
 
 // The rest of tcell.Screen: the logical screen answers, and the terminal modes go to every view.
 
-func (m *Mirror) Clear()                                               { m.sim.Clear() }
-func (m *Mirror) Fill(r rune, st tcell.Style)                          { m.sim.Fill(r, st) }
-func (m *Mirror) Put(x, y int, s string, st tcell.Style) (string, int) { return m.sim.Put(x, y, s, st) }
-func (m *Mirror) PutStr(x, y int, s string)                            { m.sim.PutStr(x, y, s) }
-func (m *Mirror) PutStrStyled(x, y int, s string, st tcell.Style)      { m.sim.PutStrStyled(x, y, s, st) }
-func (m *Mirror) SetCell(x, y int, st tcell.Style, ch ...rune)         { m.sim.SetCell(x, y, st, ch...) }
-func (m *Mirror) Get(x, y int) (string, tcell.Style, int)              { return m.sim.Get(x, y) }
+func (m *Mirror) Clear()                      { m.allRows = true; m.sim.Clear() }
+func (m *Mirror) Fill(r rune, st tcell.Style) { m.allRows = true; m.sim.Fill(r, st) }
+func (m *Mirror) Put(x, y int, s string, st tcell.Style) (string, int) {
+	m.touch(y)
+	return m.sim.Put(x, y, s, st)
+}
+func (m *Mirror) PutStr(x, y int, s string) { m.touch(y); m.sim.PutStr(x, y, s) }
+func (m *Mirror) PutStrStyled(x, y int, s string, st tcell.Style) {
+	m.touch(y)
+	m.sim.PutStrStyled(x, y, s, st)
+}
+func (m *Mirror) SetCell(x, y int, st tcell.Style, ch ...rune) {
+	m.touch(y)
+	m.sim.SetCell(x, y, st, ch...)
+}
+func (m *Mirror) Get(x, y int) (string, tcell.Style, int) { return m.sim.Get(x, y) }
 func (m *Mirror) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
 	return m.sim.GetContent(x, y)
 }
 func (m *Mirror) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
+	m.touch(y)
 	m.sim.SetContent(x, y, r, c, st)
+}
+
+// touch notes that row y was drawn on: Show looks for changed cells in drawn rows only. UI
+// goroutine.
+func (m *Mirror) touch(y int) {
+	if y >= 0 && y < len(m.rows) {
+		m.rows[y] = true
+	} else {
+		m.allRows = true
+	}
 }
 func (m *Mirror) SetStyle(st tcell.Style) { m.sim.SetStyle(st) }
 func (m *Mirror) ShowCursor(x, y int)     { m.sim.ShowCursor(x, y) }
@@ -540,6 +573,16 @@ func (v *mirrorView) frame() {
 	v.sync = false
 	m.mu.Unlock()
 
+	// A view's Tty that can hold a frame sends it in one write.
+	if tty, ok := v.sc.Tty(); ok {
+		if fh, ok := tty.(interface {
+			Hold()
+			Flush() error
+		}); ok {
+			fh.Hold()
+			defer fh.Flush() // a failed write marks the Tty broken, and the view is dropped
+		}
+	}
 	vw, vh := v.sc.Size()
 	if whole {
 		v.sc.Fill(' ', tcell.StyleDefault)

@@ -28,9 +28,10 @@ type Pane struct {
 	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
-	// typed is set when a key or paste went to the program and cleared by its next output:
-	// that output (the echo) is drawn at once, ahead of the frame pacing (keys first).
-	typed atomic.Bool
+	// typed counts the keys that went to the program and whose echo was not drawn yet: each
+	// allows one draw of the program's output at once, ahead of the frame pacing (keys first),
+	// so keys typed together (a shell echoes them one write at a time) are all drawn at once.
+	typed atomic.Int32
 	drawn Rect      // where the pane was last drawn
 	at    time.Time // when its content was last drawn
 }
@@ -148,15 +149,26 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	th := p.theme
 	inner := Rect{x + 1, y + 1, w - 2, h - 2}
 	p.term.SetRect(inner.X, inner.Y, inner.W, inner.H)
+	e := p.inst.EndInfo()
+	if e != nil {
+		p.invalidate() // the row under the message is drawn whole each time
+	}
 	p.term.Draw(screen)
 
 	// An ended pane says why at its bottom, over the last screen it had.
-	if e := p.inst.EndInfo(); e != nil && inner.H > 0 {
+	if e != nil && inner.H > 0 {
 		msg := "ended: " + e.Reason
 		if e.ExitStatus != "" && !strings.Contains(e.Reason, e.ExitStatus) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
+	}
+}
+
+// invalidate makes the terminal's next draw draw every row (something may have drawn over it).
+func (p *Pane) invalidate() {
+	if t, ok := p.term.(interface{ Invalidate() }); ok {
+		t.Invalidate()
 	}
 }
 

@@ -35,6 +35,15 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			}
 		}
 	}
+	// The bar and the panel skip a draw that would change nothing, unless something drew over
+	// them: a full frame, or an overlay shown now or in the frame before.
+	overlay := a.confirm != nil || a.prompt.open || a.input != nil || a.help.open
+	if full || overlay || a.overlayWas {
+		a.status.Invalidate()
+		a.panel.Invalidate()
+	}
+	stale := full || overlay || a.overlayWas || a.paneNumbersShown()
+	a.overlayWas = overlay
 	ws := a.workspaceRect(w, h)
 	rects := a.layout.Arrange(ws)
 	redrew := full
@@ -42,6 +51,9 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		p := a.panes[id]
 		if p == nil {
 			continue
+		}
+		if stale {
+			p.invalidate() // a terminal redraws only its changed rows, unless drawn over
 		}
 		dirty := p.drawn != rect
 		if due || full || chrome {
@@ -78,6 +90,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			fr := a.floatRect(w, h)
 			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
+			p.invalidate() // the panes below may have drawn over it
 			p.Draw(screen)
 			p.drawn = fr
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +55,15 @@ type SidePanel struct {
 	firstCardAt int
 	topSeen     uint64
 	topSwapped  time.Time
+
+	// What the last draw showed (its rectangle, scroll and visible lines), to skip a draw that
+	// would change nothing; drawnOK is cleared when something may have drawn over the panel.
+	drawnSig, sig []seg
+	drawnOK       bool
 }
+
+// Invalidate makes the next draw draw everything: something drew over the panel.
+func (p *SidePanel) Invalidate() { p.drawnOK = false }
 
 // NewSidePanel makes an empty panel.
 func NewSidePanel(th *themes.Theme, keys *keymap.Keymap) *SidePanel {
@@ -498,10 +507,29 @@ func (p *SidePanel) CardRead(id uint64) bool { return p.endSeen[id] }
 func (p *SidePanel) Draw(screen tcell.Screen) {
 	p.Box.SetBorder(true).SetBorderStyle(p.borderStyle()).SetTitle(" agent panel ").SetTitleAlign(tview.AlignLeft)
 	p.Box.SetBackgroundColor(tcell.ColorDefault)
-	p.Box.DrawForSubclass(screen, p)
 	x, y, w, h := p.GetInnerRect()
 	p.clampScroll()
 	headH, bodyH := p.regions(h)
+	// What this draw would show; the same as the last one (and nothing drew over it since):
+	// nothing to draw. A flood of updates to an instance the panel does not show costs nothing.
+	bx, by, bw, bh := p.GetRect()
+	sig := append(p.sig[:0], seg{fmt.Sprint(bx, by, bw, bh, p.headScroll, p.scroll, headH, bodyH), p.borderStyle()})
+	visible := func(lines []line, first, n int) {
+		for i := first; i < first+n && i < len(lines); i++ {
+			sig = append(sig, lines[i]...)
+			sig = append(sig, seg{"\n", tcell.StyleDefault})
+		}
+	}
+	visible(p.head, p.headScroll, headH)
+	visible(p.body, p.scroll, bodyH)
+	same := p.drawnOK && slices.Equal(sig, p.drawnSig)
+	p.sig, p.drawnSig = p.drawnSig, sig
+	p.drawnOK = true
+	if same {
+		p.noteSeen(headH)
+		return
+	}
+	p.Box.DrawForSubclass(screen, p)
 	row := 0
 	draw := func(lines []line, first, n int) {
 		for i := 0; i < n; i++ {
@@ -532,6 +560,11 @@ func (p *SidePanel) Draw(screen tcell.Screen) {
 	draw(p.body, p.scroll, bodyH)
 	marks(bodyTop, bodyH, p.scroll, len(p.body))
 	draw(nil, 0, h-row) // clear what is left
+	p.noteSeen(headH)
+}
+
+// noteSeen records which card the person has seen whole, and which one is on top.
+func (p *SidePanel) noteSeen(headH int) {
 	if p.cardID != 0 && p.cardsTop >= 0 && p.cardsEnd <= p.headScroll+headH {
 		p.endSeen[p.cardID] = true // the card's last line is on screen now
 	}

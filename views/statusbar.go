@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -27,7 +28,17 @@ type StatusBar struct {
 	spans   []itemSpan // where each instance was drawn, for mouse clicks
 	buf     line       // the line being drawn, kept between draws
 	tabs    []tabItem  // the tabs, listed before the instances when there are two or more
+
+	// What the last draw showed, to skip one that would change nothing; drawnOK is cleared
+	// when something may have drawn over the bar.
+	drawn   line
+	drawnAt [4]int
+	drawnR  string
+	drawnOK bool
 }
+
+// Invalidate makes the next draw draw everything: something drew over the bar.
+func (b *StatusBar) Invalidate() { b.drawnOK = false }
 
 // itemSpan is the columns an instance's entry took on the bar.
 type itemSpan struct {
@@ -135,6 +146,11 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		add(" ", th.StatusBar)
 	}
 	b.buf = l
+	at := [4]int{x, y, w, used}
+	if b.drawnOK && at == b.drawnAt && right == b.drawnR && slices.Equal(l, b.drawn) {
+		return // what is on the bar already
+	}
+	b.drawn, b.drawnAt, b.drawnR, b.drawnOK = append(b.drawn[:0], l...), at, right, true
 	drawText(screen, x, y, avail, l, th.StatusBar)
 	if used > avail && avail > 0 {
 		screen.SetContent(x+avail-1, y, '…', nil, th.StatusBar) // cut: say so

@@ -357,7 +357,8 @@ func (a *App) makePane(in *host.Instance) *Pane {
 	// it marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
 		p.dirty.Store(true)
-		if p.typed.Swap(false) {
+		if p.typed.Load() > 0 { // the watcher is the only one to take from it
+			p.typed.Add(-1)
 			a.requestEcho()
 			return
 		}

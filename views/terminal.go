@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -59,6 +60,13 @@ type TerminalView struct {
 	held         int          // mouse button held, -1 when none
 	scroll       int          // lines scrolled back when not in scroll mode (mouse wheel)
 	sm           *scrollMode  // nil unless in scroll mode
+
+	// The rows the last draw put on screen, at drawnAt, so that a draw skips rows that did not
+	// change (an echo redraws one row, not the pane); drawnOK is cleared when something may
+	// have drawn over the pane (Invalidate) and after a draw in scroll mode or scrolled back.
+	drawnRows [][]vt.Cell
+	drawnAt   [6]int
+	drawnOK   bool
 
 	done      chan struct{}
 	ctx       context.Context // cancelled by Close
@@ -133,17 +141,30 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	v.term.SnapshotScrolled(&v.snap, scroll)
 	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
 	s := &v.snap
+	at := [6]int{x, y, w, h, s.Cols, s.Rows}
+	inc := v.drawnOK && v.sm == nil && scroll == 0 && at == v.drawnAt && len(v.drawnRows) == s.Rows
+	v.drawnOK, v.drawnAt = v.sm == nil && scroll == 0, at
+	if len(v.drawnRows) != s.Rows {
+		v.drawnRows = make([][]vt.Cell, s.Rows)
+	}
 	// Runs of cells share a style: convert each style once per run, not once per cell.
 	var lastStyle vt.Style
 	lastTcell := cellStyle(lastStyle)
 	for row := 0; row < h; row++ {
 		if row >= s.Rows {
+			if inc {
+				continue
+			}
 			for col := 0; col < w; col++ {
 				screen.SetContent(x+col, y+row, ' ', nil, tcell.StyleDefault)
 			}
 			continue
 		}
 		cells := s.Row(row)
+		if inc && sameCells(v.drawnRows[row], cells) {
+			continue // on screen already
+		}
+		v.drawnRows[row] = keepCells(v.drawnRows[row], cells)
 		covered := false // the cell drawn before covers this one
 		for col := 0; col < w; col++ {
 			wasCovered := covered
@@ -191,6 +212,33 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	} else if scroll > 0 {
 		drawBadge(screen, x, y, w, v.opts.Theme.StatusAccent, scrollBadge(scroll, s.ScrollbackLen))
 	}
+}
+
+// Invalidate makes the next draw draw every row: something drew over the pane.
+func (v *TerminalView) Invalidate() { v.drawnOK = false }
+
+// sameCells reports whether two rows of cells look the same.
+func sameCells(a, b []vt.Cell) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Rune != b[i].Rune || a[i].Width != b[i].Width || a[i].Style != b[i].Style || !slices.Equal(a[i].Comb, b[i].Comb) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepCells copies a row into dst (marks and all: the snapshot reuses its memory).
+func keepCells(dst, src []vt.Cell) []vt.Cell {
+	dst = append(dst[:0], src...)
+	for i := range dst {
+		if dst[i].Comb != nil {
+			dst[i].Comb = slices.Clone(dst[i].Comb)
+		}
+	}
+	return dst
 }
 
 // PlaceCursor shows the program's cursor (or the scroll-mode cursor) when the view has the focus.
