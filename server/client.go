@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,17 +92,87 @@ func KillServer(path string) error {
 		return err
 	}
 	defer nc.Close()
-	if err := request(nc, bufio.NewReader(nc), MethodKill, struct{}{}, nil); err != nil {
-		return err
+	pid := peerPID(nc)
+	// A server that cannot answer (stopped, or swamped) is ended by signal: the socket's peer
+	// credentials name its process, which dial has checked runs as this user.
+	_ = nc.SetDeadline(time.Now().Add(killAnswer))
+	asked := request(nc, bufio.NewReader(nc), MethodKill, struct{}{}, nil)
+	if asked != nil && pid <= 0 {
+		return asked
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for Running(path) {
+	if stopped(path, pid, killStop) {
+		return nil
+	}
+	if pid <= 0 {
+		return fmt.Errorf("the server did not stop within %v", killStop)
+	}
+	// SIGTERM: the server's signal deadline (hardstop.go) ends it within 2 s, its guardian
+	// ends the panes. SIGKILL if even that did not happen; the guardian still ends the panes.
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	if stopped(path, pid, killStop) {
+		return nil
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if stopped(path, pid, killStop) {
+		return nil
+	}
+	return fmt.Errorf("the server (pid %d) did not end, even after SIGKILL", pid)
+}
+
+// How long kill-server waits for an answer, then for the server to end at each step.
+var (
+	killAnswer = 5 * time.Second
+	killStop   = 3 * time.Second
+)
+
+// peerPID is the pid of the process that listens at the other end of nc (SO_PEERCRED), 0 if
+// unknown.
+func peerPID(nc *net.UnixConn) int {
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
+}
+
+// gone reports whether process pid has ended: no such process, or a zombie nobody reaped (a
+// server's parent is often pid 1, which in some containers never reaps).
+func gone(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	// pid (comm) S ...: the state follows the last ')', as comm may hold one.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// stopped waits up to d for the server to end: its process gone when pid is known, else its
+// socket no longer answering.
+func stopped(path string, pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if pid > 0 {
+			if gone(pid) {
+				return true
+			}
+		} else if !Running(path) {
+			return true
+		}
 		if time.Now().After(deadline) {
-			return errors.New("the server did not stop within 15 s")
+			return false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return nil
 }
 
 // resetModes undoes what a server that died may have left on the terminal: the alternate
