@@ -540,22 +540,40 @@ func groupAlive(pgid int) bool {
 	if err != nil {
 		return true
 	}
+	group := strconv.Itoa(pgid)
 	for _, e := range entries {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		i := bytes.LastIndexByte(b, ')')
-		if err != nil || i < 0 {
-			continue
-		}
-		// After the command: state, ppid, pgrp.
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+		if state, pgrp, ok := procStat(e.Name()); ok && state != "Z" && pgrp == group {
 			return true
 		}
 	}
 	return false
+}
+
+// procStat reads a process's state and process group from /proc/PID/stat.
+func procStat(pid string) (state, pgrp string, ok bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	i := bytes.LastIndexByte(b, ')') // the command before it may hold one
+	if err != nil || i < 0 {
+		return "", "", false
+	}
+	f := strings.Fields(string(b[i+1:])) // state, ppid, pgrp, ...
+	if len(f) < 3 {
+		return "", "", false
+	}
+	return f[0], f[2], true
+}
+
+// ProcessEnded reports whether process pid has ended: no such process, or a zombie nobody
+// reaped (a detached server's parent is often an init that never reaps).
+func ProcessEnded(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	state, _, ok := procStat(strconv.Itoa(pid))
+	return !ok || state == "Z"
 }
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a

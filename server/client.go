@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"tickmux/agent"
+	"tickmux/host"
 )
 
 // ErrNoServer: nobody answers on the socket.
@@ -141,28 +141,13 @@ func peerPID(nc *net.UnixConn) int {
 	return pid
 }
 
-// gone reports whether process pid has ended: no such process, or a zombie nobody reaped (a
-// server's parent is often pid 1, which in some containers never reaps).
-func gone(pid int) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return errors.Is(err, fs.ErrNotExist)
-	}
-	// pid (comm) S ...: the state follows the last ')', as comm may hold one.
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
-}
-
 // stopped waits up to d for the server to end: its process gone when pid is known, else its
 // socket no longer answering.
 func stopped(path string, pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if pid > 0 {
-			if gone(pid) {
+			if host.ProcessEnded(pid) {
 				return true
 			}
 		} else if !Running(path) {
