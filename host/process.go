@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -527,54 +526,8 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 	return syscall.Kill(-pgid, sig)
 }
 
-// groupAlive reports whether a member of the process group still runs. A zombie does not count:
-// it has ended, and where nobody reaps orphans (a container whose init does not; the guardian,
-// once tickmux is gone) it would keep its group "alive" until every grace had run out.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	// kill reaches zombies too: look for a member that is not one (rare: only while a group is
-	// being ended and something of it is left).
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	group := strconv.Itoa(pgid)
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		if state, pgrp, ok := procStat(e.Name()); ok && state != "Z" && pgrp == group {
-			return true
-		}
-	}
-	return false
-}
-
-// procStat reads a process's state and process group from /proc/PID/stat.
-func procStat(pid string) (state, pgrp string, ok bool) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	i := bytes.LastIndexByte(b, ')') // the command before it may hold one
-	if err != nil || i < 0 {
-		return "", "", false
-	}
-	f := strings.Fields(string(b[i+1:])) // state, ppid, pgrp, ...
-	if len(f) < 3 {
-		return "", "", false
-	}
-	return f[0], f[2], true
-}
-
-// ProcessEnded reports whether process pid has ended: no such process, or a zombie nobody
-// reaped (a detached server's parent is often an init that never reaps).
-func ProcessEnded(pid int) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return true
-	}
-	state, _, ok := procStat(strconv.Itoa(pid))
-	return !ok || state == "Z"
-}
+// groupAlive reports whether a member of the process group still runs (zombies do not count).
+var groupAlive = guardian.GroupAlive
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
 // command started from a shell, or the shell itself), falling back to the leader's, then to the

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"tickmux/agent"
-	"tickmux/host"
+	"tickmux/host/guardian"
 )
 
 // ErrNoServer: nobody answers on the socket.
@@ -147,7 +147,7 @@ func stopped(path string, pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if pid > 0 {
-			if host.ProcessEnded(pid) {
+			if guardian.Ended(pid) {
 				return true
 			}
 		} else if !Running(path) {

@@ -130,7 +130,7 @@ func endGroups(groups map[int]bool, grace time.Duration) {
 	for time.Now().Before(deadline) {
 		alive := false
 		for pgid := range groups {
-			if groupAlive(pgid) {
+			if GroupAlive(pgid) {
 				alive = true
 				break
 			}
@@ -145,7 +145,66 @@ func endGroups(groups map[int]bool, grace time.Duration) {
 	}
 }
 
-// groupAlive reports whether process group pgid still has a member.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
+// GroupAlive reports whether a member of process group pgid still runs. A zombie does not
+// count: it has ended, and where nobody reaps orphans (a container whose init does not; this
+// guardian, once tickmux is gone) it would keep its group "alive" until every grace ran out.
+func GroupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	// kill reaches zombies too: look for a member that is not one (rare: only while a group is
+	// being ended and something of it is left).
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range dir {
+		if pid := atoi(e.Name()); pid > 0 {
+			if state, pgrp, ok := stat(pid); ok && state != 'Z' && pgrp == pgid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Ended reports whether process pid has ended: no such process, or a zombie nobody reaped (a
+// detached server's parent is often an init that never reaps).
+func Ended(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	state, _, ok := stat(pid)
+	return !ok || state == 'Z'
+}
+
+// stat reads a process's state and process group from /proc/PID/stat: "pid (comm) S ppid pgrp".
+func stat(pid int) (state byte, pgrp int, ok bool) {
+	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
+	i := len(b) - 1
+	for i >= 0 && b[i] != ')' { // the last one: comm may hold one
+		i--
+	}
+	if err != nil || i < 0 {
+		return 0, 0, false
+	}
+	f := fields(b[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	return f[0][0], atoi(f[2]), true
+}
+
+// itoa writes a non-negative number in decimal (strconv would bring unicode in).
+func itoa(n int) string {
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(buf[i:])
+		}
+	}
 }
