@@ -122,7 +122,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		logf("tickmux server stopped")
 	}()
 	mirror := views.NewMirrorSized(opts.Cols, opts.Rows)
-	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping}
+	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping, host: h}
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
 		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
 	app.Store(a)
@@ -164,6 +164,7 @@ type srv struct {
 	mirror   *views.Mirror
 	logf     func(format string, args ...any)
 	stopping func()
+	host     *host.Host
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
@@ -177,11 +178,16 @@ func (s *srv) stop() {
 	})
 }
 
-// stopped tells Stopping, once, that the shutdown has begun.
+// stopped tells Stopping, once, that the shutdown has begun, and starts ending the programs at
+// once, while the App stops: busy Ticks stop flooding the UI loop the App's stop waits on, and
+// the stop fits in the hard deadline more often. Run's deferred Close waits for it.
 func (s *srv) stopped() {
 	s.tellOnce.Do(func() {
 		if s.stopping != nil {
 			s.stopping()
+		}
+		if s.host != nil {
+			go s.host.Close() // owner: the shutdown; Run's deferred Close returns after it
 		}
 	})
 }
