@@ -113,11 +113,38 @@ func exitUnderLoad(t *testing.T, rep int, way string, ticks int) (tickmux, all t
 	if tickmux == 0 {
 		tickmux = all
 	}
-	// hardStopAfter's promise: the server and its views end within 2 s, whatever the UI does.
-	if tickmux > 2*time.Second {
-		t.Errorf("repetition %d: the server and the view took %v to end on %s, want within 2 s\nlog:\n%s", rep, tickmux, way, r.log())
+	// hardStopAfter's promise: the server and its views end within 2 s of the stop, whatever
+	// the UI does. A signal starts the stop at once; quit starts it when the UI loop reads the
+	// y, which under this load (and -race) can take a second or more: that wait is the keys'
+	// latency (logged), not the exit's, and is measured apart.
+	bound := tickmux
+	if way == "quit" {
+		began := shutdownBegan(t, r.log())
+		key := began.Sub(t0)
+		t.Logf("repetition %d: the y reached the UI loop %v after it was typed", rep, key.Round(time.Millisecond))
+		bound = tickmux - key
+	}
+	if bound > 2*time.Second {
+		t.Errorf("repetition %d: the server and the view took %v to end on %s, want within 2 s\nlog:\n%s", rep, bound, way, r.log())
 	}
 	return tickmux, all
+}
+
+// shutdownBegan is when the server's log says its shutdown began (log.Lmicroseconds, local time).
+func shutdownBegan(t *testing.T, log string) time.Time {
+	t.Helper()
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.HasSuffix(l, " the shutdown began") || len(l) < 26 {
+			continue
+		}
+		at, err := time.ParseInLocation("2006/01/02 15:04:05.000000", l[:26], time.Local)
+		if err != nil {
+			t.Fatalf("the log's time %q: %v", l[:26], err)
+		}
+		return at
+	}
+	t.Fatalf("the server never logged that its shutdown began:\n%s", log)
+	return time.Time{}
 }
 
 // openForView sends what `tickmux -- ARGV...` sends a running server, and hangs up when asked

@@ -183,6 +183,7 @@ func (s *srv) stop() {
 // the stop fits in the hard deadline more often. Run's deferred Close waits for it.
 func (s *srv) stopped() {
 	s.tellOnce.Do(func() {
+		s.logf("the shutdown began")
 		if s.stopping != nil {
 			s.stopping()
 		}
