@@ -1,8 +1,10 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -13,36 +15,98 @@ import (
 // its background scavenger returns only what lies above that goal: an idle server with 10 panes
 // kept ~8 MB it did not use, one that had just rewrapped 10 panes of 10,000 lines ~20 MB. When
 // less than quietBytes were allocated during a period of every, one debug.FreeOSMemory (a full
-// collection, then the free pages returned): a few milliseconds of CPU for a heap of 20 MB, once,
-// not again until the server has been busy. The cost while idle is one timer every period.
+// collection, then the free pages returned): a few milliseconds of CPU for a heap of 20 MB.
+//
+// An idle server takes no wake-ups of its own: once a quiet spell is handled the timer stops,
+// and the next garbage collection starts it again. A collection runs only when the program has
+// allocated (or once every two minutes, the runtime's own forced collection), so it is the
+// sign that the server is busy again; a finalizer on an object dropped at parking notices it.
 func releaseWhenIdle(every time.Duration, quietBytes uint64) (stop func()) {
-	allocs := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	read := func() uint64 {
-		metrics.Read(allocs)
-		return allocs[0].Value.Uint64()
+	t := newTrimmer(every, quietBytes, debug.FreeOSMemory)
+	t.start()
+	return t.stop
+}
+
+// trimmer is releaseWhenIdle's state; free and the counters are there for its test.
+type trimmer struct {
+	every      time.Duration
+	quietBytes uint64
+	free       func()
+
+	mu       sync.Mutex
+	timer    *time.Timer
+	stopped  bool
+	last     uint64 // heap allocations at the previous tick
+	freedAt  uint64 // heap allocations when the heap was last returned
+	ticks    int    // timer firings, for the test
+	releases int    // calls of free, for the test
+}
+
+func newTrimmer(every time.Duration, quietBytes uint64, free func()) *trimmer {
+	return &trimmer{every: every, quietBytes: quietBytes, free: free}
+}
+
+var heapAllocs = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+var heapAllocsMu sync.Mutex
+
+func allocatedBytes() uint64 {
+	heapAllocsMu.Lock()
+	defer heapAllocsMu.Unlock()
+	metrics.Read(heapAllocs)
+	return heapAllocs[0].Value.Uint64()
+}
+
+func (t *trimmer) start() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.last = allocatedBytes()
+	t.timer = time.AfterFunc(t.every, t.tick)
+}
+
+func (t *trimmer) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped = true
+	if t.timer != nil {
+		t.timer.Stop()
 	}
-	done := make(chan struct{})
-	go func() { // owner: releaseWhenIdle's caller, through stop
-		t := time.NewTicker(every)
-		defer t.Stop()
-		last, released := read(), false
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			now := read()
-			if now-last >= quietBytes {
-				last, released = now, false
-				continue
-			}
-			if !released {
-				debug.FreeOSMemory()
-				released = true
-			}
-			last = read()
-		}
-	}()
-	return func() { close(done) }
+}
+
+// tick runs every period while the server is busy, and once after each wake.
+func (t *trimmer) tick() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	t.ticks++
+	now := allocatedBytes()
+	if now-t.last >= t.quietBytes { // busy: look again next period
+		t.last = now
+		t.timer.Reset(t.every)
+		return
+	}
+	if now-t.freedAt >= t.quietBytes { // quiet, and there was work since the last release
+		t.free()
+		t.releases++
+		t.freedAt = allocatedBytes()
+	}
+	t.park()
+}
+
+// park leaves the timer stopped until the next garbage collection.
+func (t *trimmer) park() {
+	sentinel := new([16]byte) // large enough not to share a tiny-allocator block
+	runtime.SetFinalizer(sentinel, func(*[16]byte) { t.wake() })
+}
+
+// wake is the sentinel's finalizer: a collection ran, so the server allocated since parking.
+func (t *trimmer) wake() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	t.last = allocatedBytes()
+	t.timer.Reset(t.every)
 }
