@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Draft is a JSON Schema draft this package checks.
@@ -63,7 +64,24 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
-	return "at " + showPath(p.Path) + ": " + p.Message
+	return clean("at " + showPath(p.Path) + ": " + p.Message)
+}
+
+// clean escapes control characters (a schema's or a value's text may carry terminal escapes):
+// a message is shown to people, and no byte of it may drive their terminal.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // showPath renders a pointer for a message: "/" for the whole document, long ones cut.
@@ -220,9 +238,9 @@ type refSite struct {
 type compiler struct {
 	draft       Draft
 	nodes       map[string]*node
-	resources   []*resource
 	byURI       map[string]*resource
-	dynamic     map[string][]*node // $dynamicAnchor name → the schemas that declare it
+	byPath      map[string]*resource // the innermost resource rooted at each path
+	dynamic     map[string][]*node   // $dynamicAnchor name → the schemas that declare it
 	refs        []refSite
 	probs       []Problem
 	annotations bool
@@ -241,7 +259,8 @@ func Compile(data []byte) (*Schema, error) {
 
 // CompileValue is Compile of a value that Decode returned.
 func CompileValue(doc any) (*Schema, error) {
-	c := &compiler{nodes: map[string]*node{}, byURI: map[string]*resource{}, dynamic: map[string][]*node{}}
+	c := &compiler{nodes: map[string]*node{}, byURI: map[string]*resource{}, byPath: map[string]*resource{},
+		dynamic: map[string][]*node{}}
 	if m, ok := doc.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
 			d, why := draftOf(v)
@@ -253,7 +272,7 @@ func CompileValue(doc any) (*Schema, error) {
 	}
 	root := &resource{uri: defaultBase, value: doc}
 	c.byURI[defaultBase] = root
-	c.resources = append(c.resources, root)
+	c.byPath[""] = root
 	rootNode := c.schema(doc, "", root, 0)
 	for len(c.refs) > 0 {
 		site := c.refs[0]
@@ -392,7 +411,7 @@ func (c *compiler) identify(id any, n *node, path string, res *resource) *resour
 	}
 	nr := &resource{uri: key, path: path, value: c.valueAt(path, res)}
 	c.byURI[key] = nr
-	c.resources = append(c.resources, nr)
+	c.byPath[path] = nr
 	if frag != "" {
 		c.addAnchor(nr, frag, n, false, where)
 	}
@@ -710,14 +729,16 @@ func (c *compiler) names(v any, p string) []string {
 		return nil
 	}
 	out := make([]string, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
 	for i, e := range arr {
 		s, ok := e.(string)
 		switch {
 		case !ok:
 			c.problem(p+"/"+strconv.Itoa(i), "must be a property name (a string), not %s", kindWords(e))
-		case slices.Contains(out, s):
+		case seen[s]:
 			c.problem(p+"/"+strconv.Itoa(i), "repeats %s: the names must be distinct", name(s))
 		default:
+			seen[s] = true
 			out = append(out, s)
 		}
 	}
@@ -917,13 +938,12 @@ func unescapeToken(tok string) string {
 
 // resourceAt is the innermost resource holding the document location path.
 func (c *compiler) resourceAt(path string) *resource {
-	best := c.resources[0]
-	for _, r := range c.resources {
-		if (path == r.path || strings.HasPrefix(path, r.path+"/")) && len(r.path) >= len(best.path) {
-			best = r
+	for {
+		if r := c.byPath[path]; r != nil {
+			return r
 		}
+		path = path[:max(strings.LastIndexByte(path, '/'), 0)]
 	}
-	return best
 }
 
 // inPlace lists the schemas n applies to the very value it is given (not to a part of it).

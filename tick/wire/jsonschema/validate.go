@@ -174,7 +174,7 @@ func (e *evaluator) charge(n int) bool {
 }
 
 func (e *evaluator) match(p *pattern, s string) bool {
-	if !e.charge(len(s) * p.size / patternCost) {
+	if !e.charge(1 + len(s)*p.size/patternCost) {
 		return false
 	}
 	return p.re.MatchString(s)
@@ -259,10 +259,10 @@ func (e *evaluator) evalKeywords(n *node, v any, out *problems, a *annots) bool 
 			return false
 		}
 	}
-	if n.hasEnum && !e.inEnum(n.enum, v) && !miss("must be one of %s, not %s", showList(n.enum), show(v)) {
+	if n.hasEnum && !e.inEnum(n.enum, v) && !e.over && !miss("must be one of %s, not %s", showList(n.enum), show(v)) {
 		return false
 	}
-	if n.hasConst && !equal(n.constant, v) && !miss("must be %s, not %s", show(n.constant), show(v)) {
+	if n.hasConst && !e.equal(n.constant, v) && !e.over && !miss("must be %s, not %s", show(n.constant), show(v)) {
 		return false
 	}
 	if num, isNum := v.(json.Number); isNum && (n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil ||
@@ -273,6 +273,7 @@ func (e *evaluator) evalKeywords(n *node, v any, out *problems, a *annots) bool 
 	}
 	if s, isStr := v.(string); isStr {
 		if n.minLength >= 0 || n.maxLength >= 0 {
+			e.charge(len(s) / 4096)
 			l := utf8.RuneCountInString(s)
 			if n.minLength >= 0 && l < n.minLength && !miss("must be at least %d characters long, not %d", n.minLength, l) {
 				return false
@@ -378,11 +379,19 @@ func (e *evaluator) evalKeywords(n *node, v any, out *problems, a *annots) bool 
 
 func (e *evaluator) inEnum(enum []any, v any) bool {
 	for _, x := range enum {
-		if equal(x, v) {
+		if e.equal(x, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// equal is equal, its work charged: a step per 16 values compared.
+func (e *evaluator) equal(a, b any) bool {
+	n := 0
+	eq := equal(a, b, &n)
+	e.charge(n / 16)
+	return eq
 }
 
 func (e *evaluator) numberKeywords(n *node, d decimal, text string, miss func(string, ...any) bool) bool {
@@ -491,6 +500,9 @@ func (e *evaluator) arrayKeywords(n *node, arr []any, out *problems, a *annots, 
 		for i, x := range arr {
 			b.Reset()
 			canonical(&b, x)
+			if !e.charge(b.Len() / 256) {
+				return false
+			}
 			if j, dup := seen[b.String()]; dup {
 				if !miss("items %d and %d are equal; the items must be unique", j, i) {
 					return false

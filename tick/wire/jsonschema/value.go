@@ -73,8 +73,8 @@ func kindOf(v any) typeSet {
 // typeWords names the types in t for a person: "a string", "an integer or null".
 func typeWords(t typeSet) string {
 	var words []string
-	for i, n := range typeNames {
-		if t&(1<<i) != 0 {
+	for _, n := range [...]string{"object", "array", "string", "integer", "number", "boolean", "null"} {
+		if t&typeByName(n) != 0 {
 			words = append(words, article(n))
 		}
 	}
@@ -105,8 +105,10 @@ func kindWords(v any) string {
 	return typeWords(kindOf(v))
 }
 
-// equal reports whether a and b are the same JSON value (numbers compared as numbers).
-func equal(a, b any) bool {
+// equal reports whether a and b are the same JSON value (numbers compared as numbers); it adds
+// the pairs of values it compared to *work.
+func equal(a, b any, work *int) bool {
+	*work++
 	switch a := a.(type) {
 	case nil:
 		return b == nil
@@ -125,7 +127,7 @@ func equal(a, b any) bool {
 			return false
 		}
 		for i := range a {
-			if !equal(a[i], ba[i]) {
+			if !equal(a[i], ba[i], work) {
 				return false
 			}
 		}
@@ -137,7 +139,7 @@ func equal(a, b any) bool {
 		}
 		for k, av := range a {
 			bv, ok := bm[k]
-			if !ok || !equal(av, bv) {
+			if !ok || !equal(av, bv, work) {
 				return false
 			}
 		}
