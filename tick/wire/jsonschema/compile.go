@@ -307,7 +307,7 @@ func draftOf(v any) (Draft, string) {
 		return Draft7, ""
 	}
 	supported := "the drafts checked are 2020-12 (the default: leave $schema out) and draft-07"
-	for _, old := range []string{"draft-03", "draft-04", "draft-05", "draft-06", "draft/2019-09"} {
+	for _, old := range []string{"draft-03", "draft-04", "draft-06", "draft/2019-09"} {
 		if strings.HasPrefix(u, "json-schema.org/"+old+"/") {
 			return 0, fmt.Sprintf("%s is not supported: %s", strings.TrimPrefix(old, "draft/"), supported)
 		}
@@ -352,7 +352,7 @@ func (c *compiler) schema(v any, path string, res *resource, depth int) *node {
 		}
 	}
 	if id, ok := m["$id"]; ok && !n.refOnly {
-		res = c.identify(id, n, path, res)
+		res = c.identify(id, n, m, path, res)
 		n.res = res
 	}
 	if !d7 {
@@ -368,8 +368,9 @@ func (c *compiler) schema(v any, path string, res *resource, depth int) *node {
 	return n
 }
 
-// identify reads an $id: a new resource, or (draft-07 "#name") an anchor in res.
-func (c *compiler) identify(id any, n *node, path string, res *resource) *resource {
+// identify reads the $id of n (the schema m at path): a new resource, or (draft-07 "#name") an
+// anchor in res.
+func (c *compiler) identify(id any, n *node, m map[string]any, path string, res *resource) *resource {
 	where := path + "/$id"
 	s, ok := id.(string)
 	if !ok {
@@ -409,35 +410,13 @@ func (c *compiler) identify(id any, n *node, path string, res *resource) *resour
 		c.problem(where, "%s is also the $id of the schema at %s", quote(s), schemaRef(prev.path))
 		return res
 	}
-	nr := &resource{uri: key, path: path, value: c.valueAt(path, res)}
+	nr := &resource{uri: key, path: path, value: m}
 	c.byURI[key] = nr
 	c.byPath[path] = nr
 	if frag != "" {
 		c.addAnchor(nr, frag, n, false, where)
 	}
 	return nr
-}
-
-// valueAt finds the value at path (a pointer below res's own path) inside res.
-func (c *compiler) valueAt(path string, res *resource) any {
-	v := res.value
-	rest := strings.TrimPrefix(path, res.path)
-	if rest == "" {
-		return v
-	}
-	for _, tok := range strings.Split(rest[1:], "/") {
-		tok = unescapeToken(tok)
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[tok]
-		case []any:
-			i, _ := strconv.Atoi(tok)
-			if i >= 0 && i < len(x) {
-				v = x[i]
-			}
-		}
-	}
-	return v
 }
 
 func (c *compiler) anchor(v any, n *node, res *resource, dynamic bool, where string) {

@@ -213,7 +213,8 @@ func (e *evaluator) eval(n *node, v any, out *problems, ann *annots) bool {
 
 func (e *evaluator) evalKeywords(n *node, v any, out *problems, a *annots) bool {
 	ok := true
-	// miss notes a misfit; it answers whether to go on looking for more.
+	// miss notes a misfit (in this ok, also when arrayKeywords and objectKeywords call it); it
+	// answers whether to go on looking for more.
 	miss := func(format string, args ...any) bool {
 		ok = false
 		if out == nil || e.over {
