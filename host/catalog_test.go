@@ -62,6 +62,26 @@ func TestParseDescriptorRejects(t *testing.T) {
 		{"schema external ref", "external reference", func(d map[string]any) {
 			tool0(d)["input_schema"] = map[string]any{"$ref": "file:///etc/passwd"}
 		}},
+		{"schema ref to a meta-schema", `at /properties/a/$ref: external reference "http://json-schema.org/draft-07/schema#" is not allowed`, func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"properties": map[string]any{"a": map[string]any{"$ref": "http://json-schema.org/draft-07/schema#"}}}
+		}},
+		{"schema ref cycle", "not a valid JSON Schema: at /$defs/a: a $ref cycle: #/$defs/a → #/$defs/b → #/$defs/b/allOf/0 → #/$defs/a", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"$ref": "#/$defs/a", "$defs": map[string]any{
+				"a": map[string]any{"$ref": "#/$defs/b"}, "b": map[string]any{"allOf": []any{map[string]any{"$ref": "#/$defs/a"}}}}}
+		}},
+		{"schema nested 1000 deep", "schemas nest more than 200 levels deep", func(d map[string]any) {
+			s := map[string]any{}
+			for range 1000 {
+				s = map[string]any{"not": s}
+			}
+			tool0(d)["input_schema"] = s
+		}},
+		{"schema of draft-04", "at /$schema: draft-04 is not supported: the drafts checked are 2020-12 (the default: leave $schema out) and draft-07", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}
+		}},
+		{"schema pattern with lookahead", "at /properties/a/pattern: \"(?=x)\" is not a regular expression this host can run (RE2 syntax", func(d map[string]any) {
+			tool0(d)["input_schema"] = map[string]any{"properties": map[string]any{"a": map[string]any{"pattern": "(?=x)"}}}
+		}},
 		{"mutates missing", "has no mutates boolean", func(d map[string]any) { delete(tool0(d), "mutates") }},
 		{"mutates a string", "has no mutates boolean", func(d map[string]any) { tool0(d)["mutates"] = "no" }},
 		{"recover_with unknown", `recover_with names "nope"`, func(d map[string]any) { d["recover_with"] = "nope" }},
@@ -170,6 +190,35 @@ func TestParseDescriptorAcceptsEdges(t *testing.T) {
 	})
 	if _, err := ParseDescriptor(json.RawMessage(raw)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// spec: H-D1 — a schema may name draft-07 with $schema (many MCP tools do); its keywords then
+// mean what draft-07 says (items as an array, definitions, dependencies).
+func TestCheckArgsDraft07(t *testing.T) {
+	raw := edit(t, func(d map[string]any) {
+		var schema map[string]any
+		json.Unmarshal([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object",
+			"definitions":{"point":{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false}},
+			"properties":{"at":{"$ref":"#/definitions/point"},"label":{"type":"string"}},
+			"dependencies":{"label":["at"]},"additionalProperties":false}`), &schema)
+		tool0(d)["input_schema"] = schema
+	})
+	cat, err := ParseDescriptor(json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CheckArgs("increment", json.RawMessage(`{"at":[1,2.5],"label":"here"}`)); err != nil {
+		t.Fatal(err)
+	}
+	err = cat.CheckArgs("increment", json.RawMessage(`{"at":[1,"2",3],"label":"x","z":0}`))
+	for _, want := range []string{"at /at/1: must be a number, not a string", "at /at: must have at most 2 items, not 3", "'z'"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+	if err := cat.CheckArgs("increment", json.RawMessage(`{"label":"x"}`)); err == nil || !strings.Contains(err.Error(), "has 'label', so it must also have 'at'") {
+		t.Errorf("dependencies: %v", err)
 	}
 }
 

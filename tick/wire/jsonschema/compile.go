@@ -1,0 +1,1005 @@
+// Package jsonschema checks JSON values against JSON Schema, drafts 2020-12 and 07, for
+// Tick protocol 3's input_schema (spec 5.2, host rules H-D1 and H-K1).
+//
+// It is written for schemas that come from programs the host does not trust:
+//   - Compile checks that a schema is a valid schema of its draft (what the draft's meta-schema
+//     asks: a type is one of the seven names, minLength a non-negative integer, ...) and names
+//     the keyword path of every problem ("at /properties/a/minLength: ...").
+//   - References stay inside the schema: a $ref to anything the schema does not itself hold
+//     (a file, a URL, another draft's meta-schema) is refused, so compiling reads nothing.
+//   - A $ref cycle that would apply schemas to the same value without end is refused when
+//     compiled; schemas nest at most maxDepth levels; a pattern is Go's RE2 (linear time) and
+//     at most maxPatternSize instructions; Validate gives up with a clear error after a number
+//     of steps proportional to the value's size, so no schema can make it run away.
+//   - Validate reports every part of the value that does not fit, each at its JSON Pointer.
+//
+// format and the content keywords are annotations, as draft 2020-12 has them by default: they
+// are checked for shape, not applied. $schema may name draft 2020-12 (the default) or draft-07;
+// any other draft is refused with a message that says so.
+//
+// The package has no init work: it builds nothing until a schema is compiled.
+package jsonschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Draft is a JSON Schema draft this package checks.
+type Draft int
+
+const (
+	Draft2020 Draft = iota // draft 2020-12, the default when $schema is absent
+	Draft7                 // draft-07
+)
+
+func (d Draft) String() string {
+	if d == Draft7 {
+		return "draft-07"
+	}
+	return "draft 2020-12"
+}
+
+// Limits on what a schema may ask of the checker.
+const (
+	maxDepth       = 200   // subschemas inside subschemas
+	maxPatternSize = 10000 // instructions of one compiled pattern
+)
+
+// defaultBase is the URI a schema without $id is known by while references are resolved.
+const defaultBase = "tick:///schema.json"
+
+// Problem is one thing wrong, at a JSON Pointer into the schema (from Compile) or into the
+// value (from Validate); "" is the whole document.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string {
+	return clean("at " + showPath(p.Path) + ": " + p.Message)
+}
+
+// clean escapes control characters (a schema's or a value's text may carry terminal escapes):
+// a message is shown to people, and no byte of it may drive their terminal.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// showPath renders a pointer for a message: "/" for the whole document, long ones cut.
+func showPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if len(p) > 120 {
+		return p[:60] + "…" + p[len(p)-50:]
+	}
+	return p
+}
+
+// schemaRef renders a schema location inside a message: "#/properties/a".
+func schemaRef(p string) string {
+	if len(p) > 120 {
+		p = p[:60] + "…" + p[len(p)-50:]
+	}
+	return "#" + p
+}
+
+// maxListed bounds the problems an error's text lists.
+const maxListed = 20
+
+func listProblems(ps []Problem, more int) string {
+	n := min(len(ps), maxListed)
+	parts := make([]string, n)
+	for i, p := range ps[:n] {
+		parts[i] = p.String()
+	}
+	s := strings.Join(parts, "; ")
+	if rest := len(ps) - n + more; rest > 0 {
+		s += fmt.Sprintf("; and %d more", rest)
+	}
+	return s
+}
+
+// SchemaError lists why a schema is not one this package accepts.
+type SchemaError struct {
+	Problems []Problem
+}
+
+func (e *SchemaError) Error() string { return listProblems(e.Problems, 0) }
+
+// Schema is a compiled schema. It never changes and may be used by many goroutines at once.
+type Schema struct {
+	root  *node
+	draft Draft
+	// annotations: the schema has unevaluatedItems or unevaluatedProperties, so evaluation must
+	// note which items and properties each subschema looked at.
+	annotations bool
+}
+
+// Draft is the draft the schema was checked as.
+func (s *Schema) Draft() Draft { return s.draft }
+
+// node is one compiled schema (a boolean, or an object of keywords).
+type node struct {
+	path    string    // JSON Pointer in the document
+	res     *resource // the schema resource it belongs to (for $dynamicRef)
+	isBool  bool
+	boolVal bool
+
+	refOnly       bool // draft-07: a $ref's siblings are ignored
+	ref           *node
+	dynamicRef    *node
+	dynamicAnchor string // $dynamicRef resolves in the dynamic scope to this anchor
+
+	types    typeSet
+	enum     []any
+	hasEnum  bool
+	constant any
+	hasConst bool
+
+	multipleOf, minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
+	minLength, maxLength                                             int // -1: absent
+	pattern                                                          *pattern
+
+	allOf, anyOf, oneOf    []*node
+	not, ifS, thenS, elseS *node
+
+	prefixItems              []*node
+	items                    *node
+	additionalItems          *node // draft-07 only; folded into items once compiled
+	itemsIsArray             bool  // draft-07 items held an array (now prefixItems)
+	contains                 *node
+	minItems, maxItems       int
+	minContains, maxContains int
+	uniqueItems              bool
+	unevaluatedItems         *node
+
+	properties            []property // sorted by name
+	propIndex             map[string]*node
+	patternProperties     []patternProperty
+	additionalProperties  *node
+	propertyNames         *node
+	required              []string
+	dependentRequired     []dependency // sorted by name
+	dependentSchemas      []dependency // sorted by name
+	minProperties         int
+	maxProperties         int
+	unevaluatedProperties *node
+}
+
+type bound struct {
+	d    decimal
+	text string // as the schema wrote it
+}
+
+type pattern struct {
+	src  string
+	re   *regexp.Regexp
+	size int // instructions: the cost of a match is at most about size × the text's length
+}
+
+type property struct {
+	name string
+	n    *node
+}
+
+type patternProperty struct {
+	p *pattern
+	n *node
+}
+
+type dependency struct {
+	name   string
+	needs  []string // dependentRequired
+	schema *node    // dependentSchemas
+}
+
+// resource is a schema resource: the document, or a subschema with an $id.
+type resource struct {
+	uri     string
+	path    string
+	value   any
+	anchors map[string]anchor
+}
+
+type anchor struct {
+	n       *node
+	dynamic bool
+	where   string
+}
+
+type refSite struct {
+	n       *node
+	keyword string // "$ref" or "$dynamicRef"
+	ref     string
+	base    *resource
+	where   string
+}
+
+type compiler struct {
+	draft       Draft
+	nodes       map[string]*node
+	byURI       map[string]*resource
+	byPath      map[string]*resource // the innermost resource rooted at each path
+	dynamic     map[string][]*node   // $dynamicAnchor name → the schemas that declare it
+	refs        []refSite
+	probs       []Problem
+	annotations bool
+}
+
+// Compile reads a schema (a JSON object or boolean) and checks it (see the package comment).
+// A schema that is not JSON gets the decoder's error; one that is not a valid schema gets a
+// *SchemaError listing every problem.
+func Compile(data []byte) (*Schema, error) {
+	doc, err := Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return CompileValue(doc)
+}
+
+// CompileValue is Compile of a value that Decode returned.
+func CompileValue(doc any) (*Schema, error) {
+	c := &compiler{nodes: map[string]*node{}, byURI: map[string]*resource{}, byPath: map[string]*resource{},
+		dynamic: map[string][]*node{}}
+	if m, ok := doc.(map[string]any); ok {
+		if v, ok := m["$schema"]; ok {
+			d, why := draftOf(v)
+			if why != "" {
+				return nil, &SchemaError{Problems: []Problem{{Path: "/$schema", Message: why}}}
+			}
+			c.draft = d
+		}
+	}
+	root := &resource{uri: defaultBase, value: doc}
+	c.byURI[defaultBase] = root
+	c.byPath[""] = root
+	rootNode := c.schema(doc, "", root, 0)
+	for len(c.refs) > 0 {
+		site := c.refs[0]
+		c.refs = c.refs[1:]
+		c.link(site)
+	}
+	if len(c.probs) == 0 {
+		c.checkCycles()
+	}
+	if len(c.probs) > 0 {
+		return nil, &SchemaError{Problems: c.probs}
+	}
+	for _, n := range c.nodes {
+		if c.draft == Draft7 && n.itemsIsArray {
+			n.items = n.additionalItems // items past the array's end
+		}
+	}
+	return &Schema{root: rootNode, draft: c.draft, annotations: c.annotations}, nil
+}
+
+// draftOf reads a $schema value; why says what is wrong with it.
+func draftOf(v any) (Draft, string) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, fmt.Sprintf("must be a string (the URI of a draft), not %s", kindWords(v))
+	}
+	u := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://"), "#")
+	switch u {
+	case "json-schema.org/draft/2020-12/schema":
+		return Draft2020, ""
+	case "json-schema.org/draft-07/schema":
+		return Draft7, ""
+	}
+	supported := "the drafts checked are 2020-12 (the default: leave $schema out) and draft-07"
+	for _, old := range []string{"draft-03", "draft-04", "draft-06", "draft/2019-09"} {
+		if strings.HasPrefix(u, "json-schema.org/"+old+"/") {
+			return 0, fmt.Sprintf("%s is not supported: %s", strings.TrimPrefix(old, "draft/"), supported)
+		}
+	}
+	return 0, fmt.Sprintf("%s is not a JSON Schema draft this host knows: %s", quote(s), supported)
+}
+
+func (c *compiler) problem(path, format string, args ...any) {
+	c.probs = append(c.probs, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// schema compiles the schema v found at path, in resource res, depth subschemas deep.
+func (c *compiler) schema(v any, path string, res *resource, depth int) *node {
+	if n := c.nodes[path]; n != nil {
+		return n
+	}
+	n := &node{path: path, res: res, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1,
+		minContains: -1, maxContains: -1, minProperties: -1, maxProperties: -1}
+	c.nodes[path] = n
+	m, isObj := v.(map[string]any)
+	switch {
+	case !isObj:
+		n.isBool = true
+		b, isBool := v.(bool)
+		if !isBool {
+			c.problem(path, "must be a schema (an object, true or false), not %s", kindWords(v))
+		}
+		n.boolVal = b
+		return n
+	case depth > maxDepth:
+		c.problem(path, "schemas nest more than %d levels deep", maxDepth)
+		n.isBool = true
+		return n
+	}
+	d7 := c.draft == Draft7
+	n.refOnly = d7 && m["$ref"] != nil
+	if v, ok := m["$schema"]; ok && path != "" {
+		if d, why := draftOf(v); why != "" {
+			c.problem(path+"/$schema", "%s", why)
+		} else if d != c.draft {
+			c.problem(path+"/$schema", "names %s inside a %s schema: one schema, one draft", d, c.draft)
+		}
+	}
+	if id, ok := m["$id"]; ok && !n.refOnly {
+		res = c.identify(id, n, m, path, res)
+		n.res = res
+	}
+	if !d7 {
+		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
+			if v, ok := m[kw]; ok {
+				c.anchor(v, n, res, kw == "$dynamicAnchor", path+"/"+kw)
+			}
+		}
+	}
+	for _, kw := range sortedKeys(m) {
+		c.keyword(n, kw, m[kw], path+"/"+escapeToken(kw), res, depth)
+	}
+	return n
+}
+
+// identify reads the $id of n (the schema m at path): a new resource, or (draft-07 "#name") an
+// anchor in res.
+func (c *compiler) identify(id any, n *node, m map[string]any, path string, res *resource) *resource {
+	where := path + "/$id"
+	s, ok := id.(string)
+	if !ok {
+		c.problem(where, "must be a string, not %s", kindWords(id))
+		return res
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		c.problem(where, "%s is not a URI reference", quote(s))
+		return res
+	}
+	frag := u.Fragment
+	u.Fragment, u.RawFragment = "", ""
+	if frag != "" && c.draft == Draft2020 {
+		c.problem(where, "%s has a fragment; in draft 2020-12 name a subschema with $anchor", quote(s))
+		return res
+	}
+	if frag != "" && strings.HasPrefix(frag, "/") {
+		c.problem(where, "%s has a JSON Pointer fragment; an $id may only name a plain anchor", quote(s))
+		return res
+	}
+	if u.String() == "" {
+		if frag != "" {
+			c.addAnchor(res, frag, n, false, where)
+		}
+		return res
+	}
+	base, err := url.Parse(res.uri)
+	if err != nil {
+		c.problem(where, "%s cannot be resolved against %s", quote(s), quote(res.uri))
+		return res
+	}
+	abs := base.ResolveReference(u)
+	abs.Fragment, abs.RawFragment = "", ""
+	key := abs.String()
+	if prev := c.byURI[key]; prev != nil && prev.path != path {
+		c.problem(where, "%s is also the $id of the schema at %s", quote(s), schemaRef(prev.path))
+		return res
+	}
+	nr := &resource{uri: key, path: path, value: m}
+	c.byURI[key] = nr
+	c.byPath[path] = nr
+	if frag != "" {
+		c.addAnchor(nr, frag, n, false, where)
+	}
+	return nr
+}
+
+func (c *compiler) anchor(v any, n *node, res *resource, dynamic bool, where string) {
+	s, ok := v.(string)
+	if !ok {
+		c.problem(where, "must be a string, not %s", kindWords(v))
+		return
+	}
+	if !validAnchor(s) {
+		c.problem(where, "%s is not an anchor name (a letter or _, then letters, digits, -, _ or .)", quote(s))
+		return
+	}
+	c.addAnchor(res, s, n, dynamic, where)
+	if dynamic {
+		c.dynamic[s] = append(c.dynamic[s], n)
+	}
+}
+
+func validAnchor(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		letter := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '_'
+		if !letter && (i == 0 || !(ch >= '0' && ch <= '9' || ch == '-' || ch == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compiler) addAnchor(res *resource, name string, n *node, dynamic bool, where string) {
+	if res.anchors == nil {
+		res.anchors = map[string]anchor{}
+	}
+	prev, ok := res.anchors[name]
+	if ok && prev.n != n {
+		c.problem(where, "the anchor %s is declared twice in one schema resource (also at %s)", quote(name), prev.where)
+		return
+	}
+	res.anchors[name] = anchor{n: n, dynamic: dynamic || prev.dynamic, where: where}
+}
+
+// keyword compiles one keyword of n. Keywords the draft does not know are ignored, as the drafts
+// ask; a $ref may still point into them.
+func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, depth int) {
+	d7 := c.draft == Draft7
+	sub := func(v any, p string) *node { return c.schema(v, p, res, depth+1) }
+	switch kw {
+	case "$ref":
+		c.ref(n, kw, v, p, res)
+	case "$dynamicRef":
+		if !d7 {
+			c.ref(n, kw, v, p, res)
+		}
+	case "$comment", "title", "description", "format", "contentEncoding", "contentMediaType":
+		c.str(v, p)
+	case "$defs":
+		if !d7 {
+			c.schemaMap(v, p, sub)
+		}
+	case "definitions":
+		if d7 {
+			c.schemaMap(v, p, sub)
+		}
+	case "$vocabulary":
+		if !d7 {
+			if m, ok := c.object(v, p); ok {
+				for _, k := range sortedKeys(m) {
+					if _, ok := m[k].(bool); !ok {
+						c.problem(p+"/"+escapeToken(k), "must be true or false, not %s", kindWords(m[k]))
+					}
+				}
+			}
+		}
+	case "readOnly", "writeOnly":
+		c.boolean(v, p)
+	case "deprecated":
+		if !d7 {
+			c.boolean(v, p)
+		}
+	case "examples":
+		if _, ok := v.([]any); !ok {
+			c.problem(p, "must be an array, not %s", kindWords(v))
+		}
+	case "type":
+		n.types = c.typeKeyword(v, p)
+	case "enum":
+		arr, ok := v.([]any)
+		if !ok {
+			c.problem(p, "must be an array of the allowed values, not %s", kindWords(v))
+			return
+		}
+		n.enum, n.hasEnum = arr, true
+	case "const":
+		n.constant, n.hasConst = v, true
+	case "multipleOf":
+		if b := c.number(v, p); b != nil {
+			if b.d.sign() <= 0 {
+				c.problem(p, "must be a number greater than 0, not %s", b.text)
+				return
+			}
+			n.multipleOf = b
+		}
+	case "minimum":
+		n.minimum = c.number(v, p)
+	case "maximum":
+		n.maximum = c.number(v, p)
+	case "exclusiveMinimum":
+		n.exclusiveMinimum = c.number(v, p)
+	case "exclusiveMaximum":
+		n.exclusiveMaximum = c.number(v, p)
+	case "minLength":
+		n.minLength = c.count(v, p)
+	case "maxLength":
+		n.maxLength = c.count(v, p)
+	case "minItems":
+		n.minItems = c.count(v, p)
+	case "maxItems":
+		n.maxItems = c.count(v, p)
+	case "minProperties":
+		n.minProperties = c.count(v, p)
+	case "maxProperties":
+		n.maxProperties = c.count(v, p)
+	case "minContains":
+		if !d7 {
+			n.minContains = c.count(v, p)
+		}
+	case "maxContains":
+		if !d7 {
+			n.maxContains = c.count(v, p)
+		}
+	case "pattern":
+		if s, ok := c.str(v, p); ok {
+			n.pattern = c.pattern(s, p)
+		}
+	case "uniqueItems":
+		n.uniqueItems, _ = c.boolean(v, p)
+	case "required":
+		n.required = c.names(v, p)
+	case "dependentRequired":
+		if d7 {
+			return
+		}
+		if m, ok := c.object(v, p); ok {
+			for _, k := range sortedKeys(m) {
+				n.dependentRequired = append(n.dependentRequired, dependency{name: k, needs: c.names(m[k], p+"/"+escapeToken(k))})
+			}
+		}
+	case "dependencies":
+		if !d7 {
+			return
+		}
+		if m, ok := c.object(v, p); ok {
+			for _, k := range sortedKeys(m) {
+				kp := p + "/" + escapeToken(k)
+				if _, isArr := m[k].([]any); isArr {
+					n.dependentRequired = append(n.dependentRequired, dependency{name: k, needs: c.names(m[k], kp)})
+				} else {
+					n.dependentSchemas = append(n.dependentSchemas, dependency{name: k, schema: sub(m[k], kp)})
+				}
+			}
+		}
+	case "dependentSchemas":
+		if !d7 {
+			m := c.schemaMap(v, p, sub)
+			for _, k := range sortedKeys(m) {
+				n.dependentSchemas = append(n.dependentSchemas, dependency{name: k, schema: m[k]})
+			}
+		}
+	case "properties":
+		m := c.schemaMap(v, p, sub)
+		n.propIndex = m
+		for _, k := range sortedKeys(m) {
+			n.properties = append(n.properties, property{name: k, n: m[k]})
+		}
+	case "patternProperties":
+		m := c.schemaMap(v, p, sub)
+		for _, k := range sortedKeys(m) {
+			if pat := c.pattern(k, p+"/"+escapeToken(k)); pat != nil {
+				n.patternProperties = append(n.patternProperties, patternProperty{p: pat, n: m[k]})
+			}
+		}
+	case "additionalProperties":
+		n.additionalProperties = sub(v, p)
+	case "propertyNames":
+		n.propertyNames = sub(v, p)
+	case "not":
+		n.not = sub(v, p)
+	case "if":
+		n.ifS = sub(v, p)
+	case "then":
+		n.thenS = sub(v, p)
+	case "else":
+		n.elseS = sub(v, p)
+	case "contains":
+		n.contains = sub(v, p)
+	case "allOf":
+		n.allOf = c.schemaList(v, p, sub)
+	case "anyOf":
+		n.anyOf = c.schemaList(v, p, sub)
+	case "oneOf":
+		n.oneOf = c.schemaList(v, p, sub)
+	case "prefixItems":
+		if !d7 {
+			n.prefixItems = c.schemaList(v, p, sub)
+		}
+	case "items":
+		if _, isArr := v.([]any); isArr {
+			if !d7 {
+				c.problem(p, "must be a schema; an array of schemas is draft-07's form (in draft 2020-12 use prefixItems)")
+				return
+			}
+			n.prefixItems, n.itemsIsArray = c.schemaList(v, p, sub), true
+			return
+		}
+		n.items = sub(v, p)
+	case "additionalItems":
+		if d7 {
+			n.additionalItems = sub(v, p)
+		}
+	case "unevaluatedItems":
+		if !d7 {
+			n.unevaluatedItems = sub(v, p)
+			c.annotations = true
+		}
+	case "unevaluatedProperties":
+		if !d7 {
+			n.unevaluatedProperties = sub(v, p)
+			c.annotations = true
+		}
+	case "contentSchema":
+		if !d7 {
+			sub(v, p) // an annotation: checked, never applied
+		}
+	}
+}
+
+func (c *compiler) str(v any, p string) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		c.problem(p, "must be a string, not %s", kindWords(v))
+	}
+	return s, ok
+}
+
+func (c *compiler) boolean(v any, p string) (bool, bool) {
+	b, ok := v.(bool)
+	if !ok {
+		c.problem(p, "must be true or false, not %s", kindWords(v))
+	}
+	return b, ok
+}
+
+func (c *compiler) object(v any, p string) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.problem(p, "must be an object, not %s", kindWords(v))
+	}
+	return m, ok
+}
+
+func (c *compiler) number(v any, p string) *bound {
+	num, ok := v.(json.Number)
+	if !ok {
+		c.problem(p, "must be a number, not %s", kindWords(v))
+		return nil
+	}
+	return &bound{d: parseDecimal(string(num)), text: string(num)}
+}
+
+// count reads a non-negative integer; -1 when it is not one.
+func (c *compiler) count(v any, p string) int {
+	if num, ok := v.(json.Number); ok {
+		if n, ok := parseDecimal(string(num)).toInt(); ok {
+			return n
+		}
+	}
+	c.problem(p, "must be a non-negative integer, not %s", show(v))
+	return -1
+}
+
+// names reads an array of distinct strings (required, dependentRequired).
+func (c *compiler) names(v any, p string) []string {
+	arr, ok := v.([]any)
+	if !ok {
+		c.problem(p, "must be an array of property names, not %s", kindWords(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		switch {
+		case !ok:
+			c.problem(p+"/"+strconv.Itoa(i), "must be a property name (a string), not %s", kindWords(e))
+		case seen[s]:
+			c.problem(p+"/"+strconv.Itoa(i), "repeats %s: the names must be distinct", name(s))
+		default:
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *compiler) typeKeyword(v any, p string) typeSet {
+	one := func(v any, p string) typeSet {
+		s, ok := v.(string)
+		t := typeByName(s)
+		if !ok || t == 0 {
+			c.problem(p, "%s is not a type (array, boolean, integer, null, number, object, string)", show(v))
+		}
+		return t
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		return one(v, p)
+	}
+	if len(arr) == 0 {
+		c.problem(p, "must name at least one type")
+	}
+	var set typeSet
+	for i, e := range arr {
+		t := one(e, p+"/"+strconv.Itoa(i))
+		if t != 0 && set&t != 0 {
+			c.problem(p+"/"+strconv.Itoa(i), "repeats the type %s", show(e))
+		}
+		set |= t
+	}
+	return set
+}
+
+func (c *compiler) schemaMap(v any, p string, sub func(any, string) *node) map[string]*node {
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.problem(p, "must be an object whose values are schemas, not %s", kindWords(v))
+		return nil
+	}
+	out := make(map[string]*node, len(m))
+	for _, k := range sortedKeys(m) {
+		out[k] = sub(m[k], p+"/"+escapeToken(k))
+	}
+	return out
+}
+
+func (c *compiler) schemaList(v any, p string, sub func(any, string) *node) []*node {
+	arr, ok := v.([]any)
+	if !ok || len(arr) == 0 {
+		c.problem(p, "must be a non-empty array of schemas, not %s", show(v))
+		return nil
+	}
+	out := make([]*node, len(arr))
+	for i, e := range arr {
+		out[i] = sub(e, p+"/"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// pattern compiles a regular expression with Go's regexp (RE2: no backtracking, so a match takes
+// time linear in the text).
+func (c *compiler) pattern(s, p string) *pattern {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		c.problem(p, "%s is not a regular expression this host can run (RE2 syntax, as Go reads it: "+
+			"no lookahead, lookbehind or backreferences): %v", quote(s), err)
+		return nil
+	}
+	size := 0
+	if sre, err := syntax.Parse(s, syntax.Perl); err == nil {
+		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
+			size = len(prog.Inst)
+		}
+	}
+	if size > maxPatternSize {
+		c.problem(p, "the regular expression %s is too large (%d instructions compiled, at most %d)", quote(s), size, maxPatternSize)
+		return nil
+	}
+	return &pattern{src: s, re: re, size: max(size, 1)}
+}
+
+func (c *compiler) ref(n *node, kw string, v any, p string, res *resource) {
+	s, ok := c.str(v, p)
+	if !ok {
+		return
+	}
+	if _, err := url.Parse(s); err != nil {
+		c.problem(p, "%s is not a URI reference", quote(s))
+		return
+	}
+	c.refs = append(c.refs, refSite{n: n, keyword: kw, ref: s, base: res, where: p})
+}
+
+// link resolves a reference; only the schema's own resources are ever looked in.
+func (c *compiler) link(site refSite) {
+	u, _ := url.Parse(site.ref)
+	base, err := url.Parse(site.base.uri)
+	if err != nil {
+		c.problem(site.where, "%s cannot be resolved against %s", quote(site.ref), quote(site.base.uri))
+		return
+	}
+	abs := base.ResolveReference(u)
+	frag := abs.Fragment
+	abs.Fragment, abs.RawFragment = "", ""
+	res := c.byURI[abs.String()]
+	if res == nil {
+		c.problem(site.where, "external reference %s is not allowed: a schema may refer only to itself "+
+			"(a \"#/...\" pointer, or an $id or anchor it declares)", quoteLong(site.ref))
+		return
+	}
+	var target *node
+	switch {
+	case frag == "":
+		target = c.nodes[res.path]
+	case frag[0] == '/':
+		target = c.pointer(res, frag, site)
+	default:
+		a, ok := res.anchors[frag]
+		if !ok {
+			c.problem(site.where, "%s names the anchor %s, which the schema does not declare", quote(site.ref), quote(frag))
+			return
+		}
+		target = a.n
+		if site.keyword == "$dynamicRef" && a.dynamic {
+			site.n.dynamicAnchor = frag
+		}
+	}
+	if target == nil {
+		return
+	}
+	if site.keyword == "$ref" {
+		site.n.ref = target
+	} else {
+		site.n.dynamicRef = target
+	}
+}
+
+// pointer finds the schema at a JSON Pointer fragment inside res, compiling it if it lies where
+// no keyword of the draft put a schema (under "definitions" in draft 2020-12, say).
+func (c *compiler) pointer(res *resource, frag string, site refSite) *node {
+	v := res.value
+	path := res.path
+	for _, tok := range strings.Split(frag[1:], "/") {
+		if !validToken(tok) {
+			c.problem(site.where, "%s is not a JSON Pointer (~ only as ~0 or ~1)", quote(site.ref))
+			return nil
+		}
+		tok = unescapeToken(tok)
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[tok]
+			if !ok {
+				c.problem(site.where, "%s points to nothing: %s has no %s", quote(site.ref), schemaRef(path), quote(tok))
+				return nil
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) || strconv.Itoa(i) != tok {
+				c.problem(site.where, "%s points to nothing: %s has no item %s", quote(site.ref), schemaRef(path), quote(tok))
+				return nil
+			}
+			v = x[i]
+		default:
+			c.problem(site.where, "%s points to nothing: %s is %s", quote(site.ref), schemaRef(path), kindWords(v))
+			return nil
+		}
+		path += "/" + escapeToken(tok)
+	}
+	if n := c.nodes[path]; n != nil {
+		return n
+	}
+	switch v.(type) {
+	case map[string]any, bool:
+	default:
+		c.problem(site.where, "%s points to %s, which is not a schema", quote(site.ref), kindWords(v))
+		return nil
+	}
+	return c.schema(v, path, c.resourceAt(path), 0)
+}
+
+func validToken(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] == '~' && (i+1 == len(tok) || tok[i+1] != '0' && tok[i+1] != '1') {
+			return false
+		}
+	}
+	return true
+}
+
+func unescapeToken(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// resourceAt is the innermost resource holding the document location path.
+func (c *compiler) resourceAt(path string) *resource {
+	for {
+		if r := c.byPath[path]; r != nil {
+			return r
+		}
+		path = path[:max(strings.LastIndexByte(path, '/'), 0)]
+	}
+}
+
+// inPlace lists the schemas n applies to the very value it is given (not to a part of it).
+func (c *compiler) inPlace(n *node) []*node {
+	if n.isBool {
+		return nil
+	}
+	var out []*node
+	add := func(ns ...*node) {
+		for _, m := range ns {
+			if m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	add(n.ref)
+	if n.refOnly {
+		return out
+	}
+	add(n.dynamicRef)
+	if n.dynamicAnchor != "" {
+		add(c.dynamic[n.dynamicAnchor]...)
+	}
+	add(n.allOf...)
+	add(n.anyOf...)
+	add(n.oneOf...)
+	add(n.not)
+	if n.ifS != nil { // then and else apply only beside an if
+		add(n.ifS, n.thenS, n.elseS)
+	}
+	for _, d := range n.dependentSchemas {
+		add(d.schema)
+	}
+	return out
+}
+
+// checkCycles refuses a schema in which references lead back to a schema already being applied
+// to the same value: checking would never end (core spec 9.4.1 leaves it undefined).
+func (c *compiler) checkCycles() {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := make(map[*node]uint8, len(c.nodes))
+	var stack []*node
+	var visit func(n *node) bool
+	visit = func(n *node) bool {
+		state[n] = open
+		stack = append(stack, n)
+		for _, m := range c.inPlace(n) {
+			switch state[m] {
+			case open:
+				i := slices.Index(stack, m)
+				loop := make([]string, 0, len(stack)-i+1)
+				for _, s := range stack[i:] {
+					loop = append(loop, schemaRef(s.path))
+				}
+				if len(loop) > 8 {
+					loop = append(loop[:4], "…", loop[len(loop)-1])
+				}
+				loop = append(loop, schemaRef(m.path))
+				c.problem(m.path, "a $ref cycle: %s applies schemas to the same value without end", strings.Join(loop, " → "))
+				return false
+			case unseen:
+				if !visit(m) {
+					return false
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = done
+		return true
+	}
+	for _, p := range sortedKeys(c.nodes) {
+		if n := c.nodes[p]; state[n] == unseen && !visit(n) {
+			return
+		}
+	}
+}
