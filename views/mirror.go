@@ -315,6 +315,9 @@ func (m *Mirror) Show() {
 			}
 		}
 	}
+	for _, v := range m.views {
+		v.shown = true
+	}
 	m.mu.Unlock()
 	lk.Unlock()
 	x, y, vis := m.sim.GetCursor()
@@ -489,6 +492,15 @@ type mirrorView struct {
 	list  []int
 	whole bool
 	sync  bool
+	// shown: the App has shown a frame since the view attached. Until then the copier draws
+	// nothing: the logical cells are the last frame drawn before the view came (a server draws
+	// nothing with no view), and the App redraws everything for a new view at once, so the view's
+	// first frame is that redraw, never a stale frame followed by it.
+	shown bool
+
+	// drawn: the view's screen has shown a frame (copyLoop only). Until then it is blank, as
+	// tcell's Init left it and its terminal, and its first frame draws only what is not blank.
+	drawn bool
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -549,16 +561,30 @@ func (v *mirrorView) frame() {
 	// Take what changed under the lock, and draw it on the view's screen after: that screen's
 	// lock may be held by tcell while it writes to a slow terminal, and the App must not wait.
 	m.mu.Lock()
+	if !v.shown {
+		m.mu.Unlock()
+		return
+	}
 	w, h := m.w, m.h
 	whole := v.whole
 	var cells []indexedCell
 	if whole {
+		// The view's screen is blank at the frame's start (filled, or never drawn on): the blank
+		// cells need no copy and no drawing.
 		v.whole = false
 		v.dirty = make([]bool, w*h)
 		v.list = v.list[:0]
-		cells = make([]indexedCell, len(m.cells))
+		n := 0
+		for _, c := range m.cells {
+			if !c.blank() {
+				n++
+			}
+		}
+		cells = make([]indexedCell, 0, n)
 		for i, c := range m.cells {
-			cells[i] = indexedCell{i, c}
+			if !c.blank() {
+				cells = append(cells, indexedCell{i, c})
+			}
 		}
 	} else {
 		cells = make([]indexedCell, len(v.list))
@@ -584,9 +610,10 @@ func (v *mirrorView) frame() {
 		}
 	}
 	vw, vh := v.sc.Size()
-	if whole {
+	if whole && v.drawn {
 		v.sc.Fill(' ', tcell.StyleDefault)
 	}
+	v.drawn = true
 	for _, c := range cells {
 		v.sc.Put(c.i%w, c.i/w, c.c.str, c.c.style)
 	}
@@ -609,6 +636,11 @@ func (v *mirrorView) frame() {
 type indexedCell struct {
 	i int
 	c mirrorCell
+}
+
+// blank reports whether the cell is a space in the default style, as a cleared terminal shows.
+func (c mirrorCell) blank() bool {
+	return (c.str == " " || c.str == "") && c.style == tcell.StyleDefault
 }
 
 // viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
