@@ -258,6 +258,13 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
+	// The screen starts at the terminal's size (tcell starts at the terminfo's, 80x24, and
+	// reallocates at once: memory that every attach would pay for twice).
+	if ws, err := tty.WindowSize(); err == nil {
+		sized := *ti
+		sized.Columns, sized.Lines = ws.Width, ws.Height
+		ti = &sized
+	}
 	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
 	if err == nil {
 		err = sc.Init() // raw mode, the alternate screen
