@@ -239,6 +239,9 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 			return
 		}
 	}
+	// The App draws the view's first frame while its terminal is passed and set up.
+	expected := s.mirror.Expect()
+	defer expected()
 	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
 	fd, err := receiveFD(nc)
 	if err != nil {
@@ -286,6 +289,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
+	expected()
 	s.logf("%s attached (TERM=%s)", id, p.Term)
 	dec := json.NewDecoder(nc)
 	for {

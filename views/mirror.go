@@ -43,6 +43,10 @@ type Mirror struct {
 	pasteOn bool
 	focusOn bool
 	onViews func(id string, attached bool) // a view came or went (any goroutine)
+	// expected counts the views announced by Expect and not attached (or given up) yet; fresh:
+	// a frame was shown since the last Expect.
+	expected int
+	fresh    bool
 
 	origins  map[tcell.Event]string // which view sent an event still in the queue
 	originQ  []tcell.Event          // the same events, oldest first (bounds the map)
@@ -106,12 +110,46 @@ func (m *Mirror) Views() int {
 	return len(m.views)
 }
 
+// Drawing reports whether a frame reaches anybody: a view is attached, or expected.
+func (m *Mirror) Drawing() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.views) > 0 || m.expected > 0
+}
+
+// Expect announces a view about to attach, while its terminal is being set up: the App draws
+// everything for it now (a server with no view draws nothing), and a view that attaches at the
+// logical screen's size after that frame is shown gets it as its first frame at once. done is
+// to be called once the view attached, or will not. Any goroutine.
+func (m *Mirror) Expect() (done func()) {
+	m.mu.Lock()
+	m.expected++
+	m.fresh = false
+	notify := m.onViews
+	m.mu.Unlock()
+	if notify != nil {
+		notify("", true) // the App redraws everything
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			m.expected--
+			m.mu.Unlock()
+		})
+	}
+}
+
 // Attach adds a view drawing on sc, which must be initialized. The view becomes the latest:
 // the logical screen takes its size. gone runs once, on the view's own goroutine, after its
 // screen has been finalized (the terminal is restored), with the reason it left.
 func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
+	w, h := sc.Size()
+	lw, lh := m.sim.Size()
 	m.mu.Lock()
+	// Expected, and the App has drawn for it at its size: the cells are its first frame.
+	v.shown = m.expected > 0 && m.fresh && w == lw && h == lh
 	if m.finished {
 		m.mu.Unlock()
 		return fmt.Errorf("tickmux is stopping")
@@ -318,6 +356,7 @@ func (m *Mirror) Show() {
 	for _, v := range m.views {
 		v.shown = true
 	}
+	m.fresh = true
 	m.mu.Unlock()
 	lk.Unlock()
 	x, y, vis := m.sim.GetCursor()
@@ -638,9 +677,13 @@ type indexedCell struct {
 	c mirrorCell
 }
 
-// blank reports whether the cell is a space in the default style, as a cleared terminal shows.
+// blank reports whether the cell looks as a cleared terminal shows it: a space on the default
+// background, with no attribute that shows on a space (a foreground colour, bold, italic do not).
 func (c mirrorCell) blank() bool {
-	return (c.str == " " || c.str == "") && c.style == tcell.StyleDefault
+	if c.str != " " && c.str != "" {
+		return false
+	}
+	return c.style.Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
 }
 
 // viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
