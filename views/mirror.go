@@ -36,13 +36,15 @@ type Mirror struct {
 	allRows bool
 	cursorX int
 	cursorY int
-	cursor  bool
-	curSt   tcell.CursorStyle
-	mouse   []tcell.MouseFlags
-	mouseOn bool
-	pasteOn bool
-	focusOn bool
-	onViews func(id string, attached bool) // a view came or went (any goroutine)
+	// showX, showY: where the App put the cursor, -1 when hidden (UI goroutine; Show takes it).
+	showX, showY int
+	cursor       bool
+	curSt        tcell.CursorStyle
+	mouse        []tcell.MouseFlags
+	mouseOn      bool
+	pasteOn      bool
+	focusOn      bool
+	onViews      func(id string, attached bool) // a view came or went (any goroutine)
 	// expected counts the views announced by Expect and not attached (or given up) yet; fresh:
 	// a frame was shown since the last Expect.
 	expected int
@@ -72,7 +74,7 @@ func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 // positive): a server started for a terminal sizes it as that terminal, so that the App has
 // drawn the first view's frame, at its size, by the time the view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
 		m.initW, m.initH = 80, 24
 	}
@@ -92,8 +94,18 @@ func (m *Mirror) Init() error {
 	if err := m.sim.Init(); err != nil {
 		return err
 	}
-	m.sim.SetSize(m.initW, m.initH)
+	m.setSize(m.initW, m.initH)
 	return nil
+}
+
+// setSize sizes the logical screen: its cells. The simulation screen's SetSize would also make
+// again the buffer its Show copies to, which the Mirror never calls (864 KB at 160x45, page by
+// page; a server pays it at start and at every size).
+func (m *Mirror) setSize(w, h int) {
+	lk := m.sim.(cellsOf)
+	lk.Lock()
+	lk.GetCells().Resize(w, h)
+	lk.Unlock()
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -146,7 +158,7 @@ func (m *Mirror) Expect() (done func()) {
 func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
 	w, h := sc.Size()
-	lw, lh := m.sim.Size()
+	lw, lh := m.Size()
 	m.mu.Lock()
 	// Expected, and the App has drawn for it at its size: the cells are its first frame.
 	v.shown = m.expected > 0 && m.fresh && w == lw && h == lh
@@ -270,13 +282,13 @@ func (m *Mirror) use(id string) {
 	m.latest = id
 	m.mu.Unlock()
 	w, h := v.sc.Size()
-	if ow, oh := m.sim.Size(); ow == w && oh == h {
+	if ow, oh := m.Size(); ow == w && oh == h {
 		if changed {
 			m.pokeAll() // the size notes change
 		}
 		return
 	}
-	m.sim.SetSize(w, h)
+	m.setSize(w, h)
 	m.sim.PostEventWait(tcell.NewEventResize(w, h))
 }
 
@@ -359,9 +371,9 @@ func (m *Mirror) Show() {
 	m.fresh = true
 	m.mu.Unlock()
 	lk.Unlock()
-	x, y, vis := m.sim.GetCursor()
+	x, y := m.showX, m.showY
 	m.mu.Lock()
-	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	m.cursorX, m.cursorY, m.cursor = x, y, x >= 0 && y >= 0 && x < w && y < h
 	m.mu.Unlock()
 	m.pokeAll()
 }
@@ -435,9 +447,14 @@ func (m *Mirror) touch(y int) {
 	}
 }
 func (m *Mirror) SetStyle(st tcell.Style) { m.sim.SetStyle(st) }
-func (m *Mirror) ShowCursor(x, y int)     { m.sim.ShowCursor(x, y) }
-func (m *Mirror) HideCursor()             { m.sim.HideCursor() }
-func (m *Mirror) Size() (int, int)        { return m.sim.Size() }
+func (m *Mirror) ShowCursor(x, y int)     { m.showX, m.showY = x, y }
+func (m *Mirror) HideCursor()             { m.showX, m.showY = -1, -1 }
+func (m *Mirror) Size() (int, int) {
+	lk := m.sim.(cellsOf)
+	lk.Lock()
+	defer lk.Unlock()
+	return lk.GetCells().Size()
+}
 func (m *Mirror) ChannelEvents(ch chan<- tcell.Event, quit <-chan struct{}) {
 	m.sim.ChannelEvents(ch, quit)
 }

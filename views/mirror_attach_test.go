@@ -173,3 +173,35 @@ func TestBlankCells(t *testing.T) {
 		}
 	}
 }
+
+// The logical screen is as large as the latest view, cursor included: the simulation screen
+// behind it keeps its first size (only its cells follow).
+func TestMirrorCursorAnywhereOnALargeScreen(t *testing.T) {
+	m := NewMirrorSized(160, 45)
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	if w, h := m.Size(); w != 160 || h != 45 {
+		t.Fatalf("the logical screen is %dx%d, want 160x45", w, h)
+	}
+	v := newFramesScreen(t, 160, 45)
+	if err := m.Attach("v", v, nil); err != nil {
+		t.Fatal(err)
+	}
+	m.PutStr(150, 44, "CORNER")
+	m.ShowCursor(100, 30)
+	m.Show()
+	if f := v.waitFrame(t); !strings.Contains(f, "CORNER") {
+		t.Fatalf("the bottom right corner did not reach the view: %q", f[len(f)-200:])
+	}
+	if x, y, vis := v.GetCursor(); x != 100 || y != 30 || !vis {
+		t.Fatalf("the view's cursor is at %d,%d (visible %v), want 100,30", x, y, vis)
+	}
+	m.HideCursor()
+	m.Show()
+	v.waitFrame(t)
+	if _, _, vis := v.GetCursor(); vis {
+		t.Fatal("the view's cursor shows after HideCursor")
+	}
+}
