@@ -135,16 +135,18 @@ func start(args []string, in, out, errw *os.File) *Handover {
 		return h
 	}
 	h.Conn = os.NewFile(uintptr(fd), "tickmux socket")
-	h.Read = readLine(fd)
-	if string(h.Read) != AttachAnswer+"\n" {
-		return h
-	}
+	// While the server answers: the terminal's settings, and the signals a view relays.
 	saved, err := GetTermState(inFd)
 	if err != nil {
 		return h
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, Signals...)
+	h.Read = readLine(fd)
+	if string(h.Read) != AttachAnswer+"\n" {
+		signal.Stop(sigs)
+		return h
+	}
 	if sendFD(fd, inFd) != nil {
 		signal.Stop(sigs)
 		return h
