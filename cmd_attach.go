@@ -6,6 +6,7 @@ import (
 
 	"tickmux/agent"
 	"tickmux/server"
+	"tickmux/server/earlyview"
 )
 
 // runAttach is `tickmux attach`: this terminal becomes a view of the running server.
@@ -14,7 +15,7 @@ func runAttach(args []string, std stdio) int {
 	if err != nil || len(f.argv) > 0 {
 		return 2
 	}
-	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams())
+	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams(), earlyview.Take())
 }
 
 // runKillServer is `tickmux kill-server`: the server ends, and every program in it.

@@ -15,6 +15,7 @@ import (
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/server"
+	"tickmux/server/earlyview"
 	"tickmux/views"
 )
 
@@ -105,13 +106,28 @@ func tui(args []string, std stdio, demo bool) int {
 		fmt.Fprintf(std.err, "%s: TERM is not set, so tickmux cannot know how to draw on this terminal\n", name)
 		return 2
 	}
-	if _, err := config.Load(f.config); err != nil {
-		fmt.Fprintf(std.err, "%s: %v\n", name, err)
-		return 2
-	}
 	sock := agent.SocketPath(f.socket)
+	early := earlyview.Take() // what this view's early start did, before the package inits
 	p := viewParams()
-	if !server.Running(sock) {
+	switch {
+	case early != nil && early.Started:
+		// None ran, and the early start started one (the config is read there).
+		if err := early.StartErr; err != nil && !strings.Contains(err.Error(), agent.ErrAlreadyRunning.Error()) {
+			if _, cerr := config.Load(f.config); cerr != nil {
+				fmt.Fprintf(std.err, "%s: %v\n", name, cerr) // the server failed on it too
+				return 2
+			}
+			fmt.Fprintf(std.err, "%s: %v\n", name, err)
+			return 1
+		}
+	case early != nil && early.Conn != nil:
+		// A server runs, and the early start is attaching to it.
+	case !server.Running(sock):
+		// The config is read by a server that starts; a running one has its own.
+		if _, err := config.Load(f.config); err != nil {
+			fmt.Fprintf(std.err, "%s: %v\n", name, err)
+			return 2
+		}
 		err := server.Start(serverArgs(f, sock, demo))
 		switch {
 		case err == nil:
@@ -121,36 +137,19 @@ func tui(args []string, std stdio, demo bool) int {
 			fmt.Fprintf(std.err, "%s: %v\n", name, err)
 			return 1
 		}
-	} else {
-		switch {
-		case demo:
-			fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
-		case len(f.argv) > 0:
-			p.Open = f.argv
-			p.Dir, _ = os.Getwd()
-		}
+	case demo:
+		fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
+	case len(f.argv) > 0:
+		p.Open = f.argv
+		p.Dir, _ = os.Getwd()
 	}
-	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
+	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p, early)
 }
 
 // serverArgs are the arguments of the `tickmux server` this command starts.
 func serverArgs(f *tuiFlags, sock string, demo bool) []string {
-	args := []string{"--socket", sock, "--config", f.config}
-	// The server lays out and draws the first frame at this terminal's size before the view
-	// attaches, instead of at 80x24 and again once it is there.
-	if w, h, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 && h > 0 {
-		args = append(args, "--size", fmt.Sprintf("%dx%d", w, h))
-	}
-	if f.logPath != "" {
-		args = append(args, "--log", f.logPath)
-	}
-	if demo {
-		args = append(args, "--demo")
-	}
-	if len(f.argv) > 0 {
-		args = append(append(args, "--"), f.argv...)
-	}
-	return args
+	cols, rows := earlyview.WindowSize(int(os.Stdout.Fd()))
+	return earlyview.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
 }
 
 // openInitial opens what tickmux starts with: a shell, the given Tick, or the demo.

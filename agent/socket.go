@@ -7,34 +7,21 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"tickmux/server/earlyview"
 )
 
 // EnvSocket overrides the control socket's path, for the TUI and every client verb.
-const EnvSocket = "TICKMUX_SOCKET"
+const EnvSocket = earlyview.EnvSocket
 
 // SocketPath returns the control socket's path: flag when it is not empty, else $TICKMUX_SOCKET,
-// else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock.
-func SocketPath(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if p := os.Getenv(EnvSocket); p != "" {
-		return p
-	}
-	return filepath.Join(defaultDir(), "default.sock")
-}
-
-func defaultDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "tickmux")
-	}
-	return filepath.Join(os.TempDir(), "tickmux-"+strconv.Itoa(os.Getuid()))
-}
+// else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock. (One
+// definition, in earlyview, which a view's early start uses before this package initialises.)
+func SocketPath(flag string) string { return earlyview.SocketPath(flag) }
 
 // ErrAlreadyRunning: a live tickmux answers on the socket.
 var ErrAlreadyRunning = errors.New("another tickmux is already running")
@@ -63,7 +50,7 @@ func (l *Listener) Close() error {
 func Listen(path string) (*Listener, error) {
 	path = filepath.Clean(path)
 	dir := filepath.Dir(path)
-	if err := prepareDir(dir, path == filepath.Join(defaultDir(), "default.sock")); err != nil {
+	if err := prepareDir(dir, path == earlyview.DefaultSocket()); err != nil {
 		return nil, err
 	}
 	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o600)

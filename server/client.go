@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -20,20 +20,14 @@ import (
 
 	"tickmux/agent"
 	"tickmux/host/guardian"
+	"tickmux/server/earlyview"
 )
 
 // ErrNoServer: nobody answers on the socket.
 var ErrNoServer = errors.New("no tickmux server is running")
 
 // Running reports whether a server answers on the socket at path.
-func Running(path string) bool {
-	c, err := net.DialTimeout("unix", path, time.Second)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
-}
+func Running(path string) bool { return earlyview.Running(path) }
 
 // dial connects to the server and checks that it runs as this user (the socket is the user's
 // alone, on both ends).
@@ -64,6 +58,11 @@ func request(nc *net.UnixConn, rd *bufio.Reader, method string, params any, resu
 	if err := json.NewEncoder(nc).Encode(agent.Request{ID: 1, Method: method, Params: raw}); err != nil {
 		return err
 	}
+	return answer(rd, result)
+}
+
+// answer reads the answer to the request sent: its result into result, or its error.
+func answer(rd *bufio.Reader, result any) error {
 	line, err := rd.ReadBytes('\n')
 	if err != nil {
 		return errors.New("the server hung up")
@@ -160,175 +159,106 @@ func stopped(path string, pid int, d time.Duration) bool {
 	}
 }
 
-// resetModes undoes what a server that died may have left on the terminal: the alternate
-// screen, a hidden cursor, mouse reporting, bracketed paste, focus events.
-const resetModes = "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1004l\x1b[?25h\x1b[0m\x1b[?1049l"
-
 // Attach shows the server on path in this terminal until the view detaches or the server
 // ends. open, when not empty, is opened first. Whatever happens, the terminal is restored and
-// any message is printed on the normal screen. It returns the exit code.
-func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams) int {
+// any message is printed on the normal screen. It returns the exit code. early is what the view's
+// early start did (earlyview.Take; nil: nothing): Attach goes on from there.
+func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early *earlyview.Handover) int {
+	if early != nil && early.View != nil {
+		code, _ := early.View.Wait(decodeLine) // it knows every line
+		early.View.Close()
+		return code
+	}
 	fd := int(in.Fd())
 	if !term.IsTerminal(fd) || !term.IsTerminal(int(out.Fd())) {
+		early.Close()
 		fmt.Fprintln(errw, "tickmux: attaching needs a terminal (stdin and stdout must be a TTY)")
 		return 2
 	}
-	saved, err := term.GetState(fd)
+	saved, err := earlyview.GetTermState(fd)
 	if err != nil {
+		early.Close()
 		fmt.Fprintf(errw, "tickmux: %v\n", err)
 		return 1
 	}
-	nc, err := dial(path)
+	nc, rd, err := resume(early)
+	if err == nil && nc == nil {
+		if nc, err = dial(path); err == nil {
+			rd = bufio.NewReader(nc)
+			err = request(nc, rd, MethodAttach, p, nil)
+		}
+	} else if err == nil {
+		err = answer(rd, nil) // the early start sent the request
+	}
 	if err != nil {
+		if nc != nil {
+			nc.Close()
+		}
 		fmt.Fprintf(errw, "tickmux: %v\n", err)
 		return 1
 	}
-	defer nc.Close()
-	rd := bufio.NewReader(nc)
-	var res AttachResult
-	if err := request(nc, rd, MethodAttach, p, &res); err != nil {
-		fmt.Fprintf(errw, "tickmux: %v\n", err)
-		return 1
-	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, earlyview.Signals...)
 	if _, _, err := nc.WriteMsgUnix([]byte{0}, unix.UnixRights(fd), nil); err != nil {
+		signal.Stop(sigs)
+		nc.Close()
 		fmt.Fprintf(errw, "tickmux: cannot pass the terminal to the server: %v\n", err)
 		return 1
 	}
 	// From here the server draws on the terminal; this process only relays what the terminal
 	// tells it alone, and waits.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	left := make(chan *LeftParams, 1)
-	go func() { // owner: Attach; returns when the connection ends (Attach closes it on return)
-		defer close(left)
-		for {
-			line, err := rd.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			var m agent.Message
-			if json.Unmarshal(line, &m) == nil && m.Method == notifyLeft {
-				var lp LeftParams
-				_ = json.Unmarshal(m.Params, &lp)
-				left <- &lp
-				return
-			}
-		}
-	}()
 	tell := func(method string) {
 		_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
-		_ = json.NewEncoder(nc).Encode(agent.Request{Method: method})
+		_, _ = nc.Write(earlyview.Notification(method))
 	}
-	var lp *LeftParams
-	hungUp := false
-wait:
-	for {
-		select {
-		case sig := <-sigs:
-			switch sig {
-			case syscall.SIGWINCH:
-				tell(notifyResize)
-			case syscall.SIGCONT:
-				tell(notifyRedraw)
-			case syscall.SIGHUP:
-				hungUp = true // the terminal is gone: nothing to restore or print on
-				break wait
-			default:
-				tell(notifyDetach)
-				select {
-				case lp = <-left:
-				case <-time.After(2 * time.Second):
-				}
-				break wait
-			}
-		case lp = <-left:
-			break wait
-		}
+	v := earlyview.NewView(path, fd, out, errw, saved, sigs, rd, tell, func() { nc.Close() })
+	defer v.Close()
+	code, _ := v.Wait(decodeLine)
+	return code
+}
+
+// decodeLine reads a line from the server with the protocol's own types: view/left, or a line
+// to ignore.
+func decodeLine(line []byte) (*earlyview.Left, bool) {
+	var m agent.Message
+	if json.Unmarshal(line, &m) != nil || m.Method != notifyLeft {
+		return nil, true
 	}
-	if hungUp {
-		return 0
-	}
-	if lp == nil {
-		// The server went away without restoring the terminal (killed, say): do it here.
-		_ = term.Restore(fd, saved)
-		io.WriteString(out, resetModes)
-		fmt.Fprintln(errw, "tickmux: the server went away")
-		removeStale(path)
-		return 1
-	}
-	_ = term.Restore(fd, saved)
-	if lp.Failed {
-		fmt.Fprintf(errw, "tickmux: %s\n", lp.Reason)
-		return 1
-	}
-	if lp.Exited {
-		fmt.Fprintln(out, "[tickmux exited]")
-		return 0
-	}
-	fmt.Fprintf(out, "[%s]\n", lp.Reason)
-	return 0
+	var lp LeftParams
+	_ = json.Unmarshal(m.Params, &lp)
+	return &earlyview.Left{Reason: lp.Reason, Exited: lp.Exited, Failed: lp.Failed}, true
 }
 
 // EnvReady names the descriptor a starting server reports on: "ok", or the error.
-const EnvReady = "TICKMUX_READY_FD"
+const EnvReady = earlyview.EnvReady
 
 // Start runs `self server ARGS...` in the background as its own session (no controlling
 // terminal, stdio on /dev/null) and returns once it reports that it listens, or why it could
 // not start.
 func Start(args []string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("cannot find the tickmux binary: %w", err)
-	}
-	pr, pw, err := os.Pipe()
+	s, err := earlyview.StartServer(args)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, append([]string{"server"}, args...)...)
-	cmd.Env = append(os.Environ(), EnvReady+"=3")
-	cmd.ExtraFiles = []*os.File{pw}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Dir = "/"
-	if wd, err := os.Getwd(); err == nil {
-		cmd.Dir = wd // the first shell opens where the person started tickmux
-	}
-	if err := cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
-		return fmt.Errorf("cannot start the tickmux server: %w", err)
-	}
-	pw.Close()
-	go cmd.Wait() // owner: this process; reaps the server when it ends (a detached server is reparented)
-	msg, _ := io.ReadAll(io.LimitReader(pr, 64<<10))
-	pr.Close()
-	switch s := strings.TrimSpace(string(msg)); {
-	case s == "ok":
-		return nil
-	case s == "":
-		return errors.New("the tickmux server exited at once; its log says why")
-	default:
-		return errors.New(s)
-	}
+	return s.Wait()
 }
 
-// removeStale removes the socket a killed server left, once nobody holds its lock and nobody
-// answers on it, so that it blocks nothing (the next server would replace it anyway).
-func removeStale(path string) {
-	for i := 0; i < 50; i++ { // the lock goes with the dead server's last descriptor
-		lock, err := os.OpenFile(path+".lock", os.O_RDWR|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			return
-		}
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSocket && !Running(path) {
-				os.Remove(path)
-			}
-			lock.Close()
-			return
-		}
-		lock.Close()
-		time.Sleep(20 * time.Millisecond)
+// resume takes over the connection the early start made and sent the attach request on (the
+// terminal not yet), with a reader that has what it read of the answer first; nc is nil when it
+// made none.
+func resume(early *earlyview.Handover) (nc *net.UnixConn, rd *bufio.Reader, err error) {
+	if early == nil || early.Conn == nil {
+		return nil, nil, nil
 	}
+	defer early.Close()
+	c, err := net.FileConn(early.Conn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot connect to tickmux on %s: %w", early.Socket, err)
+	}
+	nc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, nil, fmt.Errorf("cannot connect to tickmux on %s: not a Unix socket", early.Socket)
+	}
+	return nc, bufio.NewReader(io.MultiReader(bytes.NewReader(early.Read), nc)), nil
 }

@@ -80,7 +80,7 @@ func TestKillServerEndsAServerThatDoesNotAnswer(t *testing.T) {
 			}
 			defer cmd.Process.Kill()
 			for i := 0; ; i++ {
-				if _, err := os.Stat(sock); err == nil {
+				if Running(sock) { // not the file: it is there a moment before the listen
 					break
 				}
 				if i > 500 {

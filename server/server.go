@@ -39,18 +39,19 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/server/earlyview"
 	"tickmux/views"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
 const (
-	MethodAttach = "view/attach"
+	MethodAttach = earlyview.MethodAttach
 	MethodKill   = "view/kill-server"
 
-	notifyResize = "view/resize" // client → server: the terminal changed size
-	notifyRedraw = "view/redraw" // client → server: draw everything again (after SIGCONT)
-	notifyDetach = "view/detach" // client → server: detach me (the client got SIGTERM)
-	notifyLeft   = "view/left"   // server → client: the view is over, the terminal is restored
+	notifyResize = earlyview.NotifyResize // client → server: the terminal changed size
+	notifyRedraw = earlyview.NotifyRedraw // client → server: draw everything again (after SIGCONT)
+	notifyDetach = earlyview.NotifyDetach // client → server: detach me (the client got SIGTERM)
+	notifyLeft   = earlyview.NotifyLeft   // server → client: the view is over, the terminal is restored
 )
 
 // AttachParams is what a view tells the server about its terminal.
@@ -60,6 +61,9 @@ type AttachParams struct {
 	// Open is a program to open before attaching (tickmux -- CMD on a running server).
 	Open []string `json:"open,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Early is true when the view's early start (package earlyview) sent the request: the log
+	// says so.
+	Early bool `json:"early,omitempty"`
 }
 
 // AttachResult asks the client for its terminal's descriptor.
@@ -239,6 +243,9 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 			return
 		}
 	}
+	// The App draws the view's first frame while its terminal is passed and set up.
+	expected := s.mirror.Expect()
+	defer expected()
 	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
 	fd, err := receiveFD(nc)
 	if err != nil {
@@ -257,6 +264,13 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		tty.Close()
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
+	}
+	// The screen starts at the terminal's size (tcell starts at the terminfo's, 80x24, and
+	// reallocates at once: memory that every attach would pay for twice).
+	if ws, err := tty.WindowSize(); err == nil {
+		sized := *ti
+		sized.Columns, sized.Lines = ws.Width, ws.Height
+		ti = &sized
 	}
 	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
 	if err == nil {
@@ -279,7 +293,12 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
-	s.logf("%s attached (TERM=%s)", id, p.Term)
+	expected()
+	if p.Early {
+		s.logf("%s attached (TERM=%s, early start)", id, p.Term)
+	} else {
+		s.logf("%s attached (TERM=%s)", id, p.Term)
+	}
 	dec := json.NewDecoder(nc)
 	for {
 		var m agent.Request

@@ -103,7 +103,8 @@ func (a *App) otherViewsCardsChanged() {
 	}
 }
 
-// viewsChanged is the Mirror's notice that a view attached or left. Any goroutine.
+// viewsChanged is the Mirror's notice that a view attached or left, or is about to attach (id
+// empty). Any goroutine.
 func (a *App) viewsChanged(id string, attached bool) {
 	if !attached {
 		a.views.mu.Lock()
@@ -144,9 +145,9 @@ func (a *App) detachView() {
 	go a.mirror.Detach(id, "detached") // owner: the Mirror; returns once the view is told to leave
 }
 
-// drawing reports whether a frame would reach anybody: a server with no view attached draws
-// nothing.
-func (a *App) drawing() bool { return a.mirror == nil || a.mirror.Views() > 0 }
+// drawing reports whether a frame would reach anybody: a server with no view attached (or about
+// to attach) draws nothing.
+func (a *App) drawing() bool { return a.mirror == nil || a.mirror.Drawing() }
 
 // ReasonExited is why every view leaves when the server ends.
 const ReasonExited = "tickmux exited"

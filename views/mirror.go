@@ -36,13 +36,19 @@ type Mirror struct {
 	allRows bool
 	cursorX int
 	cursorY int
-	cursor  bool
-	curSt   tcell.CursorStyle
-	mouse   []tcell.MouseFlags
-	mouseOn bool
-	pasteOn bool
-	focusOn bool
-	onViews func(id string, attached bool) // a view came or went (any goroutine)
+	// showX, showY: where the App put the cursor, -1 when hidden (UI goroutine; Show takes it).
+	showX, showY int
+	cursor       bool
+	curSt        tcell.CursorStyle
+	mouse        []tcell.MouseFlags
+	mouseOn      bool
+	pasteOn      bool
+	focusOn      bool
+	onViews      func(id string, attached bool) // a view came or went (any goroutine)
+	// expected counts the views announced by Expect and not attached (or given up) yet; fresh:
+	// a frame was shown since the last Expect.
+	expected int
+	fresh    bool
 
 	origins  map[tcell.Event]string // which view sent an event still in the queue
 	originQ  []tcell.Event          // the same events, oldest first (bounds the map)
@@ -68,7 +74,7 @@ func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 // positive): a server started for a terminal sizes it as that terminal, so that the App has
 // drawn the first view's frame, at its size, by the time the view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
 		m.initW, m.initH = 80, 24
 	}
@@ -88,8 +94,18 @@ func (m *Mirror) Init() error {
 	if err := m.sim.Init(); err != nil {
 		return err
 	}
-	m.sim.SetSize(m.initW, m.initH)
+	m.setSize(m.initW, m.initH)
 	return nil
+}
+
+// setSize sizes the logical screen: its cells. The simulation screen's SetSize would also make
+// again the buffer its Show copies to, which the Mirror never calls (864 KB at 160x45, page by
+// page; a server pays it at start and at every size).
+func (m *Mirror) setSize(w, h int) {
+	lk := m.sim.(cellsOf)
+	lk.Lock()
+	lk.GetCells().Resize(w, h)
+	lk.Unlock()
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -106,12 +122,46 @@ func (m *Mirror) Views() int {
 	return len(m.views)
 }
 
+// Drawing reports whether a frame reaches anybody: a view is attached, or expected.
+func (m *Mirror) Drawing() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.views) > 0 || m.expected > 0
+}
+
+// Expect announces a view about to attach, while its terminal is being set up: the App draws
+// everything for it now (a server with no view draws nothing), and a view that attaches at the
+// logical screen's size after that frame is shown gets it as its first frame at once. done is
+// to be called once the view attached, or will not. Any goroutine.
+func (m *Mirror) Expect() (done func()) {
+	m.mu.Lock()
+	m.expected++
+	m.fresh = false
+	notify := m.onViews
+	m.mu.Unlock()
+	if notify != nil {
+		notify("", true) // the App redraws everything
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			m.expected--
+			m.mu.Unlock()
+		})
+	}
+}
+
 // Attach adds a view drawing on sc, which must be initialized. The view becomes the latest:
 // the logical screen takes its size. gone runs once, on the view's own goroutine, after its
 // screen has been finalized (the terminal is restored), with the reason it left.
 func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
+	w, h := sc.Size()
+	lw, lh := m.Size()
 	m.mu.Lock()
+	// Expected, and the App has drawn for it at its size: the cells are its first frame.
+	v.shown = m.expected > 0 && m.fresh && w == lw && h == lh
 	if m.finished {
 		m.mu.Unlock()
 		return fmt.Errorf("tickmux is stopping")
@@ -232,13 +282,13 @@ func (m *Mirror) use(id string) {
 	m.latest = id
 	m.mu.Unlock()
 	w, h := v.sc.Size()
-	if ow, oh := m.sim.Size(); ow == w && oh == h {
+	if ow, oh := m.Size(); ow == w && oh == h {
 		if changed {
 			m.pokeAll() // the size notes change
 		}
 		return
 	}
-	m.sim.SetSize(w, h)
+	m.setSize(w, h)
 	m.sim.PostEventWait(tcell.NewEventResize(w, h))
 }
 
@@ -315,11 +365,15 @@ func (m *Mirror) Show() {
 			}
 		}
 	}
+	for _, v := range m.views {
+		v.shown = true
+	}
+	m.fresh = true
 	m.mu.Unlock()
 	lk.Unlock()
-	x, y, vis := m.sim.GetCursor()
+	x, y := m.showX, m.showY
 	m.mu.Lock()
-	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	m.cursorX, m.cursorY, m.cursor = x, y, x >= 0 && y >= 0 && x < w && y < h
 	m.mu.Unlock()
 	m.pokeAll()
 }
@@ -393,9 +447,14 @@ func (m *Mirror) touch(y int) {
 	}
 }
 func (m *Mirror) SetStyle(st tcell.Style) { m.sim.SetStyle(st) }
-func (m *Mirror) ShowCursor(x, y int)     { m.sim.ShowCursor(x, y) }
-func (m *Mirror) HideCursor()             { m.sim.HideCursor() }
-func (m *Mirror) Size() (int, int)        { return m.sim.Size() }
+func (m *Mirror) ShowCursor(x, y int)     { m.showX, m.showY = x, y }
+func (m *Mirror) HideCursor()             { m.showX, m.showY = -1, -1 }
+func (m *Mirror) Size() (int, int) {
+	lk := m.sim.(cellsOf)
+	lk.Lock()
+	defer lk.Unlock()
+	return lk.GetCells().Size()
+}
 func (m *Mirror) ChannelEvents(ch chan<- tcell.Event, quit <-chan struct{}) {
 	m.sim.ChannelEvents(ch, quit)
 }
@@ -489,6 +548,15 @@ type mirrorView struct {
 	list  []int
 	whole bool
 	sync  bool
+	// shown: the App has shown a frame since the view attached. Until then the copier draws
+	// nothing: the logical cells are the last frame drawn before the view came (a server draws
+	// nothing with no view), and the App redraws everything for a new view at once, so the view's
+	// first frame is that redraw, never a stale frame followed by it.
+	shown bool
+
+	// drawn: the view's screen has shown a frame (copyLoop only). Until then it is blank, as
+	// tcell's Init left it and its terminal, and its first frame draws only what is not blank.
+	drawn bool
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -549,16 +617,30 @@ func (v *mirrorView) frame() {
 	// Take what changed under the lock, and draw it on the view's screen after: that screen's
 	// lock may be held by tcell while it writes to a slow terminal, and the App must not wait.
 	m.mu.Lock()
+	if !v.shown {
+		m.mu.Unlock()
+		return
+	}
 	w, h := m.w, m.h
 	whole := v.whole
 	var cells []indexedCell
 	if whole {
+		// The view's screen is blank at the frame's start (filled, or never drawn on): the blank
+		// cells need no copy and no drawing.
 		v.whole = false
 		v.dirty = make([]bool, w*h)
 		v.list = v.list[:0]
-		cells = make([]indexedCell, len(m.cells))
+		n := 0
+		for _, c := range m.cells {
+			if !c.blank() {
+				n++
+			}
+		}
+		cells = make([]indexedCell, 0, n)
 		for i, c := range m.cells {
-			cells[i] = indexedCell{i, c}
+			if !c.blank() {
+				cells = append(cells, indexedCell{i, c})
+			}
 		}
 	} else {
 		cells = make([]indexedCell, len(v.list))
@@ -584,9 +666,10 @@ func (v *mirrorView) frame() {
 		}
 	}
 	vw, vh := v.sc.Size()
-	if whole {
+	if whole && v.drawn {
 		v.sc.Fill(' ', tcell.StyleDefault)
 	}
+	v.drawn = true
 	for _, c := range cells {
 		v.sc.Put(c.i%w, c.i/w, c.c.str, c.c.style)
 	}
@@ -609,6 +692,15 @@ func (v *mirrorView) frame() {
 type indexedCell struct {
 	i int
 	c mirrorCell
+}
+
+// blank reports whether the cell looks as a cleared terminal shows it: a space on the default
+// background, with no attribute that shows on a space (a foreground colour, bold, italic do not).
+func (c mirrorCell) blank() bool {
+	if c.str != " " && c.str != "" {
+		return false
+	}
+	return c.style.Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
 }
 
 // viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a

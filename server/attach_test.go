@@ -1,0 +1,111 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+
+	"tickmux/agent"
+	"tickmux/server/earlyview"
+	"tickmux/views"
+)
+
+// socketPair is two connected Unix sockets, the server's end and the view's.
+func socketPair(t *testing.T) (srv, view *net.UnixConn) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := func(fd int) *net.UnixConn {
+		f := os.NewFile(uintptr(fd), "socket")
+		defer f.Close()
+		c, err := net.FileConn(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.(*net.UnixConn)
+	}
+	srv, view = conn(fds[0]), conn(fds[1])
+	t.Cleanup(func() { srv.Close(); view.Close() })
+	return srv, view
+}
+
+// The answer the view's early start recognises is the one the server writes when it wants the
+// terminal.
+func TestAttachAnswerIsWhatTheServerWrites(t *testing.T) {
+	srv, view := socketPair(t)
+	reply(srv, 1, AttachResult{SendFD: true}, nil)
+	if line, err := bufio.NewReader(view).ReadString('\n'); err != nil || line != earlyview.AttachAnswer+"\n" {
+		t.Errorf("the server answers an attach with %q (%v); the early start waits for %q", line, err, earlyview.AttachAnswer+"\n")
+	}
+}
+
+// The view/left lines the server writes: the light decoder of the early start reads the common
+// ones as the JSON decoder does, and leaves the others to it.
+func TestLeftLinesBothDecoders(t *testing.T) {
+	srv, view := socketPair(t)
+	rd := bufio.NewReader(view)
+	for _, c := range []struct {
+		lp    LeftParams
+		light bool // the light decoder reads it
+	}{
+		{LeftParams{Reason: "detached"}, true},
+		{LeftParams{Reason: views.ReasonExited, Exited: true}, true},
+		{LeftParams{Reason: "the terminal stopped reading"}, true},
+		{LeftParams{Reason: "cannot draw on the terminal: no", Failed: true}, true},
+		{LeftParams{Reason: `tickmux does not know the terminal TERM="x": not found`, Failed: true}, false},
+		{LeftParams{Reason: "a <b> & c"}, false},
+		{LeftParams{Reason: "détaché"}, false},
+		{LeftParams{Reason: "tab\there"}, false},
+		{LeftParams{Reason: ""}, true},
+	} {
+		notify(srv, notifyLeft, c.lp)
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := earlyview.Left{Reason: c.lp.Reason, Exited: c.lp.Exited, Failed: c.lp.Failed}
+		if got, known := decodeLine(line); !known || got == nil || *got != want {
+			t.Errorf("the JSON decoder reads %q as %+v, %v; want %+v", line, got, known, want)
+		}
+		got, known := earlyview.LightDecode(line)
+		if known != c.light || (known && (got == nil || *got != want)) {
+			t.Errorf("the light decoder reads %q as %+v, %v; want %+v, %v", line, got, known, want, c.light)
+		}
+	}
+}
+
+// A view's notifications are requests the server reads (no id: notifications).
+func TestNotificationsAreWhatTheServerReads(t *testing.T) {
+	for _, m := range []string{notifyResize, notifyRedraw, notifyDetach} {
+		line := earlyview.Notification(m)
+		var req agent.Request
+		if err := json.Unmarshal(line, &req); err != nil || req.Method != m || req.ID != 0 || req.Params != nil || line[len(line)-1] != '\n' {
+			t.Errorf("the notification %q reads as %+v (%v)", line, req, err)
+		}
+	}
+}
+
+// Whatever line the light decoder reads, the JSON decoder reads the same.
+func FuzzLightDecode(f *testing.F) {
+	for _, lp := range []LeftParams{{Reason: "detached"}, {Reason: "x", Exited: true}, {Reason: "y", Failed: true}, {Reason: "z", Exited: true, Failed: true}} {
+		raw, _ := json.Marshal(lp)
+		line, _ := json.Marshal(agent.Message{Method: notifyLeft, Params: raw})
+		f.Add(append(line, '\n'))
+	}
+	f.Add([]byte(`{"method":"view/left","params":{"reason":"a","exited":false}}` + "\n"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		light, known := earlyview.LightDecode(line)
+		if !known {
+			return
+		}
+		full, _ := decodeLine(line)
+		if light == nil || full == nil || *light != *full {
+			t.Errorf("%q: the light decoder reads %+v, the JSON decoder %+v", line, light, full)
+		}
+	})
+}

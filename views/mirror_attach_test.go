@@ -1,0 +1,207 @@
+package views
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// framesScreen is a view's terminal that keeps the text of every frame shown on it.
+type framesScreen struct {
+	tcell.SimulationScreen
+	mu     sync.Mutex
+	frames []string
+	shown  chan struct{}
+}
+
+func newFramesScreen(t *testing.T, w, h int) *framesScreen {
+	t.Helper()
+	s := &framesScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), shown: make(chan struct{}, 16)}
+	if err := s.Init(); err != nil {
+		t.Fatal(err)
+	}
+	s.SetSize(w, h)
+	return s
+}
+
+func (s *framesScreen) Show() {
+	s.SimulationScreen.Show()
+	cells, w, h := s.GetContents()
+	var b strings.Builder
+	for i := 0; i < w*h; i++ {
+		if r := cells[i].Runes; len(r) > 0 {
+			b.WriteString(string(r))
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	s.mu.Lock()
+	s.frames = append(s.frames, b.String())
+	s.mu.Unlock()
+	s.shown <- struct{}{}
+}
+
+func (s *framesScreen) Frames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.frames...)
+}
+
+func (s *framesScreen) waitFrame(t *testing.T) string {
+	t.Helper()
+	select {
+	case <-s.shown:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame was shown")
+	}
+	f := s.Frames()
+	return f[len(f)-1]
+}
+
+// draw puts text at the top left of the logical screen and shows it, as the App draws a frame.
+func draw(m *Mirror, text string) {
+	m.PutStr(0, 0, text)
+	m.Show()
+}
+
+// A view that attaches gets the frame the App draws for it as its first frame, never the one
+// drawn before it came (a server draws nothing while no view is attached, so that one is stale).
+func TestMirrorFirstFrameIsTheRedrawForTheView(t *testing.T) {
+	m := NewMirrorSized(40, 5)
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	a := newFramesScreen(t, 40, 5)
+	if err := m.Attach("a", a, nil); err != nil {
+		t.Fatal(err)
+	}
+	draw(m, "OLD-FRAME")
+	if f := a.waitFrame(t); !strings.Contains(f, "OLD-FRAME") {
+		t.Fatalf("view a shows %q", f)
+	}
+	m.Detach("a", "detached")
+	m.PutStr(0, 0, "NEW-STATE") // drawn, not shown: no frame reaches anybody
+
+	b := newFramesScreen(t, 40, 5)
+	if err := m.Attach("b", b, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // a first frame copied from the stale cells would show by now
+	if f := b.Frames(); len(f) != 0 {
+		t.Fatalf("view b got a frame before the App drew for it: %q", f)
+	}
+	m.Show()
+	if f := b.waitFrame(t); !strings.Contains(f, "NEW-STATE") {
+		t.Fatalf("view b's first frame is %q, want the App's redraw", f)
+	}
+}
+
+// A view announced with Expect, for which the App drew while its terminal was set up, gets that
+// frame at once when it attaches; one of another size waits for the App's redraw at its size.
+func TestMirrorExpectedViewGetsTheFrameDrawnForIt(t *testing.T) {
+	m := NewMirrorSized(40, 5)
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	redraws := make(chan struct{}, 4)
+	m.OnViews(func(id string, attached bool) {
+		if id == "" && attached {
+			redraws <- struct{}{}
+		}
+	})
+	if m.Drawing() {
+		t.Fatal("the Mirror draws with no view attached or expected")
+	}
+	done := m.Expect()
+	select {
+	case <-redraws:
+	default:
+		t.Fatal("Expect did not ask the App to redraw")
+	}
+	if !m.Drawing() {
+		t.Fatal("the Mirror does not draw for an expected view")
+	}
+	draw(m, "DRAWN-FOR-IT")
+	v := newFramesScreen(t, 40, 5)
+	if err := m.Attach("v", v, nil); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if f := v.waitFrame(t); !strings.Contains(f, "DRAWN-FOR-IT") {
+		t.Fatalf("the expected view's first frame is %q", f)
+	}
+	m.Detach("v", "detached")
+	if m.Drawing() {
+		t.Fatal("the Mirror still draws once the expected view came and went")
+	}
+
+	done = m.Expect()
+	draw(m, "AT-40x5")
+	w := newFramesScreen(t, 30, 4)
+	if err := m.Attach("w", w, nil); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	time.Sleep(100 * time.Millisecond)
+	if f := w.Frames(); len(f) != 0 {
+		t.Fatalf("a view of another size got the frame drawn at 40x5: %q", f)
+	}
+}
+
+func TestBlankCells(t *testing.T) {
+	for _, c := range []struct {
+		cell  mirrorCell
+		blank bool
+	}{
+		{mirrorCell{"", tcell.StyleDefault}, true},
+		{mirrorCell{" ", tcell.StyleDefault}, true},
+		{mirrorCell{" ", tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true).Italic(true)}, true},
+		{mirrorCell{"x", tcell.StyleDefault}, false},
+		{mirrorCell{" ", tcell.StyleDefault.Background(tcell.ColorBlue)}, false},
+		{mirrorCell{" ", tcell.StyleDefault.Reverse(true)}, false},
+		{mirrorCell{" ", tcell.StyleDefault.Underline(true)}, false},
+		{mirrorCell{" ", tcell.StyleDefault.StrikeThrough(true)}, false},
+		{mirrorCell{"  ", tcell.StyleDefault}, false},
+	} {
+		if got := c.cell.blank(); got != c.blank {
+			t.Errorf("%q %+v: blank = %v, want %v", c.cell.str, c.cell.style, got, c.blank)
+		}
+	}
+}
+
+// The logical screen is as large as the latest view, cursor included: the simulation screen
+// behind it keeps its first size (only its cells follow).
+func TestMirrorCursorAnywhereOnALargeScreen(t *testing.T) {
+	m := NewMirrorSized(160, 45)
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	if w, h := m.Size(); w != 160 || h != 45 {
+		t.Fatalf("the logical screen is %dx%d, want 160x45", w, h)
+	}
+	v := newFramesScreen(t, 160, 45)
+	if err := m.Attach("v", v, nil); err != nil {
+		t.Fatal(err)
+	}
+	m.PutStr(150, 44, "CORNER")
+	m.ShowCursor(100, 30)
+	m.Show()
+	if f := v.waitFrame(t); !strings.Contains(f, "CORNER") {
+		t.Fatalf("the bottom right corner did not reach the view: %q", f[len(f)-200:])
+	}
+	if x, y, vis := v.GetCursor(); x != 100 || y != 30 || !vis {
+		t.Fatalf("the view's cursor is at %d,%d (visible %v), want 100,30", x, y, vis)
+	}
+	m.HideCursor()
+	m.Show()
+	v.waitFrame(t)
+	if _, _, vis := v.GetCursor(); vis {
+		t.Fatal("the view's cursor shows after HideCursor")
+	}
+}
