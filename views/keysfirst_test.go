@@ -121,3 +121,49 @@ func TestPanelCardsBuiltAgainOnlyWhenTheyChange(t *testing.T) {
 		t.Fatal("a card no longer pending is still kept")
 	}
 }
+
+// countingScreen counts the cells drawn on it.
+type countingScreen struct {
+	tcell.Screen
+	cells int
+}
+
+func (s *countingScreen) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
+	s.cells++
+	s.Screen.SetContent(x, y, r, c, st)
+}
+
+// A pane's frame is drawn again only when what it shows changed or something drew over it: an
+// echo redraws the rows that changed, not every row the border crosses.
+func TestPaneFrameDrawnOnlyWhenItChanges(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	in := hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK value=0")
+	var drawn []int
+	hs.app.app.QueueUpdate(func() {
+		p := hs.app.panes[in.ID()]
+		sc := &countingScreen{Screen: hs.screen}
+		for _, change := range []func(){
+			p.invalidate,                      // something drew over it
+			func() {},                         // nothing changed
+			func() {},                         // again
+			p.invalidate,                      // drawn over again
+			func() {},                         // nothing changed
+			func() { p.focused = !p.focused }, // the border's style changes
+			func() { p.name = "renamed" },     // the title changes
+			func() {},
+		} {
+			change()
+			sc.cells = 0
+			p.drawFrame(sc)
+			drawn = append(drawn, sc.cells)
+		}
+	})
+	t.Logf("cells drawn: %v", drawn)
+	for i, want := range []bool{true, false, false, true, false, true, true, false} {
+		if (drawn[i] > 0) != want {
+			t.Fatalf("draw %d drew %d cells, want a draw: %v (all: %v)", i, drawn[i], want, drawn)
+		}
+	}
+}
