@@ -167,3 +167,71 @@ func TestPaneFrameDrawnOnlyWhenItChanges(t *testing.T) {
 		}
 	}
 }
+
+// A frame that changes nothing on screen sends the views nothing: tview draws after every key,
+// and a key typed into a pane changes nothing until the program echoes it, whose frame would
+// wait behind an empty one.
+func TestMirrorSendsNoEmptyFrame(t *testing.T) {
+	m := NewMirror()
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	sc := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	if err := sc.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sc.SetSize(80, 24)
+	if err := m.Attach("a", sc, nil); err != nil {
+		t.Fatal(err)
+	}
+	v := m.views["a"]
+	taken := func() bool { // the copier took the poke and what the frame changed
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(v.wake) == 0 && len(v.list) == 0 && !v.whole
+	}
+	waitWake := func(what string) { // a hang guard, not a timing
+		for deadline := time.Now().Add(20 * time.Second); !taken(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("the view's copier never woke for %s", what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	m.PutStr(0, 0, "first")
+	m.Show()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "first"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never showed the first frame:\n%s", viewText(sc))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sc.mu.Lock() // the copier stops in its next frame's Show, holding nothing else
+	locked := true
+	defer func() {
+		if locked {
+			sc.mu.Unlock() // before Fini, which waits for the copier
+		}
+	}()
+	m.PutStr(0, 1, "second")
+	m.Show()
+	waitWake("the second frame")
+	m.Show() // nothing drawn since
+	if n := len(v.wake); n != 0 {
+		t.Errorf("a frame that changed nothing poked the view")
+	}
+	m.ShowCursor(3, 3)
+	m.Show()
+	if n := len(v.wake); n != 1 {
+		t.Errorf("a frame that moved the cursor did not poke the view")
+	}
+	sc.mu.Unlock()
+	locked = false
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "second"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never showed the second frame:\n%s", viewText(sc))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -352,9 +352,20 @@ func (m *Mirror) Show() {
 	lk.Unlock()
 	x, y, vis := m.sim.GetCursor()
 	m.mu.Lock()
+	moved := m.cursorX != x || m.cursorY != y || m.cursor != vis
 	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	var vs []*mirrorView
+	for _, v := range m.views {
+		// A view with nothing to draw gets no frame: tview draws after every key, and a key
+		// typed into a pane changes nothing until its echo, whose frame it would delay.
+		if moved || v.whole || v.sync || len(v.list) > 0 || v.curSt != m.curSt {
+			vs = append(vs, v)
+		}
+	}
 	m.mu.Unlock()
-	m.pokeAll()
+	for _, v := range vs {
+		v.poke()
+	}
 }
 
 // Sync redraws every view whole.
@@ -522,6 +533,7 @@ type mirrorView struct {
 	list  []int
 	whole bool
 	sync  bool
+	curSt tcell.CursorStyle // the cursor style its last frame set
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -602,6 +614,7 @@ func (v *mirrorView) frame() {
 		v.list = v.list[:0]
 	}
 	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
+	v.curSt = curSt
 	sync := v.sync
 	v.sync = false
 	m.mu.Unlock()
