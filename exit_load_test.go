@@ -52,29 +52,7 @@ func exitUnderLoad(t *testing.T, rep int, way string, ticks int) (tickmux, all t
 		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
 	}()
 
-	// The first Tick opens with tickmux, the others as `tickmux -- CMD` opens one on a running
-	// server (a person's own command: no approval), whose terminal then goes away. The Ticks
-	// flood once all are open.
-	r.start("--", hub.command(0))
-	r.waitFor("hosted:1")
-	var opens sync.WaitGroup
-	failed := make(chan error, ticks)
-	for n := 1; n < ticks; n++ {
-		opens.Add(1)
-		go func() { // owner: this repetition; returns once the server has opened the Tick, or failed
-			defer opens.Done()
-			if err := openForView(r.socket, "flood", strconv.Itoa(n)); err != nil {
-				failed <- err
-			}
-		}()
-	}
-	opens.Wait()
-	select {
-	case err := <-failed:
-		t.Fatalf("repetition %d: %v\nlog:\n%s", rep, err, r.log())
-	default:
-	}
-	hub.waitFlooding(t, r)
+	hub.start(t, r)
 	server := r.serverPid(t)
 	busy0 := cpuTicks(t, server)
 	time.Sleep(300 * time.Millisecond)
@@ -338,6 +316,34 @@ func (h *floodHub) flood(send func(string) error, stop chan struct{}) {
 			return
 		}
 	}
+}
+
+// start runs tickmux in the rig with the hub's Ticks, and returns once they flood. The first
+// Tick opens with tickmux, the others as `tickmux -- CMD` opens one on a running server (a
+// person's own command: no approval), whose terminal then goes away. The Ticks flood once all
+// are open.
+func (h *floodHub) start(t *testing.T, r *tmuxRig) {
+	t.Helper()
+	r.start("--", h.command(0))
+	r.waitFor("hosted:1")
+	var opens sync.WaitGroup
+	failed := make(chan error, h.n)
+	for n := 1; n < h.n; n++ {
+		opens.Add(1)
+		go func() { // owner: start; returns once the server has opened the Tick, or failed
+			defer opens.Done()
+			if err := openForView(r.socket, "flood", strconv.Itoa(n)); err != nil {
+				failed <- err
+			}
+		}()
+	}
+	opens.Wait()
+	select {
+	case err := <-failed:
+		t.Fatalf("%v\nlog:\n%s", err, r.log())
+	default:
+	}
+	h.waitFlooding(t, r)
 }
 
 // waitFlooding waits until every Tick has been read by tickmux, and so floods.

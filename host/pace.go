@@ -2,6 +2,7 @@ package host
 
 import (
 	"io"
+	"runtime"
 	"time"
 )
 
@@ -20,6 +21,17 @@ const ReadPace = 4 * time.Millisecond
 // After that the reader waits in the poller, at no cost while the Tick is quiet, and the first
 // line that comes is read at once.
 const ActiveSteps = 4
+
+// ingestSlots bounds how many sessions handle what they read at once: one fewer than the
+// processors Go runs goroutines on (at least one). Busy Ticks are read on the same step of the
+// grid, so without a bound every busy session becomes runnable at once, and with 50 or 100
+// of them every other goroutine that wakes (each hop of a key and of its echo: the view's
+// reader, the UI loop, the pane's writer and reader, the view's copier) waits at the back of
+// the run queue behind all of them: a key typed beside 50 flooding Ticks took about 250 ms to
+// echo, tmux's 150 ms. A session waiting for a slot is parked, not queued, and one processor
+// is always left for the keys. A session holds its slot from a read that brought bytes until
+// its next read (the lines of those bytes are handled in between) and never while it waits.
+var ingestSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 
 // tryReader is a source that can be read without waiting: (0, nil) when nothing is there.
 type tryReader interface {
@@ -44,6 +56,10 @@ type pacedReader struct {
 	fullStep int64 // the grid step of the last read that filled the buffer; -1 before any
 	dataStep int64 // the grid step of the last read that brought bytes; -1 before any
 	timer    *time.Timer
+	// slots, when not nil, is the semaphore a read that brought bytes takes a slot of, until
+	// the next read or release (ingestSlots for a session).
+	slots chan struct{}
+	held  bool
 }
 
 func newPacedReader(r io.Reader, pace time.Duration, stop <-chan struct{}) *pacedReader {
@@ -53,7 +69,30 @@ func newPacedReader(r io.Reader, pace time.Duration, stop <-chan struct{}) *pace
 	return p
 }
 
+// Read waits for the grid (see the type), reads, and when bytes came and p has slots, takes a
+// slot for handling them (released at the next Read, or by release).
 func (p *pacedReader) Read(b []byte) (int, error) {
+	p.release()
+	n, err := p.read(b)
+	if n > 0 && p.slots != nil {
+		select {
+		case p.slots <- struct{}{}:
+			p.held = true
+		case <-p.stop:
+		}
+	}
+	return n, err
+}
+
+// release gives back the slot p holds, if any: the bytes it read have been handled.
+func (p *pacedReader) release() {
+	if p.held {
+		<-p.slots
+		p.held = false
+	}
+}
+
+func (p *pacedReader) read(b []byte) (int, error) {
 	step := p.waitStep(false)
 	if p.try != nil && p.dataStep >= 0 && step-p.dataStep <= ActiveSteps {
 		for {

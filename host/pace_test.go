@@ -158,3 +158,63 @@ func TestSessionReadsAFloodInFewReads(t *testing.T) {
 	}
 	t.Logf("%d lines in %d short and %d full reads over %v", lines, counter.short, counter.full, elapsed)
 }
+
+// Keys first: sessions share ingestSlots. A read that brought bytes holds a slot until the next
+// read (its lines are handled in between); a second session with bytes waits for the slot; a
+// reader waiting for its Tick holds none, so it never keeps another session waiting.
+func TestPacedReadersShareTheIngestSlots(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	pipe := func() (*pacedReader, *os.File) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(); w.Close() })
+		p := newPacedReader(r, time.Nanosecond, nil)
+		p.slots = slots
+		return p, w
+	}
+	a, aw := pipe()
+	b, bw := pipe()
+	buf := make([]byte, 64)
+	aw.Write([]byte("a line\n"))
+	if n, _ := a.Read(buf); n == 0 || len(slots) != 1 || !a.held {
+		t.Fatalf("a read of %d bytes holds %d slots (held %v), want 1", n, len(slots), a.held)
+	}
+	bw.Write([]byte("b line\n"))
+	bRead := make(chan int, 1)
+	go func() { // owner: the test; returns once b has a slot
+		n, _ := b.Read(make([]byte, 64))
+		bRead <- n
+	}()
+	aRead := make(chan int, 1)
+	go func() { // owner: the test; returns at a's next line, written below
+		n, _ := a.Read(buf) // a's bytes are handled: its slot goes, and it waits for its Tick
+		aRead <- n
+	}()
+	select {
+	case n := <-bRead:
+		if n == 0 {
+			t.Fatal("b read nothing")
+		}
+	case <-time.After(20 * time.Second): // a hang guard
+		t.Fatal("b never got a slot: a, waiting for its Tick, kept the one it had")
+	}
+	select {
+	case n := <-aRead:
+		t.Fatalf("a read %d bytes from an empty pipe", n)
+	default:
+	}
+	if len(slots) != 1 || !b.held {
+		t.Fatalf("%d slots held once b read (b holds one: %v), want b's alone", len(slots), b.held)
+	}
+	b.release()
+	if len(slots) != 0 {
+		t.Fatalf("%d slots held after b released its own", len(slots))
+	}
+	aw.Write([]byte("another\n"))
+	if n := <-aRead; n == 0 || len(slots) != 1 {
+		t.Fatalf("a's next read: %d bytes, %d slots held", n, len(slots))
+	}
+	a.release()
+}

@@ -80,7 +80,9 @@ type Process struct {
 	inMu    sync.Mutex
 	inQueue [][]byte
 	inBytes int
+	inBusy  bool // the writer is writing a chunk it took from the queue
 	inWake  chan struct{}
+	inRaw   syscall.RawConn // the master, for Input's write without waiting
 
 	sizeMu     sync.Mutex
 	cols, rows int
@@ -124,6 +126,12 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		slave.Close()
 		return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
 	}
+	raw, err := master.SyscallConn()
+	if err != nil {
+		master.Close()
+		slave.Close()
+		return nil, fmt.Errorf("cannot start %q: cannot use the PTY: %w", spec.Argv[0], err)
+	}
 
 	p := &Process{
 		spec:       spec,
@@ -135,6 +143,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		inputDone:  make(chan struct{}),
 		done:       make(chan struct{}),
 		inWake:     make(chan struct{}, 1),
+		inRaw:      raw,
 		cols:       spec.Cols,
 		rows:       spec.Rows,
 	}
@@ -330,15 +339,22 @@ func (p *Process) writeInput() {
 			chunk := p.inQueue[0]
 			p.inQueue = p.inQueue[1:]
 			p.inBytes -= len(chunk)
+			p.inBusy = true
 			p.inMu.Unlock()
-			if _, err := p.master.Write(chunk); err != nil {
+			_, err := p.master.Write(chunk)
+			p.inMu.Lock()
+			p.inBusy = false
+			p.inMu.Unlock()
+			if err != nil {
 				return
 			}
 		}
 	}
 }
 
-// Input queues bytes for the program's terminal, as if typed. It never blocks.
+// Input gives bytes to the program's terminal, as if typed. It never blocks: when nothing typed
+// before is still waiting, the terminal takes what it can at once (a typed key reaches the
+// program without a hop to the writer: keys first), and the rest waits in order for the writer.
 func (p *Process) Input(b []byte) error {
 	if len(b) == 0 {
 		return nil
@@ -348,6 +364,13 @@ func (p *Process) Input(b []byte) error {
 		p.inMu.Unlock()
 		return ErrInputFull
 	}
+	if len(p.inQueue) == 0 && !p.inBusy {
+		b = b[p.writeNow(b):]
+		if len(b) == 0 {
+			p.inMu.Unlock()
+			return nil
+		}
+	}
 	p.inQueue = append(p.inQueue, append([]byte(nil), b...))
 	p.inBytes += len(b)
 	p.inMu.Unlock()
@@ -356,6 +379,23 @@ func (p *Process) Input(b []byte) error {
 	default:
 	}
 	return nil
+}
+
+// writeNow writes what the terminal takes of b without waiting, and returns how much that was.
+// Called with inMu held. Not through the file's Write, which waits for a write in progress (a
+// terminal reply waiting for room, say): the descriptor is only kept open meanwhile.
+func (p *Process) writeNow(b []byte) int {
+	n := 0
+	err := p.inRaw.Control(func(fd uintptr) {
+		var werr error
+		if n, werr = unix.Write(int(fd), b); werr != nil {
+			n = 0 // EAGAIN (the terminal is full), or a terminal that went away: the writer sees it
+		}
+	})
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // Resize sets the PTY size; the kernel sends SIGWINCH to the foreground group (H-S2).

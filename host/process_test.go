@@ -2,10 +2,12 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -282,4 +284,74 @@ func TestScrollbackLimit(t *testing.T) {
 	if n := in.Terminal().ScrollbackLen(); n != 10 {
 		t.Fatalf("scrollback holds %d lines, want the configured 10", n)
 	}
+}
+
+// Input never blocks and keeps what is typed in order, whether the terminal takes it at once
+// (written by Input itself) or it waits for the writer: 40,000 pieces (about 270 KB, more than a
+// PTY holds) typed at a program that is stopped, the second half while it reads them.
+func TestInputKeepsTheOrderOfWhatIsTyped(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "typed")
+	var want strings.Builder
+	for i := 0; i < 40000; i++ {
+		fmt.Fprintf(&want, "<%d>", i)
+	}
+	p, err := Launch(LaunchSpec{Argv: []string{"/bin/sh", "-c",
+		"stty raw -echo; kill -STOP $$; head -c " + strconv.Itoa(want.Len()) + " > " + out}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
+	for deadline := time.Now().Add(hangGuard); ; {
+		b, _ := os.ReadFile(stat)
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
+			break // stopped: nothing typed from here on is read until it continues
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never stopped: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	direct := 0
+	for i := 0; i < 40000; i++ {
+		if i == 20000 {
+			// The second half is typed while the program reads: the terminal has room again
+			// while pieces still wait for the writer, and none may overtake them.
+			syscall.Kill(p.Pid(), syscall.SIGCONT)
+		}
+		p.inMu.Lock()
+		if len(p.inQueue) == 0 && !p.inBusy {
+			direct++ // nothing waits ahead of this piece: the terminal may take it at once
+		}
+		p.inMu.Unlock()
+		if err := p.Input(fmt.Appendf(nil, "<%d>", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if direct == 0 || direct == 40000 {
+		t.Errorf("%d of 40000 pieces found nothing waiting ahead of them: the test did not mix the two ways", direct)
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(hangGuard):
+		t.Fatal("the program never read all that was typed")
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want.String() {
+		t.Fatalf("the program read %d bytes, not what was typed in order (%d bytes); first difference at %d",
+			len(got), want.Len(), firstDiff(string(got), want.String()))
+	}
+	t.Logf("%d of 40000 pieces found nothing waiting ahead of them", direct)
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

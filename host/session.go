@@ -207,20 +207,25 @@ func (s *Session) logf(format string, args ...any) {
 // readLoop is the one reader of the Tick's stdout.
 func (s *Session) readLoop() {
 	defer close(s.read)
-	lr := newLineReader(newPacedReader(s.r, ReadPace, s.done), MaxLineBytes)
+	pr := newPacedReader(s.r, ReadPace, s.done)
+	pr.slots = ingestSlots // one processor stays free for the keys (pace.go)
+	lr := newLineReader(pr, MaxLineBytes)
 	for {
 		line, err := lr.next()
 		if err != nil {
+			pr.release()
 			s.end(readEndReason(err))
 			return
 		}
 		s.stats.lines.Add(1)
 		m, err := classify(line)
 		if err != nil {
+			pr.release()
 			s.end(err)
 			return
 		}
 		if err := s.dispatch(m); err != nil {
+			pr.release()
 			s.end(err)
 			return
 		}

@@ -91,6 +91,7 @@ type App struct {
 	message   string
 	messageAt time.Time
 	lastRates bool // the focused instance's sparkline had updates at the last tick
+	kf        keysFirst
 
 	// A server's views (clients.go): nil mirror when the App draws on one terminal.
 	mirror       *Mirror
@@ -168,6 +169,7 @@ func New(opts Options) *App {
 	} else {
 		a.screen = screen
 		screen.onError = a.failed
+		screen.hold = a.keysWaiting
 		a.app.SetScreen(screen) // initializes it
 	}
 	// After SetScreen: tview passes these to a screen it already has, and to one it makes in
@@ -199,6 +201,7 @@ func (a *App) Run() error {
 	close(a.uiStopped)
 	a.Stop()
 	<-a.stopped
+	a.logKeysFirst()
 	for _, p := range a.panes {
 		p.term.Close()
 	}

@@ -24,6 +24,39 @@ type cardView struct {
 	lines []line
 }
 
+// builtCard is a card as built (view), and what it was built from besides its request, which
+// never changes.
+type builtCard struct {
+	from cardInput
+	view cardView
+}
+
+type cardInput struct {
+	focused, settling bool
+	w, h              int
+	waited            time.Duration
+}
+
+// builtCard is p.card(...), built again only when something it shows changed.
+func (p *SidePanel) builtCard(c host.Card, focused bool, w, h int, now time.Time, settling bool) cardView {
+	from := cardInput{focused: focused, settling: settling, w: w, h: h, waited: waited(c, now)}
+	if !focused {
+		from.h, from.settling = 0, false // only the focused card says it does not fit, or that it is new
+	}
+	if b, ok := p.cards[c.ID]; ok && b.from == from {
+		return b.view
+	}
+	v := p.card(c, focused, w, h, now, settling)
+	if p.cards == nil {
+		p.cards = map[uint64]builtCard{}
+	}
+	p.cards[c.ID] = builtCard{from, v}
+	return v
+}
+
+// waited is how long the card has waited, as the card says it.
+func waited(c host.Card, now time.Time) time.Duration { return now.Sub(c.Created).Round(time.Second) }
+
 // card renders one approval card: who asks, for which instance, the tool, its description, the
 // args and the revision, with the keys that answer it when it has the focus. h is the panel's
 // height, to say when the card does not fit.
@@ -96,7 +129,7 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 			exact(append(line{{"  ", th.Card}}, vl...))
 		}
 	}
-	body = append(body, plain(fmt.Sprintf("waiting %s", now.Sub(c.Created).Round(time.Second)), th.Card.Dim(true)))
+	body = append(body, plain(fmt.Sprintf("waiting %s", waited(c, now)), th.Card.Dim(true)))
 	if focused {
 		hint := line{}
 		for _, k := range []struct {

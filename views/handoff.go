@@ -41,6 +41,9 @@ func (a *App) post(f func()) bool {
 			case <-a.done:
 				// Stopping: the App's goroutines are being waited for; do nothing more.
 			default:
+				if a.keysWaiting() {
+					a.kf.updates++ // applied now, drawn after the key (keysfirst.go)
+				}
 				f()
 			}
 		})

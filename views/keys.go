@@ -13,6 +13,7 @@ import (
 // mode, and an approval card takes keys only in card mode, which the person enters on purpose
 // (prefix + a): typing into a pane can never answer a card.
 func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
+	a.keyTaken(ev)  // keys first (keysfirst.go)
 	a.enterView(ev) // several views: this key acts with its own view's state (clients.go)
 	a.full = true   // a key typed into a pane clears this again: only the pane will change
 	// Overlays own the keyboard while open; tview routes to their focused field.

@@ -50,11 +50,16 @@ type Mirror struct {
 	expected int
 	fresh    bool
 
-	origins  map[tcell.Event]string // which view sent an event still in the queue
-	originQ  []tcell.Event          // the same events, oldest first (bounds the map)
-	postMu   sync.Mutex             // one view's paste is posted whole, never interleaved
-	finished bool
-	wg       sync.WaitGroup // every view's goroutines
+	origins map[tcell.Event]string // which view sent an event still in the queue
+	originQ []tcell.Event          // the same events, oldest first (bounds the map)
+	// Keys posted one by one (a paste's are not) that the App has not taken yet (KeyTaken):
+	// while one waits, the App leaves its draws to the draw after the last (keys first).
+	keysIn map[tcell.Event]struct{}
+	// Frames copied to the views while a key waited (UI goroutine; the App reports it).
+	shownWaiting int
+	postMu       sync.Mutex // one view's paste is posted whole, never interleaved
+	finished     bool
+	wg           sync.WaitGroup // every view's goroutines
 }
 
 type mirrorCell struct {
@@ -74,7 +79,7 @@ func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 // positive): a server started for a terminal sizes it as that terminal, so that the App has
 // drawn the first view's frame, at its size, by the time the view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, initW: w, initH: h, showX: -1, showY: -1}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, initW: w, initH: h, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
 		m.initW, m.initH = 80, 24
 	}
@@ -308,8 +313,14 @@ func (m *Mirror) post(id string, evs ...tcell.Event) {
 		m.origins[ev] = id
 		m.originQ = append(m.originQ, ev)
 	}
+	if _, key := evs[0].(*tcell.EventKey); key && len(evs) == 1 {
+		// tview hands every key to the App's input capture, except those of a paste (it
+		// collects them itself): a key posted alone is always taken.
+		m.keysIn[evs[0]] = struct{}{}
+	}
 	for len(m.originQ) > maxOrigins {
 		delete(m.origins, m.originQ[0])
+		delete(m.keysIn, m.originQ[0])
 		m.originQ = m.originQ[1:]
 	}
 	m.mu.Unlock()
@@ -317,6 +328,25 @@ func (m *Mirror) post(id string, evs ...tcell.Event) {
 		m.sim.PostEventWait(ev) // returns when the logical screen is finalized
 	}
 }
+
+// KeysWaiting reports whether a key a view sent has not been taken by the App yet: it is in
+// the queue, behind the event or update the UI goroutine is busy with. Any goroutine.
+func (m *Mirror) KeysWaiting() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keysIn) > 0
+}
+
+// KeyTaken notes that the App took ev from the queue. UI goroutine.
+func (m *Mirror) KeyTaken(ev tcell.Event) {
+	m.mu.Lock()
+	delete(m.keysIn, ev)
+	m.mu.Unlock()
+}
+
+// ShownWhileKeysWaited is how many frames went to the views while a key waited in the queue
+// (the App leaves none: keys first). UI goroutine.
+func (m *Mirror) ShownWhileKeysWaited() int { return m.shownWaiting }
 
 // Show copies the cells that changed since the last frame to every view. UI goroutine.
 func (m *Mirror) Show() {
@@ -328,6 +358,9 @@ func (m *Mirror) Show() {
 	cb := lk.GetCells()
 	w, h := cb.Size()
 	m.mu.Lock()
+	if len(m.keysIn) > 0 {
+		m.shownWaiting++
+	}
 	if w != m.w || h != m.h {
 		m.cells = make([]mirrorCell, w*h)
 		m.w, m.h = w, h
@@ -373,9 +406,21 @@ func (m *Mirror) Show() {
 	lk.Unlock()
 	x, y := m.showX, m.showY
 	m.mu.Lock()
-	m.cursorX, m.cursorY, m.cursor = x, y, x >= 0 && y >= 0 && x < w && y < h
+	vis := x >= 0 && y >= 0 && x < w && y < h
+	moved := m.cursorX != x || m.cursorY != y || m.cursor != vis
+	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	var vs []*mirrorView
+	for _, v := range m.views {
+		// A view with nothing to draw gets no frame: tview draws after every key, and a key
+		// typed into a pane changes nothing until its echo, whose frame it would delay.
+		if moved || v.whole || v.sync || len(v.list) > 0 || v.curSt != m.curSt {
+			vs = append(vs, v)
+		}
+	}
 	m.mu.Unlock()
-	m.pokeAll()
+	for _, v := range vs {
+		v.poke()
+	}
 }
 
 // Sync redraws every view whole.
@@ -557,6 +602,8 @@ type mirrorView struct {
 	// drawn: the view's screen has shown a frame (copyLoop only). Until then it is blank, as
 	// tcell's Init left it and its terminal, and its first frame draws only what is not blank.
 	drawn bool
+
+	curSt tcell.CursorStyle // the cursor style its last frame set
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -651,6 +698,7 @@ func (v *mirrorView) frame() {
 		v.list = v.list[:0]
 	}
 	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
+	v.curSt = curSt
 	sync := v.sync
 	v.sync = false
 	m.mu.Unlock()

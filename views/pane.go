@@ -34,6 +34,19 @@ type Pane struct {
 	typed atomic.Int32
 	drawn Rect      // where the pane was last drawn
 	at    time.Time // when its content was last drawn
+	// The frame as last drawn, while nothing drew over it (invalidate): a frame that would show
+	// the same is not drawn again, so an echo frame touches the rows that changed, not every row
+	// the border crosses.
+	frame   frameKey
+	frameOK bool
+}
+
+// frameKey is what a pane's frame shows.
+type frameKey struct {
+	rect                  Rect
+	focused, alert, float bool
+	name, title, exit     string
+	status                host.Status
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.
@@ -76,12 +89,22 @@ func (p *Pane) Draw(screen tcell.Screen) {
 	p.drawContent(screen)
 }
 
-// drawFrame draws the border with the id, title, status and badges.
+// drawFrame draws the border with the id, title, status and badges, unless it is on screen
+// already.
 func (p *Pane) drawFrame(screen tcell.Screen) {
 	x, y, w, h := p.GetRect()
 	if w < 2 || h < 2 {
 		return
 	}
+	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, name: p.name,
+		title: p.inst.Title(), status: p.inst.Status()}
+	if e := p.inst.EndInfo(); e != nil {
+		key.exit = e.ExitStatus
+	}
+	if p.frameOK && key == p.frame {
+		return
+	}
+	p.frame, p.frameOK = key, true
 	th := p.theme
 	border := th.Border
 	switch {
@@ -165,8 +188,10 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	}
 }
 
-// invalidate makes the terminal's next draw draw every row (something may have drawn over it).
+// invalidate makes the next draw draw the frame and every row of the terminal (something may
+// have drawn over it).
 func (p *Pane) invalidate() {
+	p.frameOK = false
 	if t, ok := p.term.(interface{ Invalidate() }); ok {
 		t.Invalidate()
 	}

@@ -20,6 +20,10 @@ type rootView struct {
 // only panes whose programs drew since the last frame, and what lies over them.
 func (r *rootView) Draw(screen tcell.Screen) {
 	a := r.a
+	if a.keysWaiting() {
+		a.kf.deferred++ // the draw after the key draws what this one would have (keysfirst.go)
+		return
+	}
 	_, _, w, h := r.GetRect()
 	if a.lastSize != [2]int{w, h} {
 		a.lastSize, a.full = [2]int{w, h}, true // a resize: everything moves

@@ -12,6 +12,16 @@ type keptScreen struct {
 	tcell.Screen
 	// onError receives the screen's errors instead of tview, which would stop its loop at once.
 	onError func(*tcell.EventError)
+	// hold reports that a key waits in the queue: the frame is left to the draw after it.
+	hold func() bool
+}
+
+// Show shows the frame, unless a key waits: then the draw after the key shows it (keys first).
+func (s *keptScreen) Show() {
+	if s.hold != nil && s.hold() {
+		return
+	}
+	s.Screen.Show()
 }
 
 // PollEvent hands errors to onError and returns the other events.

@@ -48,6 +48,11 @@ type SidePanel struct {
 	shownCard  uint64 // the card ShowFocusedCard last scrolled to: the person scrolls it after
 	// endSeen holds the pending cards whose last line has been drawn: only those can be allowed.
 	endSeen map[uint64]bool
+	// The built cards, kept while what they show stays the same (a card's request never
+	// changes; its age moves once a second): a panel with many cards pending is rebuilt at
+	// each key and at each batch of updates, and laying out every card each time was most of
+	// a key's cost beside a flood.
+	cards map[uint64]builtCard
 	// The first card: where the last build put it, and what the person last saw at the top of
 	// the cards (topSeen, drawn; topSwapped: when another card took its place), so that entering
 	// card mode on a card they never read can wait (App.enterCards).
@@ -131,7 +136,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
 		for i, c := range in.cards {
 			pending[c.ID] = true
-			cv := p.card(c, i == in.cardFocus, w, room, in.now, in.settling)
+			cv := p.builtCard(c, i == in.cardFocus, w, room, in.now, in.settling)
 			if i == 0 {
 				p.firstCard, p.firstCardAt = c.ID, len(head)
 			}
@@ -149,6 +154,11 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	for id := range p.endSeen {
 		if !pending[id] {
 			delete(p.endSeen, id)
+		}
+	}
+	for id := range p.cards {
+		if !pending[id] {
+			delete(p.cards, id)
 		}
 	}
 	// Grants next: what goes out without a card.

@@ -1,0 +1,237 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
+	"tickmux/keymap"
+	"tickmux/themes"
+)
+
+// keysWaitingNow is how many keys a view sent that the App has not taken yet.
+func (m *Mirror) keysWaitingNow() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keysIn)
+}
+
+// Keys first: keys that pile up while the UI goroutine is busy are all taken before anything is
+// drawn again. Each key's draw, and the draws of updates that come meanwhile (the panel's
+// rebuild, a paced frame), are left to the draw after the last key, which shows all of it: K
+// waiting keys cost one frame, not K frames plus one per update.
+func TestKeysWaitingAreTakenBeforeAnyDraw(t *testing.T) {
+	vh := newViewsHarness(t)
+	vh.openTick("plain")
+	vh.start()
+	vh.attach("a", 160, 50)
+	vh.waitView("a", "VIEWTICK value=0", true)
+
+	// Hold the UI goroutine, as a long frame under a flood would.
+	held, release := make(chan struct{}), make(chan struct{})
+	var before keysFirst
+	var shownBefore int
+	go vh.app.app.QueueUpdate(func() {
+		before, shownBefore = vh.app.kf, vh.mirror.ShownWhileKeysWaited()
+		close(held)
+		<-release
+	})
+	<-held
+	// Keys typed meanwhile: prefix, ':' (the command prompt), then a word into the prompt.
+	keys := []*tcell.EventKey{prefixKey, runeKey(':')}
+	for _, r := range "keysfirst" {
+		keys = append(keys, runeKey(r))
+	}
+	for _, k := range keys {
+		vh.views["a"].InjectKey(k.Key(), k.Rune(), k.Modifiers())
+	}
+	for deadline := time.Now().Add(20 * time.Second); vh.mirror.keysWaitingNow() < len(keys); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d keys reached the queue", vh.mirror.keysWaitingNow(), len(keys))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// And updates behind them: the approval queue changed (the event loop rebuilds the panel),
+	// and a pane asks for a frame (the draw loop).
+	vh.app.ApprovalsChanged()
+	vh.app.requestDraw()
+	close(release)
+
+	vh.waitView("a", "keysfirst", true)
+	var after keysFirst
+	var shown int
+	vh.app.app.QueueUpdate(func() { after, shown = vh.app.kf, vh.mirror.ShownWhileKeysWaited() })
+	taken, behind, deferred := after.taken-before.taken, after.behind-before.behind, after.deferred-before.deferred
+	t.Logf("keys taken %d, with keys behind them %d; draws left to the last key's %d, updates applied meanwhile %d",
+		taken, behind, deferred, after.updates-before.updates)
+	if taken != len(keys) {
+		t.Fatalf("the App took %d keys, want %d", taken, len(keys))
+	}
+	if behind != len(keys)-1 {
+		t.Errorf("%d keys were taken with keys waiting behind them, want %d: the keys did not wait together", behind, len(keys)-1)
+	}
+	if deferred < len(keys)-1 {
+		t.Errorf("only %d draws were left to the draw after the last key, want at least %d (one per key but the last)", deferred, len(keys)-1)
+	}
+	if shown != shownBefore {
+		t.Errorf("%d frames reached the views while keys waited", shown-shownBefore)
+	}
+}
+
+// A panel rebuilt at every key keeps the cards it built while what they show stays the same,
+// and builds a card again when its age, its focus or the panel's width moves it.
+func TestPanelCardsBuiltAgainOnlyWhenTheyChange(t *testing.T) {
+	p := NewSidePanel(themes.Dark(), keymap.Default())
+	t0 := time.Now()
+	cards := []host.Card{
+		{ID: 1, Created: t0, Req: host.ApprovalRequest{Client: "agent-one", Action: host.ActionOpen, Argv: []string{"first"}}},
+		{ID: 2, Created: t0, Req: host.ApprovalRequest{Client: "agent-two", Action: host.ActionOpen, Argv: []string{"second"}}},
+	}
+	head := func(focus int, width int, now time.Time) string {
+		p.Rebuild(panelInput{cards: cards, cardFocus: focus, width: width, now: now})
+		var b strings.Builder
+		for _, l := range p.head {
+			for _, s := range l {
+				b.WriteString(s.text)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	first := head(-1, 40, t0)
+	built := p.cards[1].view.lines
+	if again := head(-1, 40, t0.Add(300*time.Millisecond)); again != first || &p.cards[1].view.lines[0] != &built[0] {
+		t.Fatalf("a card that shows the same was built again:\n%s\n%s", first, again)
+	}
+	if s := head(-1, 40, t0.Add(2*time.Second)); !strings.Contains(s, "waiting 2s") || strings.Contains(s, "waiting 0s") {
+		t.Fatalf("the cards' age did not move:\n%s", s)
+	}
+	if s := head(1, 40, t0.Add(2*time.Second)); !strings.Contains(s, "┏") || !strings.Contains(s, "allow once") {
+		t.Fatalf("the focused card is not drawn as focused:\n%s", s)
+	}
+	if s := head(-1, 60, t0.Add(2*time.Second)); !strings.Contains(s, "┌"+strings.Repeat("─", 58)+"┐") {
+		t.Fatalf("the cards were not built again at the new width:\n%s", s)
+	}
+	cards = cards[1:]
+	head(-1, 60, t0.Add(2*time.Second))
+	if _, kept := p.cards[1]; kept {
+		t.Fatal("a card no longer pending is still kept")
+	}
+}
+
+// countingScreen counts the cells drawn on it.
+type countingScreen struct {
+	tcell.Screen
+	cells int
+}
+
+func (s *countingScreen) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
+	s.cells++
+	s.Screen.SetContent(x, y, r, c, st)
+}
+
+// A pane's frame is drawn again only when what it shows changed or something drew over it: an
+// echo redraws the rows that changed, not every row the border crosses.
+func TestPaneFrameDrawnOnlyWhenItChanges(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	in := hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK value=0")
+	var drawn []int
+	hs.app.app.QueueUpdate(func() {
+		p := hs.app.panes[in.ID()]
+		sc := &countingScreen{Screen: hs.screen}
+		for _, change := range []func(){
+			p.invalidate,                      // something drew over it
+			func() {},                         // nothing changed
+			func() {},                         // again
+			p.invalidate,                      // drawn over again
+			func() {},                         // nothing changed
+			func() { p.focused = !p.focused }, // the border's style changes
+			func() { p.name = "renamed" },     // the title changes
+			func() {},
+		} {
+			change()
+			sc.cells = 0
+			p.drawFrame(sc)
+			drawn = append(drawn, sc.cells)
+		}
+	})
+	t.Logf("cells drawn: %v", drawn)
+	for i, want := range []bool{true, false, false, true, false, true, true, false} {
+		if (drawn[i] > 0) != want {
+			t.Fatalf("draw %d drew %d cells, want a draw: %v (all: %v)", i, drawn[i], want, drawn)
+		}
+	}
+}
+
+// A frame that changes nothing on screen sends the views nothing: tview draws after every key,
+// and a key typed into a pane changes nothing until the program echoes it, whose frame would
+// wait behind an empty one.
+func TestMirrorSendsNoEmptyFrame(t *testing.T) {
+	m := NewMirror()
+	if err := m.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Fini()
+	sc := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
+	if err := sc.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sc.SetSize(80, 24)
+	if err := m.Attach("a", sc, nil); err != nil {
+		t.Fatal(err)
+	}
+	v := m.views["a"]
+	taken := func() bool { // the copier took the poke and what the frame changed
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(v.wake) == 0 && len(v.list) == 0 && !v.whole
+	}
+	waitWake := func(what string) { // a hang guard, not a timing
+		for deadline := time.Now().Add(20 * time.Second); !taken(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("the view's copier never woke for %s", what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	m.PutStr(0, 0, "first")
+	m.Show()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "first"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never showed the first frame:\n%s", viewText(sc))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sc.mu.Lock() // the copier stops in its next frame's Show, holding nothing else
+	locked := true
+	defer func() {
+		if locked {
+			sc.mu.Unlock() // before Fini, which waits for the copier
+		}
+	}()
+	m.PutStr(0, 1, "second")
+	m.Show()
+	waitWake("the second frame")
+	m.Show() // nothing drawn since
+	if n := len(v.wake); n != 0 {
+		t.Errorf("a frame that changed nothing poked the view")
+	}
+	m.ShowCursor(3, 3)
+	m.Show()
+	if n := len(v.wake); n != 1 {
+		t.Errorf("a frame that moved the cursor did not poke the view")
+	}
+	sc.mu.Unlock()
+	locked = false
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "second"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view never showed the second frame:\n%s", viewText(sc))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
