@@ -6,6 +6,8 @@
 //	vt output   ──▶ TerminalView ──requestDraw──▶ drawLoop (at most one draw per frame)
 //	echo of a typed key ──requestEcho──▶ drawLoop (drawn at once: keys first)
 //	clock       ──▶ tickLoop (minute boundaries; each second only while a sparkline moves)
+//	a view's keys ──▶ Mirror (counted until taken) ──▶ while one waits, every draw is left to the
+//	                  draw after it (keysfirst.go)
 //
 // Only the UI goroutine touches widgets and the layout. Every other goroutine is started by App,
 // selects on App.done and is waited for before the tview application stops.
