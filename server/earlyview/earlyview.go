@@ -13,8 +13,8 @@
 // view/left lines (LightDecode), and the server's tests check that they are what it writes and
 // reads. The wait (View) is the same code on both paths.
 //
-// Like host/guardian it imports only os, os/signal, io, path, strconv, syscall, time and what
-// they need, not unicode or reflect, so its init runs before every package that imports them (Go
+// Like host/guardian (which it imports) it imports only os, os/signal, io, path, strconv, syscall,
+// time and what they need, not unicode or reflect, so its init runs before every package that imports them (Go
 // initialises packages dependencies first, then in the order of their import paths, and
 // "tickmux/..." sorts before "unicode"). TestEarlyViewBeforeHeavyInits keeps it so.
 package earlyview
@@ -25,6 +25,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"tickmux/host/guardian"
 )
 
 // The view protocol's names that this package and the server share.
@@ -61,7 +63,7 @@ type Handover struct {
 var handover *Handover
 
 func init() {
-	if os.Getenv("TICKMUX_GUARDIAN") == "1" || (isTestBinary(os.Args[0]) && os.Getenv(EnvTestAsMain) != "1") {
+	if os.Getenv(guardian.Env) == "1" || (isTestBinary(os.Args[0]) && os.Getenv(EnvTestAsMain) != "1") {
 		return
 	}
 	handover = start(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -103,9 +105,12 @@ const tellWait = time.Second
 
 // start is the early start of the command line args on the terminal in, out.
 func start(args []string, in, out, errw *os.File) *Handover {
-	inFd, outFd := int(in.Fd()), int(out.Fd())
 	v, ok := parseView(args)
-	if !ok || !IsTerminal(inFd) || !IsTerminal(outFd) {
+	if !ok {
+		return nil // another command: its files are left as they are (Fd would make them blocking)
+	}
+	inFd, outFd := int(in.Fd()), int(out.Fd())
+	if !IsTerminal(inFd) || !IsTerminal(outFd) {
 		return nil
 	}
 	request, ok := attachRequest(os.Getenv("TERM"), os.Getenv("COLORTERM"))
