@@ -108,7 +108,7 @@ func TestEndToEndHugeTickTextThenSIGTERM(t *testing.T) {
 				t.Fatalf("the UI took %v to answer a key", worst)
 			}
 			// The server draws the UI (the view only passed it the terminal): it is what must end.
-			pid := r.serverPID()
+			pid := r.serverPID(r.t)
 			start := time.Now()
 			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 				t.Fatal(err)

@@ -108,16 +108,17 @@ func (r *tmuxRig) run(args ...string) string {
 	return string(out)
 }
 
-// serverPID finds the running tickmux server of this rig.
-func (r *tmuxRig) serverPID() int {
-	r.t.Helper()
+// serverPID finds the tickmux server the rig's tickmux started (t: the test or subtest that
+// fails when there is none).
+func (r *tmuxRig) serverPID(t testing.TB) int {
+	t.Helper()
 	for _, pid := range r.launched() {
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "server" {
 			return pid
 		}
 	}
-	r.t.Fatal("no tickmux server is running")
+	t.Fatalf("no tickmux server among the rig's processes\nlog:\n%s", r.log())
 	return 0
 }
 
@@ -258,7 +259,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 func TestEndToEndServerKilled(t *testing.T) {
 	r := newTmuxRig(t)
 	before, after := r.startDemoSavingStty("rc=$?;", "echo view-ended-$rc")
-	pid := r.serverPID()
+	pid := r.serverPID(r.t)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func exitUnderLoad(t *testing.T, rep int, way string, ticks int) (tickmux, all t
 	}()
 
 	hub.start(t, r)
-	server := r.serverPid(t)
+	server := r.serverPID(t)
 	busy0 := cpuTicks(t, server)
 	time.Sleep(300 * time.Millisecond)
 	if cpuTicks(t, server) == busy0 {
@@ -146,19 +146,6 @@ func openForView(socket string, argv ...string) error {
 		return fmt.Errorf("opening %v on the server: %s", argv, m.Error.Message)
 	}
 	return nil
-}
-
-// serverPid finds the tickmux server the rig's tickmux started.
-func (r *tmuxRig) serverPid(t *testing.T) int {
-	t.Helper()
-	for _, pid := range r.launched() {
-		argv, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if bytes.Contains(argv, []byte("\x00server\x00")) {
-			return pid
-		}
-	}
-	t.Fatalf("no tickmux server among the rig's processes\nlog:\n%s", r.log())
-	return 0
 }
 
 // tickmuxAmong reports whether the server or a view is among pids: the rig's binary run with
