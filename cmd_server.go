@@ -92,6 +92,7 @@ func runServer(args []string, std stdio) int {
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
 	var heapProfile func()
 	if path := os.Getenv(EnvServerMemProfile); path != "" {
+		runtime.MemProfileRate = 4096 // from here on, one sample per 4 KB allocated (512 KB by default)
 		heapProfile = func() {
 			if err := writeHeapProfile(path); err != nil {
 				logf("%v", err)
