@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -18,6 +20,10 @@ import (
 // (for scripts/bench-scale and scripts/bench-echo, PROFILE=FILE; read it with `go tool pprof`).
 // The server inherits it from the view that starts it. Unset, nothing is profiled.
 const EnvServerCPUProfile = "TICKMUX_SERVER_CPUPROFILE"
+
+// EnvServerMemProfile names a file the server writes its heap profile to (live objects, after a
+// full collection) each time it has gone quiet, and when it stops.
+const EnvServerMemProfile = "TICKMUX_SERVER_MEMPROFILE"
 
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
@@ -84,7 +90,17 @@ func runServer(args []string, std stdio) int {
 	defer stopper.Close()
 	sigs := make(chan os.Signal, 1)
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
-	defer releaseWhenIdle(5*time.Second, 256<<10)() // memtrim.go
+	var heapProfile func()
+	if path := os.Getenv(EnvServerMemProfile); path != "" {
+		runtime.MemProfileRate = 4096 // from here on, one sample per 4 KB allocated (512 KB by default)
+		heapProfile = func() {
+			if err := writeHeapProfile(path); err != nil {
+				logf("%v", err)
+			}
+		}
+		defer heapProfile()
+	}
+	defer releaseWhenIdle(5*time.Second, 256<<10, heapProfile)() // memtrim.go
 	var cols, rows int
 	if f.size != "" {
 		if _, err := fmt.Sscanf(f.size, "%dx%d", &cols, &rows); err != nil {
@@ -101,4 +117,25 @@ func runServer(args []string, std stdio) int {
 		return 1
 	}
 	return 0
+}
+
+// writeHeapProfile writes the live heap (after a collection) to path, replacing it whole.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("cannot write the heap profile: %w", err)
+	}
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write the heap profile: %w", err)
+	}
+	return nil
 }

@@ -21,8 +21,14 @@ import (
 // and the next garbage collection starts it again. A collection runs only when the program has
 // allocated (or once every two minutes, the runtime's own forced collection), so it is the
 // sign that the server is busy again; a finalizer on an object dropped at parking notices it.
-func releaseWhenIdle(every time.Duration, quietBytes uint64) (stop func()) {
-	t := newTrimmer(every, quietBytes, debug.FreeOSMemory)
+//
+// after, when not nil, runs after each release (the server's heap profile, when asked for).
+func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
+	free := debug.FreeOSMemory
+	if after != nil {
+		free = func() { debug.FreeOSMemory(); after() }
+	}
+	t := newTrimmer(every, quietBytes, free)
 	t.start()
 	return t.stop
 }

@@ -22,14 +22,20 @@ import (
 // up, and is dropped when a write to it stalls (its Tty's write deadline). Nothing a view does
 // blocks the App, the other views or any pane.
 type Mirror struct {
-	sim          tcell.SimulationScreen
-	initW, initH int // the size before any view attaches
+	sim          tcell.SimulationScreen // its event queue only: it holds no cells (sized 0x0)
+	initW, initH int                    // the size before any view attaches
+
+	// What the App draws (mirrorcells.go): any goroutine may size it, the App draws on it.
+	dmu    sync.Mutex // before mu
+	drawn  []mcell
+	dw, dh int
+	tab    cellTables // appended under dmu and mu; see mirrorcells.go
 
 	mu     sync.Mutex
 	views  map[string]*mirrorView
 	order  []string // attach order, for naming
 	latest string   // the view used last; the logical size is its size
-	cells  []mirrorCell
+	cells  []mcell  // the frame shown last, what the copiers read
 	w, h   int
 	// The rows drawn on since the last Show (UI goroutine only; allRows: every row).
 	rows    []bool
@@ -62,11 +68,6 @@ type Mirror struct {
 	wg           sync.WaitGroup // every view's goroutines
 }
 
-type mirrorCell struct {
-	str   string
-	style tcell.Style
-}
-
 // maxOrigins bounds the events remembered for OriginOf: tview's queue holds 100.
 const maxOrigins = 512
 
@@ -84,14 +85,9 @@ func NewMirrorSized(w, h int) *Mirror {
 		m.initW, m.initH = 80, 24
 	}
 	m.sim = tcell.NewSimulationScreen("UTF-8")
+	m.tab.styles = []tcell.Style{tcell.StyleDefault}
+	m.tab.textLimit, m.tab.styleLimit = minTableLimit, minTableLimit
 	return m
-}
-
-// cellsOf is the logical screen's cell buffer and lock (tcell's simulation screen has both).
-type cellsOf interface {
-	GetCells() *tcell.CellBuffer
-	Lock()
-	Unlock()
 }
 
 // Init initializes the logical screen (tview calls it from SetScreen).
@@ -99,18 +95,16 @@ func (m *Mirror) Init() error {
 	if err := m.sim.Init(); err != nil {
 		return err
 	}
+	m.sim.SetSize(0, 0) // the Mirror keeps the cells
 	m.setSize(m.initW, m.initH)
 	return nil
 }
 
-// setSize sizes the logical screen: its cells. The simulation screen's SetSize would also make
-// again the buffer its Show copies to, which the Mirror never calls (864 KB at 160x45, page by
-// page; a server pays it at start and at every size).
+// setSize sizes the logical screen: its cells. Any goroutine.
 func (m *Mirror) setSize(w, h int) {
-	lk := m.sim.(cellsOf)
-	lk.Lock()
-	lk.GetCells().Resize(w, h)
-	lk.Unlock()
+	m.dmu.Lock()
+	m.resizeDrawn(w, h)
+	m.dmu.Unlock()
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -350,21 +344,16 @@ func (m *Mirror) ShownWhileKeysWaited() int { return m.shownWaiting }
 
 // Show copies the cells that changed since the last frame to every view. UI goroutine.
 func (m *Mirror) Show() {
-	lk, ok := m.sim.(cellsOf)
-	if !ok {
-		return
-	}
-	lk.Lock()
-	cb := lk.GetCells()
-	w, h := cb.Size()
+	m.dmu.Lock()
+	w, h := m.dw, m.dh
 	m.mu.Lock()
 	if len(m.keysIn) > 0 {
 		m.shownWaiting++
 	}
 	if w != m.w || h != m.h {
-		m.cells = make([]mirrorCell, w*h)
+		// Blank: every drawn cell that is not blank differs from it, and is copied.
+		m.cells = make([]mcell, w*h)
 		m.w, m.h = w, h
-		cb.Invalidate()
 		m.allRows = true
 		for _, v := range m.views {
 			v.whole = true
@@ -380,20 +369,22 @@ func (m *Mirror) Show() {
 			continue // nothing drew on this row since the last frame
 		}
 		m.rows[y] = false
+		row := m.drawn[y*w : y*w+w]
+		shown := m.cells[y*w : y*w+w]
 		for x := 0; x < w; x++ {
-			str, style, width := cb.Get(x, y)
-			if cb.Dirty(x, y) {
-				i := y*w + x
-				m.cells[i] = mirrorCell{str, style}
-				cb.SetDirty(x, y, false)
+			c := &row[x]
+			// Changed: not locked, and not as last shown (or to be drawn again whatever it is).
+			if c.flags&cellLocked == 0 && (c.flags&cellForced != 0 || c.text != shown[x].text || c.style != shown[x].style) {
+				c.flags &^= cellForced
+				shown[x] = mcell{text: c.text, style: c.style, width: c.width}
 				for _, v := range m.views {
-					v.mark(i)
+					v.mark(y*w + x)
 				}
-				if width > 1 && x+1 < w {
-					cb.SetDirty(x+1, y, true) // drawn again once the wide cell goes
+				if c.width > 1 && x+1 < w {
+					row[x+1].flags |= cellForced // drawn again once the wide cell goes
 				}
 			}
-			if width > 1 {
+			if c.width > 1 {
 				x++
 			}
 		}
@@ -403,7 +394,7 @@ func (m *Mirror) Show() {
 	}
 	m.fresh = true
 	m.mu.Unlock()
-	lk.Unlock()
+	m.dmu.Unlock()
 	x, y := m.showX, m.showY
 	m.mu.Lock()
 	vis := x >= 0 && y >= 0 && x < w && y < h
@@ -458,28 +449,67 @@ func (m *Mirror) Fini() {
 
 // The rest of tcell.Screen: the logical screen answers, and the terminal modes go to every view.
 
-func (m *Mirror) Clear()                      { m.allRows = true; m.sim.Clear() }
-func (m *Mirror) Fill(r rune, st tcell.Style) { m.allRows = true; m.sim.Fill(r, st) }
+func (m *Mirror) Clear() { m.Fill(' ', tcell.StyleDefault) }
+func (m *Mirror) Fill(r rune, st tcell.Style) {
+	m.allRows = true
+	m.dmu.Lock()
+	m.fill(r, st)
+	m.dmu.Unlock()
+}
 func (m *Mirror) Put(x, y int, s string, st tcell.Style) (string, int) {
 	m.touch(y)
-	return m.sim.Put(x, y, s, st)
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	return m.put(x, y, s, st)
 }
-func (m *Mirror) PutStr(x, y int, s string) { m.touch(y); m.sim.PutStr(x, y, s) }
+func (m *Mirror) PutStr(x, y int, s string) { m.PutStrStyled(x, y, s, tcell.StyleDefault) }
+
+// PutStrStyled draws s from x on, one grapheme a cell, until s ends, a grapheme has no width or
+// the row does (as tcell's).
 func (m *Mirror) PutStrStyled(x, y int, s string, st tcell.Style) {
 	m.touch(y)
-	m.sim.PutStrStyled(x, y, s, st)
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	for s != "" && x < m.dw && y < m.dh {
+		var width int
+		s, width = m.put(x, y, s, st)
+		if width == 0 {
+			break
+		}
+		x += width
+	}
 }
 func (m *Mirror) SetCell(x, y int, st tcell.Style, ch ...rune) {
-	m.touch(y)
-	m.sim.SetCell(x, y, st, ch...)
+	if len(ch) > 0 {
+		m.Put(x, y, string(ch), st)
+	} else {
+		m.Put(x, y, " ", st)
+	}
 }
-func (m *Mirror) Get(x, y int) (string, tcell.Style, int) { return m.sim.Get(x, y) }
+func (m *Mirror) Get(x, y int) (string, tcell.Style, int) {
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	return m.get(x, y)
+}
 func (m *Mirror) GetContent(x, y int) (rune, []rune, tcell.Style, int) {
-	return m.sim.GetContent(x, y)
+	str, style, width := m.Get(x, y)
+	var mainc rune
+	var combc []rune
+	for i, r := range str {
+		if i == 0 {
+			mainc = r
+		} else {
+			combc = append(combc, r)
+		}
+	}
+	return mainc, combc, style, width
 }
 func (m *Mirror) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
-	m.touch(y)
-	m.sim.SetContent(x, y, r, c, st)
+	if len(c) == 0 && r >= 0 && r < 128 {
+		m.Put(x, y, asciiChars[r:r+1], st)
+		return
+	}
+	m.Put(x, y, string(append([]rune{r}, c...)), st)
 }
 
 // touch notes that row y was drawn on: Show looks for changed cells in drawn rows only. UI
@@ -495,10 +525,9 @@ func (m *Mirror) SetStyle(st tcell.Style) { m.sim.SetStyle(st) }
 func (m *Mirror) ShowCursor(x, y int)     { m.showX, m.showY = x, y }
 func (m *Mirror) HideCursor()             { m.showX, m.showY = -1, -1 }
 func (m *Mirror) Size() (int, int) {
-	lk := m.sim.(cellsOf)
-	lk.Lock()
-	defer lk.Unlock()
-	return lk.GetCells().Size()
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	return m.dw, m.dh
 }
 func (m *Mirror) ChannelEvents(ch chan<- tcell.Event, quit <-chan struct{}) {
 	m.sim.ChannelEvents(ch, quit)
@@ -519,10 +548,17 @@ func (m *Mirror) Suspend() error                        { return nil }
 func (m *Mirror) Resume() error                         { return nil }
 func (m *Mirror) Beep() error                           { return nil }
 func (m *Mirror) SetSize(int, int)                      {}
-func (m *Mirror) LockRegion(x, y, w, h int, lock bool)  { m.sim.LockRegion(x, y, w, h, lock) }
 func (m *Mirror) Tty() (tcell.Tty, bool)                { return nil, false }
 func (m *Mirror) SetTitle(string)                       {}
 func (m *Mirror) GetClipboard()                         {}
+
+// LockRegion keeps the cells of a rectangle from the views until unlocked (as tcell's).
+func (m *Mirror) LockRegion(x, y, w, h int, lock bool) {
+	m.allRows = true // an unlocked cell is copied at the next Show
+	m.dmu.Lock()
+	m.lockRegion(x, y, w, h, lock)
+	m.dmu.Unlock()
+}
 
 // SetClipboard puts data on the clipboard of the view used last, the person who copied (OSC 52
 // through that view's terminal). The write runs off the UI goroutine: a stalled terminal must not
@@ -679,13 +715,13 @@ func (v *mirrorView) frame() {
 		v.list = v.list[:0]
 		n := 0
 		for _, c := range m.cells {
-			if !c.blank() {
+			if !m.tab.blank(c) {
 				n++
 			}
 		}
 		cells = make([]indexedCell, 0, n)
 		for i, c := range m.cells {
-			if !c.blank() {
+			if !m.tab.blank(c) {
 				cells = append(cells, indexedCell{i, c})
 			}
 		}
@@ -697,6 +733,8 @@ func (v *mirrorView) frame() {
 		}
 		v.list = v.list[:0]
 	}
+	// The tables only grow, or are made anew: what these name stays as it is.
+	texts, styles := m.tab.texts, m.tab.styles
 	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
 	v.curSt = curSt
 	sync := v.sync
@@ -719,7 +757,7 @@ func (v *mirrorView) frame() {
 	}
 	v.drawn = true
 	for _, c := range cells {
-		v.sc.Put(c.i%w, c.i/w, c.c.str, c.c.style)
+		v.sc.Put(c.i%w, c.i/w, textOf(texts, c.c.text), styles[c.c.style])
 	}
 	if cursor && cx < vw && cy < vh {
 		v.sc.SetCursorStyle(curSt)
@@ -739,16 +777,20 @@ func (v *mirrorView) frame() {
 
 type indexedCell struct {
 	i int
-	c mirrorCell
+	c mcell
 }
 
 // blank reports whether the cell looks as a cleared terminal shows it: a space on the default
 // background, with no attribute that shows on a space (a foreground colour, bold, italic do not).
-func (c mirrorCell) blank() bool {
-	if c.str != " " && c.str != "" {
+// Under the Mirror's mu.
+func (t *cellTables) blank(c mcell) bool {
+	if c.text != 0 {
 		return false
 	}
-	return c.style.Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
+	if c.style == 0 {
+		return true
+	}
+	return t.styles[c.style].Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
 }
 
 // viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a

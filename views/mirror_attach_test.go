@@ -154,23 +154,34 @@ func TestMirrorExpectedViewGetsTheFrameDrawnForIt(t *testing.T) {
 }
 
 func TestBlankCells(t *testing.T) {
+	m := NewMirror()
 	for _, c := range []struct {
-		cell  mirrorCell
+		str   string
+		style tcell.Style
 		blank bool
 	}{
-		{mirrorCell{"", tcell.StyleDefault}, true},
-		{mirrorCell{" ", tcell.StyleDefault}, true},
-		{mirrorCell{" ", tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true).Italic(true)}, true},
-		{mirrorCell{"x", tcell.StyleDefault}, false},
-		{mirrorCell{" ", tcell.StyleDefault.Background(tcell.ColorBlue)}, false},
-		{mirrorCell{" ", tcell.StyleDefault.Reverse(true)}, false},
-		{mirrorCell{" ", tcell.StyleDefault.Underline(true)}, false},
-		{mirrorCell{" ", tcell.StyleDefault.StrikeThrough(true)}, false},
-		{mirrorCell{"  ", tcell.StyleDefault}, false},
+		{" ", tcell.StyleDefault, true},
+		{" ", tcell.StyleDefault.Foreground(tcell.ColorRed).Bold(true).Italic(true), true},
+		{"x", tcell.StyleDefault, false},
+		{" ", tcell.StyleDefault.Background(tcell.ColorBlue), false},
+		{" ", tcell.StyleDefault.Reverse(true), false},
+		{" ", tcell.StyleDefault.Underline(true), false},
+		{" ", tcell.StyleDefault.StrikeThrough(true), false},
+		{"  ", tcell.StyleDefault, false},
+		{"\u00a0", tcell.StyleDefault, false},
 	} {
-		if got := c.cell.blank(); got != c.blank {
-			t.Errorf("%q %+v: blank = %v, want %v", c.cell.str, c.cell.style, got, c.blank)
+		m.dmu.Lock()
+		cell := mcell{text: m.internText(c.str), style: m.internStyle(c.style)}
+		m.dmu.Unlock()
+		m.mu.Lock()
+		got := m.tab.blank(cell)
+		m.mu.Unlock()
+		if got != c.blank {
+			t.Errorf("%q %+v: blank = %v, want %v", c.str, c.style, got, c.blank)
 		}
+	}
+	if !m.tab.blank(mcell{}) {
+		t.Error("a cell never drawn is not blank")
 	}
 }
 
