@@ -15,25 +15,6 @@ import (
 	"tickmux/host"
 )
 
-func TestSocketPath(t *testing.T) {
-	t.Setenv(EnvSocket, "")
-	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1234")
-	if got := SocketPath(""); got != "/run/user/1234/tickmux/default.sock" {
-		t.Errorf("with XDG_RUNTIME_DIR: %s", got)
-	}
-	t.Setenv("XDG_RUNTIME_DIR", "")
-	if got, want := SocketPath(""), filepath.Join(os.TempDir(), fmt.Sprintf("tickmux-%d", os.Getuid()), "default.sock"); got != want {
-		t.Errorf("without XDG_RUNTIME_DIR: %s, want %s", got, want)
-	}
-	t.Setenv(EnvSocket, "/x/env.sock")
-	if got := SocketPath(""); got != "/x/env.sock" {
-		t.Errorf("with %s: %s", EnvSocket, got)
-	}
-	if got := SocketPath("/x/flag.sock"); got != "/x/flag.sock" {
-		t.Errorf("with --socket: %s", got)
-	}
-}
-
 // spec: H-SEC3 (the socket is 0600 in a 0700 directory)
 func TestListenPermissions(t *testing.T) {
 	t.Setenv(EnvSocket, "")

@@ -3,6 +3,7 @@ package earlyview
 import (
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -47,6 +48,8 @@ func TestServerArgs(t *testing.T) {
 	}
 }
 
+// agent.SocketPath is this function (the early client finds the socket before agent is
+// initialised); it is tested here only.
 func TestSocketPath(t *testing.T) {
 	t.Setenv(EnvSocket, "")
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7/")
@@ -54,7 +57,7 @@ func TestSocketPath(t *testing.T) {
 		t.Errorf("SocketPath with XDG_RUNTIME_DIR = %q", got)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", "relative")
-	if got, want := SocketPath(""), os.TempDir()+"/tickmux-"+itoa(os.Getuid())+"/default.sock"; got != want {
+	if got, want := SocketPath(""), os.TempDir()+"/tickmux-"+strconv.Itoa(os.Getuid())+"/default.sock"; got != want {
 		t.Errorf("SocketPath with a relative XDG_RUNTIME_DIR = %q, want %q", got, want)
 	}
 	t.Setenv(EnvSocket, "/env.sock")
@@ -63,15 +66,5 @@ func TestSocketPath(t *testing.T) {
 	}
 	if got := SocketPath("/flag.sock"); got != "/flag.sock" {
 		t.Errorf("SocketPath with the flag = %q", got)
-	}
-}
-
-func itoa(n int) string {
-	s := ""
-	for {
-		s = string(rune('0'+n%10)) + s
-		if n /= 10; n == 0 {
-			return s
-		}
 	}
 }
