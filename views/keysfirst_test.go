@@ -186,19 +186,6 @@ func TestMirrorSendsNoEmptyFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := m.views["a"]
-	taken := func() bool { // the copier took the poke and what the frame changed
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		return len(v.wake) == 0 && len(v.list) == 0 && !v.whole
-	}
-	waitWake := func(what string) { // a hang guard, not a timing
-		for deadline := time.Now().Add(20 * time.Second); !taken(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("the view's copier never woke for %s", what)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
 	m.PutStr(0, 0, "first")
 	m.Show()
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "first"); {
@@ -207,31 +194,40 @@ func TestMirrorSendsNoEmptyFrame(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	sc.mu.Lock() // the copier stops in its next frame's Show, holding nothing else
-	locked := true
-	defer func() {
-		if locked {
-			sc.mu.Unlock() // before Fini, which waits for the copier
-		}
-	}()
 	m.PutStr(0, 1, "second")
 	m.Show()
-	waitWake("the second frame")
+	taken := func() bool { // the copier took what the frame changed
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(v.list) == 0 && !v.whole && !v.sync
+	}
+	for deadline := time.Now().Add(20 * time.Second); !taken(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) { // a hang guard, not a timing
+			t.Fatal("the view's copier never took the second frame")
+		}
+	}
+	n := v.pokes.Load()
 	m.Show() // nothing drawn since
-	if n := len(v.wake); n != 0 {
+	if got := v.pokes.Load(); got != n {
 		t.Errorf("a frame that changed nothing poked the view")
 	}
 	m.ShowCursor(3, 3)
 	m.Show()
-	if n := len(v.wake); n != 1 {
+	if got := v.pokes.Load(); got != n+1 {
 		t.Errorf("a frame that moved the cursor did not poke the view")
 	}
-	sc.mu.Unlock()
-	locked = false
 	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "second"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the view never showed the second frame:\n%s", viewText(sc))
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if x, y, vis := sc.GetCursor(); x == 3 && y == 3 && vis {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the view never showed the cursor the last frame moved")
+		}
 	}
 }

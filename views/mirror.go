@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -615,14 +616,15 @@ func (m *Mirror) modes(record func(), apply func(tcell.Screen)) {
 
 // mirrorView is one attached view: its screen, the cells it has still to draw, its goroutines.
 type mirrorView struct {
-	m    *Mirror
-	id   string
-	sc   tcell.Screen
-	gone func(reason string)
-	wake chan struct{}
-	quit chan struct{}
-	once sync.Once
-	why  string
+	m     *Mirror
+	id    string
+	sc    tcell.Screen
+	gone  func(reason string)
+	wake  chan struct{}
+	pokes atomic.Uint64 // frames asked of its copier
+	quit  chan struct{}
+	once  sync.Once
+	why   string
 
 	// Under m.mu.
 	dirty []bool
@@ -640,6 +642,11 @@ type mirrorView struct {
 	drawn bool
 
 	curSt tcell.CursorStyle // the cursor style its last frame set
+
+	// The cursor its last frame set (under m.mu): a wake that finds no cell, cursor or style
+	// to change shows nothing (a poke left over from a frame already drawn, say).
+	cx, cy int
+	cur    bool
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -659,6 +666,7 @@ func (v *mirrorView) mark(i int) {
 }
 
 func (v *mirrorView) poke() {
+	v.pokes.Add(1)
 	select {
 	case v.wake <- struct{}{}:
 	default:
@@ -706,6 +714,12 @@ func (v *mirrorView) frame() {
 	}
 	w, h := m.w, m.h
 	whole := v.whole
+	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
+	if v.drawn && !whole && !v.sync && len(v.list) == 0 && cx == v.cx && cy == v.cy && cursor == v.cur && curSt == v.curSt {
+		m.mu.Unlock()
+		return
+	}
+	v.cx, v.cy, v.cur, v.curSt = cx, cy, cursor, curSt
 	var cells []indexedCell
 	if whole {
 		// The view's screen is blank at the frame's start (filled, or never drawn on): the blank
@@ -735,8 +749,6 @@ func (v *mirrorView) frame() {
 	}
 	// The tables only grow, or are made anew: what these name stays as it is.
 	texts, styles := m.tab.texts, m.tab.styles
-	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
-	v.curSt = curSt
 	sync := v.sync
 	v.sync = false
 	m.mu.Unlock()
