@@ -157,6 +157,7 @@ func (m *Mirror) Expect() (done func()) {
 // screen has been finalized (the terminal is restored), with the reason it left.
 func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
+	v.styles.n = paletteSize(sc)
 	w, h := sc.Size()
 	lw, lh := m.Size()
 	m.mu.Lock()
@@ -643,6 +644,8 @@ type mirrorView struct {
 
 	curSt tcell.CursorStyle // the cursor style its last frame set
 
+	styles viewStyles // the Mirror's styles fitted to its terminal's palette (copyLoop only)
+
 	// The cursor its last frame set (under m.mu): a wake that finds no cell, cursor or style
 	// to change shows nothing (a poke left over from a frame already drawn, say).
 	cx, cy int
@@ -769,7 +772,7 @@ func (v *mirrorView) frame() {
 	}
 	v.drawn = true
 	for _, c := range cells {
-		v.sc.Put(c.i%w, c.i/w, textOf(texts, c.c.text), styles[c.c.style])
+		v.sc.Put(c.i%w, c.i/w, textOf(texts, c.c.text), v.styles.style(styles, c.c.style))
 	}
 	if cursor && cx < vw && cy < vh {
 		v.sc.SetCursorStyle(curSt)
