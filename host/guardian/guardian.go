@@ -5,7 +5,9 @@
 // packages dependencies first and otherwise in the order of their import paths; this one imports
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
 // every package that does: the JSON schema, terminal and UI libraries never initialise in the
-// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so.
+// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. Once
+// it waits, it gives back the pages of the binary its start touched (ReleaseCode), as the view
+// client does once its terminal is the server's.
 package guardian
 
 import (
@@ -35,6 +37,7 @@ func run(in *os.File) int {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
+	ReleaseCode() // it waits from here on, and a message is rare (a pane opened or closed)
 	for {
 		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
 		if err == syscall.EINTR {

@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"tickmux/host/guardian"
 )
 
 // The view's notifications to the server, and the server's that end the view.
@@ -55,6 +57,7 @@ type View struct {
 	close  func()
 
 	pending  []byte // a line the last decoder could not read
+	released bool   // its code's pages were given back (guardian.ReleaseCode)
 	stopping bool
 	stopBy   time.Time
 }
@@ -119,6 +122,10 @@ func (v *View) Wait(decode Decoder) (code int, ok bool) {
 		line := v.pending
 		v.pending = nil
 		if line == nil {
+			if !v.released {
+				v.released = true
+				guardian.ReleaseCode() // the terminal is the server's: the view waits from here on
+			}
 			select {
 			case sig := <-v.sigs:
 				switch sig {

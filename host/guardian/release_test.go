@@ -1,0 +1,178 @@
+package guardian
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// exeResident is the KiB of process pid's read-only mappings of its executable that are resident.
+func exeResident(t *testing.T, pid int) int {
+	t.Helper()
+	var exe syscall.Stat_t
+	if err := syscall.Stat("/proc/"+itoa(pid)+"/exe", &exe); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/" + itoa(pid) + "/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib := 0
+	for _, m := range parseSmaps(b) {
+		if m.inode == exe.Ino && m.dev == devString(exe.Dev) && (m.perms == "r-xp" || m.perms == "r--p") {
+			kib += m.rss
+		}
+	}
+	return kib
+}
+
+const (
+	envReleaseChild = "TICKMUX_TEST_RELEASE_CHILD"
+	envExpectKept   = "TICKMUX_TEST_RELEASE_KEPT" // the binary is PIE: a written mapping must stay
+)
+
+// TestReleaseCodeChild is the waiting process of TestReleaseCode (run only as its child): at each
+// line on stdin it releases its code (the first) or computes and answers (the others), then waits.
+func TestReleaseCodeChild(t *testing.T) {
+	if os.Getenv(envReleaseChild) != "1" {
+		t.Skip("the child of TestReleaseCode")
+	}
+	in := bufio.NewReader(os.Stdin)
+	os.Stdout.WriteString("ready\n")
+	for n := 0; ; n++ {
+		if _, err := in.ReadString('\n'); err != nil {
+			os.Exit(0)
+		}
+		if n == 0 {
+			os.Stdout.WriteString("released " + itoa(ReleaseCode()) + " KiB\n")
+			continue
+		}
+		runtime.GC()
+		var sb strings.Builder
+		for i := 0; i < 1000; i++ {
+			sb.WriteString(itoa(i))
+		}
+		fmt.Println("computed", len(sb.String())) // fmt: much of the binary it had not touched
+	}
+}
+
+// A waiting process gives back the binary's pages its start touched, and goes on working.
+func TestReleaseCode(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReleaseCodeChild$")
+	cmd.Env = append(os.Environ(), envReleaseChild+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := bufio.NewReader(stdout)
+	say := func(want string) string {
+		t.Helper()
+		line, err := out.ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, want) {
+			t.Fatalf("the child said %q (%v), want %s", line, err, want)
+		}
+		return line
+	}
+	say("ready")
+	pid := cmd.Process.Pid
+	before := exeResident(t, pid)
+	io.WriteString(stdin, "release\n")
+	line := say("released")
+	after := exeResident(t, pid)
+	released := atoi(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "released "), " KiB"))
+	if os.Getenv(envExpectKept) == "1" && released >= before {
+		t.Errorf("released %d KiB of %d: the mapping the loader wrote to was released too", released, before)
+	}
+	t.Logf("the waiting child's resident read-only pages of its executable: %d KiB, %d KiB after it %s", before, after, strings.TrimSpace(line))
+	if after > before*2/3 {
+		t.Errorf("%d KiB resident before the release, %d KiB after", before, after)
+	}
+	for i := 0; i < 3; i++ {
+		io.WriteString(stdin, "compute\n")
+		say("computed 2890")
+	}
+	t.Logf("after it worked again: %d KiB", exeResident(t, pid))
+}
+
+// Built as a position-independent executable, the binary has a read-only mapping its loader
+// wrote relocations into before protecting it: those pages are the process's own, and releasing
+// them would bring back the unrelocated file. That mapping stays, and the process goes on working.
+func TestReleaseCodeKeepsWrittenMappings(t *testing.T) {
+	if os.Getenv(envReleaseChild) == "1" {
+		t.Skip("the parent's test")
+	}
+	bin := filepath.Join(t.TempDir(), "guardian-pie.test")
+	build := exec.Command("go", "test", "-c", "-buildmode=pie", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c -buildmode=pie: %v\n%s", err, out)
+	}
+	run := exec.Command(bin, "-test.run=^TestReleaseCode$", "-test.v")
+	run.Env = append(os.Environ(), envExpectKept+"=1")
+	out, err := run.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestReleaseCode") {
+		t.Fatalf("the PIE build's TestReleaseCode: %v", err)
+	}
+}
+
+// smaps is read as the kernel writes it: a mapping with a page the process wrote to (Anonymous),
+// or whose Anonymous line is missing, is never released; dirty file pages are not the process's.
+func TestParseSmaps(t *testing.T) {
+	const smaps = `00400000-0092e000 r-xp 00000000 fd:01 12345678901                        /usr/bin/tickmux
+Size:               5304 kB
+Rss:                1472 kB
+Shared_Dirty:       1472 kB
+Private_Dirty:         0 kB
+Anonymous:             0 kB
+VmFlags: rd ex mr mw me dw
+0092e000-00ea4000 r--p 0052e000 fd:01 12345678901                        /usr/bin/tickmux
+Rss:                3152 kB
+Shared_Dirty:          0 kB
+Private_Dirty:         8 kB
+Anonymous:             8 kB
+00ea4000-00f5c000 rw-p 00aa4000 fd:01 12345678901                        /usr/bin/tickmux
+Rss:                 176 kB
+7ffd1c3f2000-7ffd1c413000 rw-p 00000000 00:00 0                          [stack]
+Rss:                  12 kB
+`
+	ms := parseSmaps([]byte(smaps))
+	if len(ms) != 4 {
+		t.Fatalf("%d mappings, want 4: %+v", len(ms), ms)
+	}
+	if m := ms[0]; m.start != 0x400000 || m.end != 0x92e000 || m.perms != "r-xp" || m.dev != "fd:01" || m.inode != 12345678901 || m.rss != 1472 || m.anon != 0 {
+		t.Errorf("first mapping read as %+v", m)
+	}
+	if m := ms[1]; m.anon != 8 || m.rss != 3152 {
+		t.Errorf("written mapping read as %+v", m)
+	}
+	if m := ms[2]; m.anon != -1 {
+		t.Errorf("a mapping without its Anonymous line read as %+v", m)
+	}
+	if m := ms[3]; m.start != 0x7ffd1c3f2000 || m.inode != 0 || m.rss != 12 {
+		t.Errorf("stack read as %+v", m)
+	}
+	if got := parseSmaps([]byte("zz-00 r-xp 0 fd:01 1 /x\nRss: 4 kB\n")); len(got) != 0 {
+		t.Errorf("a mapping line it cannot read gave %+v", got)
+	}
+	for dev, want := range map[uint64]string{0xfd01: "fd:01", 0x803: "08:03", 0: "00:00", 0x100803: "08:103"} {
+		if got := devString(dev); got != want {
+			t.Errorf("devString(%#x) = %q, want %q", dev, got, want)
+		}
+	}
+}
