@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"tickmux/host/guardian"
 )
 
 // releaseWhenIdle gives the free pages of the heap back to the system once the server has gone
@@ -22,11 +24,19 @@ import (
 // allocated (or once every two minutes, the runtime's own forced collection), so it is the
 // sign that the server is busy again; a finalizer on an object dropped at parking notices it.
 //
+// The pages of the binary that the work touched go back too (guardian.ReleaseCode): about half of
+// an idle server's RSS (10 of 19 MB with 10 panes) is the binary's code and read-only data, which
+// stay in the page cache, and what the next key needs comes back from there at its first touch
+// (the first echo after a quiet spell: 2.0 ms median against 1.8 without, in 8 rounds each).
+//
 // after, when not nil, runs after each release (the server's heap profile, when asked for).
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
-	free := debug.FreeOSMemory
-	if after != nil {
-		free = func() { debug.FreeOSMemory(); after() }
+	free := func() {
+		debug.FreeOSMemory()
+		guardian.ReleaseCode()
+		if after != nil {
+			after()
+		}
 	}
 	t := newTrimmer(every, quietBytes, free)
 	t.start()
