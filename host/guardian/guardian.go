@@ -97,16 +97,12 @@ func fields(b []byte) []string {
 	}
 }
 
-// atoi reads a positive decimal number; anything else is 0.
+// atoi reads a positive decimal number up to 2^30; anything else is 0.
 func atoi(s string) int {
-	n := 0
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' || n > 1<<30 {
-			return 0
-		}
-		n = n*10 + int(c-'0')
+	if n, ok := dec(s); ok && n <= 1<<30 {
+		return int(n)
 	}
-	return n
+	return 0
 }
 
 func closeAll(fds []int) {
