@@ -65,18 +65,19 @@ type Style struct {
 	Attrs Attr
 }
 
-// Cell is one cell of the screen.
+// Cell is one cell of the screen. The fields are in the order that packs them in 48 bytes (56
+// with Rune first): a screen and the view's copy of it hold one per cell.
 type Cell struct {
-	// Rune is the character, ' ' for a blank cell. A wide character is in its left cell; the
-	// right cell has Width 0 and Rune 0.
-	Rune rune
 	// Comb holds the marks that join Rune (accents, variation selectors), usually nil.
 	Comb []rune
+	// Rune is the character, ' ' for a blank cell. A wide character is in its left cell; the
+	// right cell has Width 0 and Rune 0.
+	Rune  rune
+	Style Style
 	// Width is 1, 2 for the left half of a wide character, 0 for its right half. A Width 0
 	// cell whose left neighbour is not wide is a right half that lost its left half (Rune ' '):
 	// draw it blank; text leaves it out, as tmux does.
 	Width uint8
-	Style Style
 }
 
 // blankCell is what erased and never-written cells hold.

@@ -4,7 +4,16 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"unsafe"
 )
+
+// A cell is 48 bytes: a screen and each view's copy of it hold one per cell, and an order of the
+// fields that pads (Rune before Comb) makes it 56.
+func TestCellPacked(t *testing.T) {
+	if n := unsafe.Sizeof(Cell{}); n != 48 {
+		t.Fatalf("a Cell is %d bytes, want 48", n)
+	}
+}
 
 // heapPerTerminal is the live heap a terminal of cols x rows holds after fill wrote to it, in
 // bytes, averaged over n terminals.
