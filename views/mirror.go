@@ -399,14 +399,12 @@ func (m *Mirror) Show() {
 	m.dmu.Unlock()
 	x, y := m.showX, m.showY
 	m.mu.Lock()
-	vis := x >= 0 && y >= 0 && x < w && y < h
-	moved := m.cursorX != x || m.cursorY != y || m.cursor != vis
-	m.cursorX, m.cursorY, m.cursor = x, y, vis
+	m.cursorX, m.cursorY, m.cursor = x, y, x >= 0 && y >= 0 && x < w && y < h
 	var vs []*mirrorView
 	for _, v := range m.views {
 		// A view with nothing to draw gets no frame: tview draws after every key, and a key
 		// typed into a pane changes nothing until its echo, whose frame it would delay.
-		if moved || v.whole || v.sync || len(v.list) > 0 || v.curSt != m.curSt {
+		if v.pending() {
 			vs = append(vs, v)
 		}
 	}
@@ -642,14 +640,21 @@ type mirrorView struct {
 	// tcell's Init left it and its terminal, and its first frame draws only what is not blank.
 	drawn bool
 
-	curSt tcell.CursorStyle // the cursor style its last frame set
-
-	styles viewStyles // the Mirror's styles fitted to its terminal's palette (copyLoop only)
-
-	// The cursor its last frame set (under m.mu): a wake that finds no cell, cursor or style
-	// to change shows nothing (a poke left over from a frame already drawn, say).
+	// The cursor its last frame set (under m.mu).
+	curSt  tcell.CursorStyle
 	cx, cy int
 	cur    bool
+
+	styles viewStyles // the Mirror's styles fitted to its terminal's palette (copyLoop only)
+}
+
+// pending reports whether the view has something to draw: cells, a whole or synced redraw, or a
+// cursor other than the one its last frame set. Show pokes only such a view, and its copier draws
+// a frame only then. Under m.mu.
+func (v *mirrorView) pending() bool {
+	m := v.m
+	return v.whole || v.sync || len(v.list) > 0 ||
+		v.cx != m.cursorX || v.cy != m.cursorY || v.cur != m.cursor || v.curSt != m.curSt
 }
 
 // mark records that logical cell i changed. Under m.mu. The list never holds a cell twice, so
@@ -715,13 +720,13 @@ func (v *mirrorView) frame() {
 		m.mu.Unlock()
 		return
 	}
-	w, h := m.w, m.h
-	whole := v.whole
-	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
-	if v.drawn && !whole && !v.sync && len(v.list) == 0 && cx == v.cx && cy == v.cy && cursor == v.cur && curSt == v.curSt {
+	if !v.pending() { // a poke left over from a frame already drawn, say
 		m.mu.Unlock()
 		return
 	}
+	w, h := m.w, m.h
+	whole := v.whole
+	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
 	v.cx, v.cy, v.cur, v.curSt = cx, cy, cursor, curSt
 	var cells []indexedCell
 	if whole {
