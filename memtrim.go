@@ -27,7 +27,7 @@ import (
 // The pages of the binary that the work touched go back too (guardian.ReleaseCode): about half of
 // an idle server's RSS (10 of 19 MB with 10 panes) is the binary's code and read-only data, which
 // stay in the page cache, and what the next key needs comes back from there at its first touch
-// (the first echo after a quiet spell: 2.0 ms median against 1.8 without, in 8 rounds each).
+// (`QUIET=11 scripts/bench-echo 8 1` times that key; README, "Pages of the binary").
 //
 // after, when not nil, runs after each release (the server's heap profile, when asked for).
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {

@@ -39,6 +39,20 @@ func (t *recTty) Write(b []byte) (int, error) {
 	return t.out.Write(b)
 }
 
+// newRecScreen is a tcell screen for terminal ti, initialized, drawing on a recTty.
+func newRecScreen(tb testing.TB, ti *terminfo.Terminfo) (tcell.Screen, *recTty) {
+	tb.Helper()
+	tty := newRecTty()
+	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := sc.Init(); err != nil {
+		tb.Fatal(err)
+	}
+	return sc, tty
+}
+
 func (t *recTty) take() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -59,14 +73,7 @@ func TestPaletteFitAsTcell(t *testing.T) {
 			t.Setenv("COLORTERM", "")
 			t.Setenv("NO_COLOR", "")
 			screen := func() (tcell.Screen, *recTty) {
-				tty := newRecTty()
-				sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := sc.Init(); err != nil {
-					t.Fatal(err)
-				}
+				sc, tty := newRecScreen(t, ti)
 				t.Cleanup(func() { sc.Fini(); tty.Close() })
 				tty.take()
 				return sc, tty
@@ -239,14 +246,7 @@ func BenchmarkFirstFrameColours(b *testing.B) {
 	for _, mode := range []string{"tcell", "mirror"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				tty := newRecTty()
-				sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := sc.Init(); err != nil {
-					b.Fatal(err)
-				}
+				sc, _ := newRecScreen(b, ti)
 				vs := viewStyles{n: paletteSize(sc)}
 				w, h := sc.Size()
 				for i := 0; i < w*h; i++ {

@@ -57,7 +57,6 @@ type View struct {
 	close  func()
 
 	pending  []byte // a line the last decoder could not read
-	released bool   // its code's pages were given back (guardian.ReleaseCode)
 	stopping bool
 	stopBy   time.Time
 }
@@ -65,11 +64,14 @@ type View struct {
 // NewView starts the wait of a view attached through the socket at path: its terminal is in
 // (settings saved before the server had it) and out, messages go to errw, the server's lines
 // come from r, tell sends a notification, sigs carries Signals, and closeConn ends the connection
-// (Close calls it).
+// (Close calls it). It gives back the binary's pages the process's start touched
+// (guardian.ReleaseCode).
 func NewView(path string, in int, out, errw io.Writer, saved TermState, sigs chan os.Signal, r io.Reader, tell func(method string), closeConn func()) *View {
 	v := &View{socket: path, in: in, out: out, errw: errw, saved: saved, sigs: sigs, tell: tell,
 		lines: make(chan []byte, 8), done: make(chan struct{}), close: closeConn}
 	go v.read(r) // owner: the View; returns at the connection's end, or once Close is called
+	// The terminal is the server's: the view waits from here on, and needs little of the binary.
+	guardian.ReleaseCode()
 	return v
 }
 
@@ -122,10 +124,6 @@ func (v *View) Wait(decode Decoder) (code int, ok bool) {
 		line := v.pending
 		v.pending = nil
 		if line == nil {
-			if !v.released {
-				v.released = true
-				guardian.ReleaseCode() // the terminal is the server's: the view waits from here on
-			}
 			select {
 			case sig := <-v.sigs:
 				switch sig {
