@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,8 +17,14 @@ import (
 // returns its free heap after 5 to 10 s of quiet and then stops that timer too (memtrim.go), so
 // the count starts after 12 s. The status bar's clock wakes the UI once a minute, so the window
 // never spans a minute boundary.
+//
+// Quiet, each process has given back the binary's pages its work touched (guardian.ReleaseCode:
+// the server with its free heap, the guardian and the view when they start to wait). Then keys,
+// a paste, a resize and quit go through the real key path and reach processes that fault those
+// pages back in, and every process ends.
 func TestEndToEndIdleTickmuxSleeps(t *testing.T) {
 	r := shellRig(t)
+	busy := exeResident(t, r.serverPID(t))
 	time.Sleep(12 * time.Second)
 	if s := time.Now().Second(); s > 52 {
 		time.Sleep(time.Duration(62-s) * time.Second)
@@ -34,6 +42,65 @@ func TestEndToEndIdleTickmuxSleeps(t *testing.T) {
 			t.Errorf("%q (pid %d) woke %d times in 4 s of quiet", bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), pid, d)
 		}
 	}
+	for _, pid := range ours {
+		if kib := exeResident(t, pid); kib > busy/2 {
+			t.Errorf("pid %d holds %d KiB of the binary after the quiet spell; the server held %d KiB busy", pid, kib, busy)
+		}
+	}
+	r.typeLine("echo after-quiet-$((5*5))", "after-quiet-25")
+	r.tmux("set-buffer", "-b", "p", "echo pasted-$((2*3))")
+	r.tmux("paste-buffer", "-p", "-b", "p", "-t", "e2e")
+	r.keys("Enter")
+	r.waitFor("pasted-6")
+	wide := r.paneCols("wide")
+	r.tmux("resize-window", "-t", "e2e", "-x", "120", "-y", "30")
+	r.waitUntil("e2e", "show the status bar on the 30th line", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return len(lines) == 30 && strings.Contains(lines[29], "C-b ? help")
+	})
+	if narrow := r.paneCols("narrow"); narrow >= wide {
+		t.Errorf("the shell's terminal is %d columns after the window shrank, %d before", narrow, wide)
+	}
+	r.keys("C-b", "Q")
+	r.waitFor("quit tickmux")
+	r.keys("y")
+	r.waitAllEnded(10*time.Second, "quit after a quiet spell")
+}
+
+// paneCols is the width of the focused shell pane's terminal, as the program in it reads it.
+func (r *tmuxRig) paneCols(tag string) int {
+	r.t.Helper()
+	rx := regexp.MustCompile(tag + `-cols=([0-9]+)=`)
+	r.keys("echo "+tag+"-cols=$(tput cols)=", "Enter")
+	s := r.waitUntil("e2e", "show the width "+tag, rx.MatchString)
+	n, _ := strconv.Atoi(rx.FindStringSubmatch(s)[1])
+	return n
+}
+
+// exeResident is the KiB of process pid's read-only mappings of its executable (code and
+// read-only data) that are resident.
+func exeResident(t *testing.T, pid int) int {
+	t.Helper()
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib, in := 0, false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 6 && strings.Contains(f[0], "-"):
+			in = strings.Join(f[5:], " ") == exe && (f[1] == "r-xp" || f[1] == "r--p")
+		case in && len(f) >= 2 && f[0] == "Rss:":
+			n, _ := strconv.Atoi(f[1])
+			kib += n
+		}
+	}
+	return kib
 }
 
 // ownProcesses lists the rig's live processes that run tickmux's binary (server, guardian, view).
