@@ -735,18 +735,7 @@ func (v *mirrorView) frame() {
 		v.whole = false
 		v.dirty = make([]bool, w*h)
 		v.list = v.list[:0]
-		n := 0
-		for _, c := range m.cells {
-			if !m.tab.blank(c) {
-				n++
-			}
-		}
-		cells = make([]indexedCell, 0, n)
-		for i, c := range m.cells {
-			if !m.tab.blank(c) {
-				cells = append(cells, indexedCell{i, c})
-			}
-		}
+		cells = m.nonBlankCells()
 	} else {
 		cells = make([]indexedCell, len(v.list))
 		for j, i := range v.list {
@@ -798,6 +787,28 @@ func (v *mirrorView) frame() {
 type indexedCell struct {
 	i int
 	c mcell
+}
+
+// nonBlankCells lists the cells shown that a cleared terminal does not show as they are. Under mu.
+// A style's look on a space is found once per style on screen, not once per cell.
+func (m *Mirror) nonBlankCells() []indexedCell {
+	shows := make([]uint8, len(m.tab.styles)) // 0: not looked at yet, 1: blank, 2: shows
+	var cells []indexedCell
+	for i, c := range m.cells {
+		if c.text == 0 {
+			if shows[c.style] == 0 {
+				shows[c.style] = 1
+				if !m.tab.blank(c) {
+					shows[c.style] = 2
+				}
+			}
+			if shows[c.style] == 1 {
+				continue
+			}
+		}
+		cells = append(cells, indexedCell{i, c})
+	}
+	return cells
 }
 
 // blank reports whether the cell looks as a cleared terminal shows it: a space on the default

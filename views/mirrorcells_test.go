@@ -269,3 +269,35 @@ func BenchmarkMirrorMemory(b *testing.B) {
 	}
 	b.ReportMetric(per, "B/screen")
 }
+
+// The cells a whole frame copies to a view (an attach, a resize): a 200x60 screen of panes,
+// borders and a status bar, mostly spaces in a few styles. go test -run XXX -bench NonBlank ./views
+func BenchmarkNonBlankCells(b *testing.B) {
+	m := NewMirror()
+	if err := m.Init(); err != nil {
+		b.Fatal(err)
+	}
+	defer m.Fini()
+	m.SetSize(200, 60)
+	styles := []tcell.Style{
+		tcell.StyleDefault,
+		tcell.StyleDefault.Foreground(tcell.NewRGBColor(200, 200, 200)),
+		tcell.StyleDefault.Background(tcell.NewRGBColor(38, 38, 38)),
+		tcell.StyleDefault.Foreground(tcell.ColorGreen).Bold(true),
+	}
+	for y := 0; y < 60; y++ {
+		for x := 0; x < 200; x++ {
+			r := ' '
+			if (x+y)%7 == 0 {
+				r = 'x'
+			}
+			m.SetContent(x, y, r, nil, styles[(x/13+y)%len(styles)])
+		}
+	}
+	m.Show()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for b.Loop() {
+		m.nonBlankCells()
+	}
+}
