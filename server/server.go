@@ -41,6 +41,7 @@ import (
 	"tickmux/host"
 	"tickmux/server/earlyview"
 	"tickmux/views"
+	"tickmux/views/viewterm"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
@@ -265,18 +266,8 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
-	// The screen starts at the terminal's size (tcell starts at the terminfo's, 80x24, and
-	// reallocates at once: memory that every attach would pay for twice).
-	if ws, err := tty.WindowSize(); err == nil {
-		sized := *ti
-		sized.Columns, sized.Lines = ws.Width, ws.Height
-		ti = &sized
-	}
-	sc, err := tcell.NewTerminfoScreenFromTtyTerminfo(tty, ti)
-	if err == nil {
-		err = sc.Init() // raw mode, the alternate screen
-	}
-	if err != nil {
+	sc := viewterm.New(tty, ti, viewterm.Charset(os.Getenv))
+	if err := sc.Init(); err != nil { // raw mode, the alternate screen
 		tty.Close()
 		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return

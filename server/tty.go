@@ -27,10 +27,6 @@ type viewTty struct {
 	mu     sync.Mutex
 	cb     func()
 	broken atomic.Bool
-
-	wmu  sync.Mutex // writes and the held frame
-	held bool
-	out  []byte // a held frame's bytes, written whole at Flush
 }
 
 // writeStall is how long one write to a view's terminal may block before the view is dropped:
@@ -123,43 +119,8 @@ func (t *viewTty) WindowSize() (tcell.WindowSize, error) {
 
 func (t *viewTty) Read(b []byte) (int, error) { return t.f.Read(b) }
 
-// Hold gathers what is written until Flush, so that a frame (tcell writes its synchronized-output
-// markers apart from the frame's body) reaches the terminal in one write.
-func (t *viewTty) Hold() {
-	t.wmu.Lock()
-	t.held = true
-	t.wmu.Unlock()
-}
-
-// Flush writes what was held, in one write.
-func (t *viewTty) Flush() error {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	t.held = false
-	if len(t.out) == 0 {
-		return nil
-	}
-	_, err := t.write(t.out)
-	if cap(t.out) > 1<<20 {
-		t.out = nil // a whole-screen frame of a huge terminal: not kept
-	} else {
-		t.out = t.out[:0]
-	}
-	return err
-}
-
 // Write gives up after writeStall; the view is then broken and gets dropped.
 func (t *viewTty) Write(b []byte) (int, error) {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if t.held {
-		t.out = append(t.out, b...)
-		return len(b), nil
-	}
-	return t.write(b)
-}
-
-func (t *viewTty) write(b []byte) (int, error) {
 	if t.broken.Load() {
 		return 0, errors.New("the view's terminal stopped reading")
 	}

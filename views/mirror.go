@@ -11,7 +11,8 @@ import (
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
 // whose size is the size of the view used last (tmux's "latest" policy), copied after every
-// frame onto each attached view's own tcell screen (a terminal the server draws on directly).
+// frame onto each attached view's terminal (a ViewScreen: viewterm.Terminal, a terminal the
+// server draws on directly).
 //
 //	App (UI goroutine) ──Show──▶ logical cells ──changed cells──▶ view A's copier ──▶ A's terminal
 //	                                                       └──────▶ view B's copier ──▶ B's terminal
@@ -73,6 +74,34 @@ type Mirror struct {
 const maxOrigins = 512
 
 var _ tcell.Screen = (*Mirror)(nil)
+
+// ViewScreen is a view's terminal as the Mirror draws on it and reads from it. In a server it is
+// a viewterm.Terminal; tests use tcell screens through an adapter. The Mirror's copier for the
+// view is the only goroutine that draws (PutCell, Clear, the cursor, Show, Sync, Fini); the
+// modes and the clipboard are set from any goroutine, and must not block (they may wait for the
+// next frame: the Mirror asks for one).
+type ViewScreen interface {
+	Size() (w, h int)
+	Colors() int
+	// PutCell draws text, one grapheme width columns wide, at column x, row y.
+	PutCell(x, y int, text string, st tcell.Style, width int)
+	Clear()
+	ShowCursor(x, y int)
+	HideCursor()
+	SetCursorStyle(cs tcell.CursorStyle, cc ...tcell.Color)
+	Show()
+	Sync()
+	EnableMouse(flags ...tcell.MouseFlags)
+	DisableMouse()
+	EnablePaste()
+	DisablePaste()
+	EnableFocus()
+	DisableFocus()
+	SetClipboard(data []byte)
+	PollEvent() tcell.Event
+	Tty() (tcell.Tty, bool)
+	Fini()
+}
 
 // NewMirror makes the logical screen, 80x24 until a view attaches.
 func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
@@ -155,9 +184,8 @@ func (m *Mirror) Expect() (done func()) {
 // Attach adds a view drawing on sc, which must be initialized. The view becomes the latest:
 // the logical screen takes its size. gone runs once, on the view's own goroutine, after its
 // screen has been finalized (the terminal is restored), with the reason it left.
-func (m *Mirror) Attach(id string, sc tcell.Screen, gone func(reason string)) error {
+func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
-	v.styles.n = paletteSize(sc)
 	w, h := sc.Size()
 	lw, lh := m.Size()
 	m.mu.Lock()
@@ -384,6 +412,9 @@ func (m *Mirror) Show() {
 				}
 				if c.width > 1 && x+1 < w {
 					row[x+1].flags |= cellForced // drawn again once the wide cell goes
+					// What the view shows there is the wide character: a change of that cell
+					// marked earlier and not drawn yet must not cut it.
+					shown[x+1] = mcell{flags: cellCovered}
 				}
 			}
 			if c.width > 1 {
@@ -561,8 +592,7 @@ func (m *Mirror) LockRegion(x, y, w, h int, lock bool) {
 }
 
 // SetClipboard puts data on the clipboard of the view used last, the person who copied (OSC 52
-// through that view's terminal). The write runs off the UI goroutine: a stalled terminal must not
-// hold the UI.
+// through that view's terminal, with its next frame: a stalled terminal does not hold the UI).
 func (m *Mirror) SetClipboard(data []byte) {
 	m.mu.Lock()
 	v := m.views[m.latest]
@@ -570,8 +600,8 @@ func (m *Mirror) SetClipboard(data []byte) {
 	if v == nil {
 		return
 	}
-	data = bytes.Clone(data)
-	go v.sc.SetClipboard(data) // owner: none; returns when the write does, bounded by the view's write deadline
+	v.sc.SetClipboard(bytes.Clone(data))
+	v.flushModes()
 }
 
 func (m *Mirror) SetCursorStyle(cs tcell.CursorStyle, _ ...tcell.Color) {
@@ -581,26 +611,27 @@ func (m *Mirror) SetCursorStyle(cs tcell.CursorStyle, _ ...tcell.Color) {
 }
 
 func (m *Mirror) EnableMouse(flags ...tcell.MouseFlags) {
-	m.modes(func() { m.mouseOn, m.mouse = true, flags }, func(sc tcell.Screen) { sc.EnableMouse(flags...) })
+	m.modes(func() { m.mouseOn, m.mouse = true, flags }, func(sc ViewScreen) { sc.EnableMouse(flags...) })
 }
 func (m *Mirror) DisableMouse() {
-	m.modes(func() { m.mouseOn = false }, func(sc tcell.Screen) { sc.DisableMouse() })
+	m.modes(func() { m.mouseOn = false }, func(sc ViewScreen) { sc.DisableMouse() })
 }
 func (m *Mirror) EnablePaste() {
-	m.modes(func() { m.pasteOn = true }, func(sc tcell.Screen) { sc.EnablePaste() })
+	m.modes(func() { m.pasteOn = true }, func(sc ViewScreen) { sc.EnablePaste() })
 }
 func (m *Mirror) DisablePaste() {
-	m.modes(func() { m.pasteOn = false }, func(sc tcell.Screen) { sc.DisablePaste() })
+	m.modes(func() { m.pasteOn = false }, func(sc ViewScreen) { sc.DisablePaste() })
 }
 func (m *Mirror) EnableFocus() {
-	m.modes(func() { m.focusOn = true }, func(sc tcell.Screen) { sc.EnableFocus() })
+	m.modes(func() { m.focusOn = true }, func(sc ViewScreen) { sc.EnableFocus() })
 }
 func (m *Mirror) DisableFocus() {
-	m.modes(func() { m.focusOn = false }, func(sc tcell.Screen) { sc.DisableFocus() })
+	m.modes(func() { m.focusOn = false }, func(sc ViewScreen) { sc.DisableFocus() })
 }
 
-// modes records a terminal mode for views still to come and sets it on those attached.
-func (m *Mirror) modes(record func(), apply func(tcell.Screen)) {
+// modes records a terminal mode for views still to come and sets it on those attached; it goes
+// out with each one's next frame.
+func (m *Mirror) modes(record func(), apply func(ViewScreen)) {
 	m.mu.Lock()
 	record()
 	vs := make([]*mirrorView, 0, len(m.views))
@@ -610,14 +641,24 @@ func (m *Mirror) modes(record func(), apply func(tcell.Screen)) {
 	m.mu.Unlock()
 	for _, v := range vs {
 		apply(v.sc)
+		v.flushModes()
 	}
+}
+
+// flushModes asks the view's copier for a frame that writes the modes or clipboard set on its
+// terminal, even with no cell to draw.
+func (v *mirrorView) flushModes() {
+	v.m.mu.Lock()
+	v.modes = true
+	v.m.mu.Unlock()
+	v.poke()
 }
 
 // mirrorView is one attached view: its screen, the cells it has still to draw, its goroutines.
 type mirrorView struct {
 	m     *Mirror
 	id    string
-	sc    tcell.Screen
+	sc    ViewScreen
 	gone  func(reason string)
 	wake  chan struct{}
 	pokes atomic.Uint64 // frames asked of its copier
@@ -630,6 +671,7 @@ type mirrorView struct {
 	list  []int
 	whole bool
 	sync  bool
+	modes bool // modes or the clipboard wait on the terminal for a frame
 	// shown: the App has shown a frame since the view attached. Until then the copier draws
 	// nothing: the logical cells are the last frame drawn before the view came (a server draws
 	// nothing with no view), and the App redraws everything for a new view at once, so the view's
@@ -644,16 +686,14 @@ type mirrorView struct {
 	curSt  tcell.CursorStyle
 	cx, cy int
 	cur    bool
-
-	styles viewStyles // the Mirror's styles fitted to its terminal's palette (copyLoop only)
 }
 
-// pending reports whether the view has something to draw: cells, a whole or synced redraw, or a
-// cursor other than the one its last frame set. Show pokes only such a view, and its copier draws
-// a frame only then. Under m.mu.
+// pending reports whether the view has something to draw: cells, a whole or synced redraw, modes
+// to write, or a cursor other than the one its last frame set. Show pokes only such a view, and
+// its copier draws a frame only then. Under m.mu.
 func (v *mirrorView) pending() bool {
 	m := v.m
-	return v.whole || v.sync || len(v.list) > 0 ||
+	return v.whole || v.sync || v.modes || len(v.list) > 0 ||
 		v.cx != m.cursorX || v.cy != m.cursorY || v.cur != m.cursor || v.curSt != m.curSt
 }
 
@@ -737,36 +777,28 @@ func (v *mirrorView) frame() {
 		v.list = v.list[:0]
 		cells = m.nonBlankCells()
 	} else {
-		cells = make([]indexedCell, len(v.list))
-		for j, i := range v.list {
-			cells[j] = indexedCell{i, m.cells[i]}
+		cells = make([]indexedCell, 0, len(v.list))
+		for _, i := range v.list {
 			v.dirty[i] = false
+			if m.cells[i].flags&cellCovered == 0 {
+				cells = append(cells, indexedCell{i, m.cells[i]})
+			}
 		}
 		v.list = v.list[:0]
 	}
 	// The tables only grow, or are made anew: what these name stays as it is.
 	texts, styles := m.tab.texts, m.tab.styles
 	sync := v.sync
-	v.sync = false
+	v.sync, v.modes = false, false
 	m.mu.Unlock()
 
-	// A view's Tty that can hold a frame sends it in one write.
-	if tty, ok := v.sc.Tty(); ok {
-		if fh, ok := tty.(interface {
-			Hold()
-			Flush() error
-		}); ok {
-			fh.Hold()
-			defer fh.Flush() // a failed write marks the Tty broken, and the view is dropped
-		}
-	}
 	vw, vh := v.sc.Size()
 	if whole && v.drawn {
-		v.sc.Fill(' ', tcell.StyleDefault)
+		v.sc.Clear()
 	}
 	v.drawn = true
 	for _, c := range cells {
-		v.sc.Put(c.i%w, c.i/w, textOf(texts, c.c.text), v.styles.style(styles, c.c.style))
+		v.sc.PutCell(c.i%w, c.i/w, textOf(texts, c.c.text), styles[c.c.style], max(1, int(c.c.width)))
 	}
 	if cursor && cx < vw && cy < vh {
 		v.sc.SetCursorStyle(curSt)
@@ -795,6 +827,9 @@ func (m *Mirror) nonBlankCells() []indexedCell {
 	shows := make([]uint8, len(m.tab.styles)) // 0: not looked at yet, 1: blank, 2: shows
 	var cells []indexedCell
 	for i, c := range m.cells {
+		if c.flags&cellCovered != 0 {
+			continue
+		}
 		if c.text == 0 {
 			if shows[c.style] == 0 {
 				shows[c.style] = 1
@@ -826,13 +861,13 @@ func (t *cellTables) blank(c mcell) bool {
 
 // viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
 // larger view is padded, a smaller one clipped.
-func viewSizeNote(sc tcell.Screen, w, h, vw, vh int) {
+func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 	st := tcell.StyleDefault.Reverse(true)
 	pad := tcell.StyleDefault.Dim(true)
 	for y := 0; y < vh; y++ {
 		for x := 0; x < vw; x++ {
 			if x >= w || y >= h {
-				sc.Put(x, y, "·", pad)
+				sc.PutCell(x, y, "·", pad, 1)
 			}
 		}
 	}
@@ -846,7 +881,9 @@ func viewSizeNote(sc tcell.Screen, w, h, vw, vh int) {
 	if vw > w && vh <= h {
 		x, y = w, 0
 	}
-	sc.PutStrStyled(x, y, note, st)
+	for i := 0; i < len(note); i++ { // ASCII
+		sc.PutCell(x+i, y, note[i:i+1], st, 1)
+	}
 }
 
 // readLoop feeds the view's input to the App, tagged with the view: resizes and errors are the

@@ -17,6 +17,8 @@ type framesScreen struct {
 	shown  chan struct{}
 }
 
+func (s *framesScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }
+
 func newFramesScreen(t *testing.T, w, h int) *framesScreen {
 	t.Helper()
 	s := &framesScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), shown: make(chan struct{}, 16)}

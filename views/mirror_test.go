@@ -37,6 +37,8 @@ type lockedScreen struct {
 	mu sync.Mutex
 }
 
+func (s *lockedScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }
+
 func (s *lockedScreen) Show() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,6 +177,8 @@ type stuckScreen struct {
 	once    sync.Once
 	shown   chan struct{}
 }
+
+func (s *stuckScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }
 
 func (s *stuckScreen) Show() {
 	s.once.Do(func() { close(s.shown) })

@@ -21,12 +21,13 @@ type mcell struct {
 	text  uint32 // below 128: an ASCII character xor 0x20 (0 is a space); else 128 + its index in texts
 	style uint32 // index in styles; 0 is tcell.StyleDefault
 	width uint8  // columns the text takes; 0 on a cell never drawn, which reads as 1
-	flags uint8  // cellLocked, cellForced (drawn cells only)
+	flags uint8  // cellLocked, cellForced (drawn cells); cellCovered (cells shown)
 }
 
 const (
-	cellLocked uint8 = 1 << iota // LockRegion: never copied to the views until unlocked
-	cellForced                   // copied at the next Show even if it looks as the frame shown
+	cellLocked  uint8 = 1 << iota // LockRegion: never copied to the views until unlocked
+	cellForced                    // copied at the next Show even if it looks as the frame shown
+	cellCovered                   // the right half of a wide character shown: never drawn
 )
 
 // cellTables are the texts and styles the cells name. Appended under both of the Mirror's locks;
