@@ -82,7 +82,6 @@ var _ tcell.Screen = (*Mirror)(nil)
 // next frame: the Mirror asks for one).
 type ViewScreen interface {
 	Size() (w, h int)
-	Colors() int
 	// PutCell draws text, one grapheme width columns wide, at column x, row y.
 	PutCell(x, y int, text string, st tcell.Style, width int)
 	Clear()
@@ -267,7 +266,7 @@ func (m *Mirror) DetachAll(reason string) {
 	}
 }
 
-// resized handles view id's new size (tcell saw its Tty's resize and already redrew it): the
+// resized handles view id's new size (its terminal reported the resize): the
 // view is redrawn whole, and when it is the latest the layout takes its size.
 func (m *Mirror) resized(id string) {
 	m.mu.Lock()

@@ -519,7 +519,7 @@ func (t *Terminal) seq(cap *string, a, b int) string {
 	if s, ok := t.seqs[k]; ok {
 		return s
 	}
-	if t.seqs == nil {
+	if t.seqs == nil || len(t.seqs) >= 1024 { // bounded: 256 x 256 pairs could be asked for
 		t.seqs = map[seqKey]string{}
 	}
 	s := t.c.ti.TParm(*cap, a, b)
@@ -587,10 +587,10 @@ func (t *Terminal) show(sync bool) {
 	t.out = keep(out)
 }
 
-// keep empties a buffer for the next frame; one grown past 1 MB (a whole frame of a huge
-// terminal) is let go.
+// keep empties a buffer for the next frame. One grown past 64 KB (a whole frame: an attach, a
+// resize) is let go: an idle view keeps what typing needs, not its largest frame.
 func keep(b []byte) []byte {
-	if cap(b) > 1<<20 {
+	if cap(b) > 64<<10 {
 		return nil
 	}
 	return b[:0]
