@@ -99,6 +99,7 @@ type App struct {
 	mirror       *Mirror
 	views        viewSet
 	redrawAll    atomic.Bool // a view came or went: the next frame draws everything
+	drawNow      atomic.Bool // a view is about to attach: its first frame waits for no burst
 	endWhenEmpty bool
 
 	// Goroutines.
@@ -274,6 +275,20 @@ func (a *App) drawLater(d time.Duration) {
 // keys echoed one by one, land in one frame instead of two 16 ms apart.
 const burst = 3 * time.Millisecond
 
+// pause is how long a draw asked for now waits to gather more output: nothing for a key's echo
+// or a view's first frame (its attach waits for it, and there is no output to gather); else the
+// burst, and at least a frame since the last draw.
+func (a *App) pause(echo bool, last time.Time) time.Duration {
+	if now := a.drawNow.Swap(false); echo || now {
+		return 0
+	}
+	wait := burst
+	if since := time.Since(last); !last.IsZero() && since+wait < frame {
+		wait = frame - since
+	}
+	return wait
+}
+
 func (a *App) drawLoop() {
 	defer a.wg.Done()
 	var last time.Time
@@ -286,11 +301,7 @@ func (a *App) drawLoop() {
 		case <-a.echoReq:
 			echo = true
 		}
-		if !echo {
-			wait := burst
-			if since := time.Since(last); since+wait < frame {
-				wait = frame - since
-			}
+		if wait := a.pause(echo, last); wait > 0 {
 			var ok bool
 			if echo, ok = a.restOrEcho(wait); !ok {
 				return

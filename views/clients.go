@@ -112,6 +112,9 @@ func (a *App) viewsChanged(id string, attached bool) {
 		a.views.mu.Unlock()
 	}
 	a.redrawAll.Store(true)
+	if attached && id == "" {
+		a.drawNow.Store(true) // announced by Mirror.Expect: the view's first frame is this draw
+	}
 	a.requestDraw()
 }
 

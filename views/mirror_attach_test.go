@@ -226,3 +226,27 @@ func TestMirrorCursorAnywhereOnALargeScreen(t *testing.T) {
 		}
 	}
 }
+
+// The App draws an announced view's first frame at once, not after the burst that gathers a
+// program's output: the attach waits for that frame. A view that attached, or left, waits as
+// any output does.
+func TestAnnouncedViewDrawnWithoutPause(t *testing.T) {
+	a := &App{}
+	if w := a.pause(false, time.Now().Add(-time.Millisecond)); w <= burst || w > frame-time.Millisecond {
+		t.Fatalf("a draw 1 ms after the last waits %v, want the rest of a frame", w)
+	}
+	a.viewsChanged("", true) // Mirror.Expect
+	if w := a.pause(false, time.Time{}); w != 0 {
+		t.Fatalf("the announced view's frame waits %v", w)
+	}
+	if w := a.pause(false, time.Time{}); w != burst {
+		t.Fatalf("the draw after it waits %v, want the burst", w)
+	}
+	a.viewsChanged("view-1", true)
+	if w := a.pause(false, time.Time{}); w != burst {
+		t.Fatalf("a draw for an attached view waits %v, want the burst", w)
+	}
+	if w := a.pause(true, time.Time{}); w != 0 {
+		t.Fatalf("an echo waits %v", w)
+	}
+}
