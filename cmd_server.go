@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,6 +30,7 @@ const EnvServerMemProfile = "TICKMUX_SERVER_MEMPROFILE"
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
 func runServer(args []string, std stdio) int {
+	defer holdGC(startupGCPercent, startupGCHold)()
 	// The starter waits on this descriptor for "ok" or the error; programs must not inherit it.
 	var readyFile *os.File
 	if n, err := strconv.Atoi(os.Getenv(server.EnvReady)); err == nil && n > 2 {
@@ -117,6 +120,35 @@ func runServer(args []string, std stdio) int {
 		return 1
 	}
 	return 0
+}
+
+// The server's start-up (its panes' terminals, the App, then the first view's screen and frame)
+// allocates past the runtime's first heap goal of 4 MB just as the first view attaches: a
+// collection used to start in the middle of the first frame (a cold start traced with uprobes:
+// runtime.gcStart between the attach and its first frame, every time), taking a core and page
+// faults for its mark bits from the frame. For startupGCHold the goal is startupGCPercent/100
+// times higher (16 MB), then back to what it was (100 unless GOGC says otherwise).
+const (
+	startupGCPercent = 400
+	startupGCHold    = 2 * time.Second
+)
+
+// holdGC raises the garbage collector's percent to at least percent for d, unless collection is
+// off or already less frequent, and returns the function that ends the hold at once (the server's
+// exit; a no-op once it is over).
+func holdGC(percent int, d time.Duration) (end func()) {
+	old := debug.SetGCPercent(percent)
+	if old < 0 || old >= percent {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	var once sync.Once
+	restore := func() { once.Do(func() { debug.SetGCPercent(old) }) }
+	t := time.AfterFunc(d, restore)
+	return func() {
+		t.Stop()
+		restore()
+	}
 }
 
 // writeHeapProfile writes the live heap (after a collection) to path, replacing it whole.
