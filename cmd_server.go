@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/config"
+	"tickmux/host"
 	"tickmux/server"
 	"tickmux/views"
 )
@@ -58,6 +59,19 @@ func runServer(args []string, std stdio) int {
 		ready(err)
 		return 2
 	}
+	// The guardian and tickmux's place on PATH (for programs in panes: they reach this server by
+	// the name tickmux, and the demo's examples outlive a `go run` build) are made beside the
+	// rest of the set-up; the first pane waits for both.
+	host.PrestartGuardian()
+	var pathErr error
+	onPath := make(chan func(), 1)
+	go func() { // owner: runServer; returns once tickmux is on PATH (or could not be put there)
+		cleanup, err := putSelfOnPath()
+		pathErr = err
+		onPath <- cleanup
+	}()
+	pathSet := sync.OnceValue(func() func() { return <-onPath })
+	defer func() { pathSet()() }()
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		ready(err)
@@ -78,13 +92,6 @@ func runServer(args []string, std stdio) int {
 		} else {
 			defer stop()
 		}
-	}
-	// Programs in panes reach this server by the name tickmux (and the demo's examples outlive
-	// a `go run` build).
-	if cleanup, err := putSelfOnPath(); err != nil {
-		logf("%v: programs in panes will not find tickmux by name", err)
-	} else {
-		defer cleanup()
 	}
 	// SIGHUP, SIGTERM and SIGINT stop the server in order, or end it after hardStopAfter
 	// whatever the UI loop is doing (the guardian then ends every program); so does any other
@@ -112,7 +119,12 @@ func runServer(args []string, std stdio) int {
 	}
 	err = server.Run(server.Options{
 		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm,
-		Initial: func(a *views.App) error { return openInitial(a, f.argv, f.demo) },
+		Initial: func(a *views.App) error {
+			if pathSet(); pathErr != nil {
+				logf("%v: programs in panes will not find tickmux by name", pathErr)
+			}
+			return openInitial(a, f.argv, f.demo)
+		},
 	}, sigs)
 	if err != nil {
 		logf("tickmux server: %v", err)

@@ -276,3 +276,10 @@ echo all-done; sleep 100`, dir, r.self)
 	r.killServer()
 	r.waitAllEnded(10*time.Second, "kill-server")
 }
+
+// The server puts tickmux on PATH beside the rest of its set-up (cmd_server.go); the first pane's
+// shell starts once it is there, and reaches the server by that name.
+func TestEndToEndFirstShellFindsTickmux(t *testing.T) {
+	r := shellRig(t)
+	r.typeLine(`tickmux ls >/dev/null && echo "found-$((6*7))"`, "found-42")
+}
