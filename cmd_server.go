@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"tickmux/config"
+	"tickmux/host"
 	"tickmux/server"
 	"tickmux/views"
 )
@@ -28,6 +31,7 @@ const EnvServerMemProfile = "TICKMUX_SERVER_MEMPROFILE"
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
 func runServer(args []string, std stdio) int {
+	defer holdGC(startupGCPercent, startupGCHold)()
 	// The starter waits on this descriptor for "ok" or the error; programs must not inherit it.
 	var readyFile *os.File
 	if n, err := strconv.Atoi(os.Getenv(server.EnvReady)); err == nil && n > 2 {
@@ -55,6 +59,19 @@ func runServer(args []string, std stdio) int {
 		ready(err)
 		return 2
 	}
+	// The guardian and tickmux's place on PATH (for programs in panes: they reach this server by
+	// the name tickmux, and the demo's examples outlive a `go run` build) are made beside the
+	// rest of the set-up; the first pane waits for both.
+	host.PrestartGuardian()
+	var pathErr error
+	onPath := make(chan func(), 1)
+	go func() { // owner: runServer; returns once tickmux is on PATH (or could not be put there)
+		cleanup, err := putSelfOnPath()
+		pathErr = err
+		onPath <- cleanup
+	}()
+	pathSet := sync.OnceValue(func() func() { return <-onPath })
+	defer func() { pathSet()() }()
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		ready(err)
@@ -75,13 +92,6 @@ func runServer(args []string, std stdio) int {
 		} else {
 			defer stop()
 		}
-	}
-	// Programs in panes reach this server by the name tickmux (and the demo's examples outlive
-	// a `go run` build).
-	if cleanup, err := putSelfOnPath(); err != nil {
-		logf("%v: programs in panes will not find tickmux by name", err)
-	} else {
-		defer cleanup()
 	}
 	// SIGHUP, SIGTERM and SIGINT stop the server in order, or end it after hardStopAfter
 	// whatever the UI loop is doing (the guardian then ends every program); so does any other
@@ -109,7 +119,12 @@ func runServer(args []string, std stdio) int {
 	}
 	err = server.Run(server.Options{
 		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm,
-		Initial: func(a *views.App) error { return openInitial(a, f.argv, f.demo) },
+		Initial: func(a *views.App) error {
+			if pathSet(); pathErr != nil {
+				logf("%v: programs in panes will not find tickmux by name", pathErr)
+			}
+			return openInitial(a, f.argv, f.demo)
+		},
 	}, sigs)
 	if err != nil {
 		logf("tickmux server: %v", err)
@@ -117,6 +132,35 @@ func runServer(args []string, std stdio) int {
 		return 1
 	}
 	return 0
+}
+
+// The server's start-up (its panes' terminals, the App, then the first view's screen and frame)
+// allocates past the runtime's first heap goal of 4 MB just as the first view attaches: a
+// collection used to start in the middle of the first frame (a cold start traced with uprobes:
+// runtime.gcStart between the attach and its first frame, every time), taking a core and page
+// faults for its mark bits from the frame. For startupGCHold the goal is startupGCPercent/100
+// times higher (16 MB), then back to what it was (100 unless GOGC says otherwise).
+const (
+	startupGCPercent = 400
+	startupGCHold    = 2 * time.Second
+)
+
+// holdGC raises the garbage collector's percent to at least percent for d, unless collection is
+// off or already less frequent, and returns the function that ends the hold at once (the server's
+// exit; a no-op once it is over).
+func holdGC(percent int, d time.Duration) (end func()) {
+	old := debug.SetGCPercent(percent)
+	if old < 0 || old >= percent {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	var once sync.Once
+	restore := func() { once.Do(func() { debug.SetGCPercent(old) }) }
+	t := time.AfterFunc(d, restore)
+	return func() {
+		t.Stop()
+		restore()
+	}
 }
 
 // writeHeapProfile writes the live heap (after a collection) to path, replacing it whole.

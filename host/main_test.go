@@ -20,6 +20,8 @@ func TestMain(m *testing.M) {
 		os.Exit(guardedMain())
 	case "guardparent":
 		os.Exit(guardParentMain())
+	case "prestart":
+		os.Exit(prestartMain())
 	default:
 		os.Exit(fakeTickMain(mode))
 	}

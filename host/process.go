@@ -97,6 +97,14 @@ const maxQueuedInput = 1 << 20
 // ErrInputFull is returned by Input when the program has not read 1 MiB of earlier input.
 var ErrInputFull = errors.New("the program is not reading its terminal; input dropped")
 
+// PrestartGuardian starts the guardian that Launch registers each process group with, on a
+// goroutine of its own, ahead of the first Launch (which waits for it if it is not yet started).
+// The tickmux server calls it as it starts: the guardian's start then runs beside the server's
+// set-up, not between the first pane's PTY and its program's start.
+func PrestartGuardian() {
+	go processGuardian() // owner: none; returns once the guardian is started (or could not be)
+}
+
 // Launch starts the program described by spec on a new PTY (H-T1, H-S1, H-S2).
 func Launch(spec LaunchSpec) (*Process, error) {
 	if len(spec.Argv) == 0 || spec.Argv[0] == "" {

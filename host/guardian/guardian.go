@@ -5,9 +5,9 @@
 // packages dependencies first and otherwise in the order of their import paths; this one imports
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
 // every package that does: the JSON schema, terminal and UI libraries never initialise in the
-// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. Once
-// it waits, it gives back the pages of the binary its start touched (ReleaseCode), as the view
-// client does once its terminal is the server's.
+// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. A
+// second after it starts to wait, it gives back the pages of the binary its start touched
+// (ReleaseCodeLater), as the view client does once its terminal is the server's.
 package guardian
 
 import (
@@ -37,7 +37,7 @@ func run(in *os.File) int {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
-	ReleaseCode() // it waits from here on, and a message is rare (a pane opened or closed)
+	ReleaseCodeLater() // it waits from here on, and a message is rare (a pane opened or closed)
 	for {
 		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
 		if err == syscall.EINTR {
@@ -76,6 +76,21 @@ func run(in *os.File) int {
 	}
 	endGroups(watched, TerminateGrace)
 	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
+}
+
+// ReleaseDelay is how long after the start of its wait a guardian or a view gives back the
+// binary's pages (ReleaseCode). Both start to wait while the server draws the first frame (the
+// guardian starts with the first pane, the view as its terminal goes to the server), and the
+// release's read of /proc/self/smaps and its madvise calls took 2-3 ms of CPU on the two cores
+// that frame needed; a second later nothing waits on them.
+const ReleaseDelay = time.Second
+
+// release is ReleaseCode; a test counts its calls.
+var release = ReleaseCode
+
+// ReleaseCodeLater calls ReleaseCode once ReleaseDelay has passed (on a goroutine of its own).
+func ReleaseCodeLater() {
+	time.AfterFunc(ReleaseDelay, func() { release() })
 }
 
 // fields splits a message at spaces (strings.Fields would bring unicode in).

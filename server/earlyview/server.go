@@ -84,10 +84,13 @@ func StartServer(args []string) (*Starting, error) {
 	if wd, err := os.Getwd(); err == nil {
 		dir = wd
 	}
-	p, err := os.StartProcess(self, append([]string{self, "server"}, args...), &os.ProcAttr{
+	// syscall.ForkExec, not os.StartProcess: the first os.StartProcess of a process first forks
+	// a child that exits at once, to learn whether the kernel gives pidfds, and this start is on
+	// the way to the first frame.
+	pid, err := syscall.ForkExec(self, append([]string{self, "server"}, args...), &syscall.ProcAttr{
 		Dir:   dir,
 		Env:   append(os.Environ(), EnvReady+"=3"),
-		Files: []*os.File{null, null, null, pw},
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), pw.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	pw.Close()
@@ -95,7 +98,14 @@ func StartServer(args []string) (*Starting, error) {
 		pr.Close()
 		return nil, errors.New("cannot start the tickmux server: " + err.Error())
 	}
-	go p.Wait() // owner: this process; reaps the server when it ends (a detached server is reparented)
+	go func() { // owner: this process; reaps the server when it ends (a detached server is reparented)
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				return
+			}
+		}
+	}()
 	return &Starting{ready: pr}, nil
 }
 
