@@ -32,7 +32,7 @@ import (
 // after, when not nil, runs after each release (the server's heap profile, when asked for).
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
 	free := func() {
-		debug.FreeOSMemory()
+		releaseHeap()
 		guardian.ReleaseCode()
 		if after != nil {
 			after()
@@ -41,6 +41,15 @@ func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop
 	t := newTrimmer(every, quietBytes, free)
 	t.start()
 	return t.stop
+}
+
+// releaseHeap returns the free pages of the heap to the system, with what sync.Pools held. A
+// pool keeps what it held before a collection until the next one (its victim cache): the panes'
+// PTY read buffers and the views' snapshot cells (host.readBufs, views.snapBufs) wait there
+// between uses, so a first collection empties the pools and FreeOSMemory's own frees them.
+func releaseHeap() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 // trimmer is releaseWhenIdle's state; free and the counters are there for its test.
