@@ -34,7 +34,6 @@ import (
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
 	free := func() {
 		releaseHeap()
-		guardian.ReleaseCode()
 		if after != nil {
 			after()
 		}
@@ -138,6 +137,11 @@ func (t *trimmer) tick() {
 		t.free()
 		t.releases++
 		t.freedAt = allocatedBytes()
+		t.park()
+		if t.recode != nil {
+			t.recode() // last: what ran before it touched the binary's pages
+		}
+		return
 	}
 	t.park()
 }
