@@ -33,7 +33,7 @@ import (
 // after, when not nil, runs after each release (the server's heap profile, when asked for).
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
 	free := func() {
-		releaseHeap()
+		debug.FreeOSMemory()
 		if after != nil {
 			after()
 		}
@@ -52,15 +52,6 @@ func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop
 // wake the trimmer.
 func afterClockRedraw(now time.Time) time.Time {
 	return now.Truncate(time.Minute).Add(time.Minute + 2*time.Second)
-}
-
-// releaseHeap returns the free pages of the heap to the system, with what sync.Pools held. A
-// pool keeps what it held before a collection until the next one (its victim cache): the panes'
-// PTY read buffers and the views' snapshot cells (host.readBufs, views.snapBufs) wait there
-// between uses, so a first collection empties the pools and FreeOSMemory's own frees them.
-func releaseHeap() {
-	runtime.GC()
-	debug.FreeOSMemory()
 }
 
 // trimmer is releaseWhenIdle's state; free and the counters are there for its test.

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"weak"
 )
 
 // The idle server takes no wake-ups of its own: after a quiet spell is handled the trimmer's
@@ -80,21 +79,6 @@ func TestTrimmerParksWhileIdle(t *testing.T) {
 	if freed != 2 {
 		t.Fatalf("free called %d times, want 2", freed)
 	}
-}
-
-// What sync.Pools held goes back with the free heap: the PTY readers' buffers and the views'
-// snapshot cells wait in pools between uses.
-func TestReleaseHeapEmptiesThePools(t *testing.T) {
-	var pool sync.Pool
-	buf := new([64 << 10]byte)
-	gone := weak.Make(buf)
-	pool.Put(buf)
-	buf = nil
-	releaseHeap()
-	if gone.Value() != nil {
-		t.Fatal("a buffer put in a sync.Pool before the release is still in the heap")
-	}
-	runtime.KeepAlive(&pool)
 }
 
 // A parked trimmer gives back the binary's pages again at each look (2 s after each minute in the

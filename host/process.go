@@ -305,7 +305,7 @@ func (p *Process) readOutput() {
 			runtime.Gosched() // a flooding program must not starve the key path of a P
 		}
 		if buf != nil {
-			readBufs.Put(buf)
+			putReadBuf(buf)
 		}
 		if err != nil {
 			// EIO once every slave holder is gone (Linux), or the master was closed.
@@ -315,12 +315,39 @@ func (p *Process) readOutput() {
 }
 
 // readBufs holds the PTY readers' buffers between reads. A reader takes one only once its PTY
-// has output, so an idle pane holds none (a buffer each was 16 KB of every pane's heap), and a
-// flooding one gets the same buffer back each time from its P's cache.
-var readBufs = sync.Pool{New: func() any { return new(ptyBuf) }}
+// has output and gives it back after the read, so an idle pane holds none (a buffer each was
+// 16 KB of every pane's heap). Not a sync.Pool: that one is emptied at each collection, and a
+// fresh buffer costs page faults on the key echo's path.
+var readBufs struct {
+	mu   sync.Mutex
+	free []*ptyBuf // at most maxFreeReadBufs
+}
+
+// maxFreeReadBufs is how many buffers wait for readers; more are made while as many PTYs are
+// read at once (each is held across a read and its terminal's write).
+const maxFreeReadBufs = 4
 
 // ptyBuf is one read of a PTY: a read returns far less (4 KB at most on Linux).
 type ptyBuf [16 << 10]byte
+
+func getReadBuf() *ptyBuf {
+	readBufs.mu.Lock()
+	defer readBufs.mu.Unlock()
+	if n := len(readBufs.free); n > 0 {
+		b := readBufs.free[n-1]
+		readBufs.free = readBufs.free[:n-1]
+		return b
+	}
+	return new(ptyBuf)
+}
+
+func putReadBuf(b *ptyBuf) {
+	readBufs.mu.Lock()
+	defer readBufs.mu.Unlock()
+	if len(readBufs.free) < maxFreeReadBufs {
+		readBufs.free = append(readBufs.free, b)
+	}
+}
 
 // readMaster waits in the runtime's poller until the master has output, then reads it into a
 // buffer from readBufs (nil when nothing was read; the caller puts it back). n is 0 and err
@@ -339,7 +366,7 @@ func (p *Process) readMaster() (buf *ptyBuf, n int, err error) {
 		err = io.EOF
 	}
 	if n == 0 && buf != nil {
-		readBufs.Put(buf)
+		putReadBuf(buf)
 		buf = nil
 	}
 	return buf, n, err
@@ -357,7 +384,7 @@ type ptyRead struct {
 // read reads what the master has, or returns false to wait in the poller holding no buffer.
 func (r *ptyRead) read(fd uintptr) bool {
 	if r.buf == nil {
-		r.buf = readBufs.Get().(*ptyBuf)
+		r.buf = getReadBuf()
 	}
 	for {
 		r.n, r.err = unix.Read(int(fd), r.buf[:])
@@ -366,7 +393,7 @@ func (r *ptyRead) read(fd uintptr) bool {
 		}
 	}
 	if r.err == unix.EAGAIN {
-		readBufs.Put(r.buf)
+		putReadBuf(r.buf)
 		r.buf, r.n, r.err = nil, 0, nil
 		return false
 	}

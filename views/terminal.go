@@ -142,13 +142,15 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 		scroll = v.sm.scroll
 	}
 	// The cells are the draw's alone: between draws a view keeps the snapshot's cursor and
-	// sizes, and the cells go back to the views' common pool.
-	sb := snapBufs.Get().(*snapBuf)
+	// sizes, and the cells go back to the views' common buffer.
+	sb := &drawBuf
+	sb.mu.Lock()
 	v.snap.Cells, v.snap.Wrapped = sb.cells, sb.wrapped
 	defer func() {
 		sb.cells, sb.wrapped = v.snap.Cells, v.snap.Wrapped
 		v.snap.Cells, v.snap.Wrapped = nil, nil
-		snapBufs.Put(sb)
+		sb.fit()
+		sb.mu.Unlock()
 	}()
 	v.term.SnapshotScrolled(&v.snap, scroll)
 	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
@@ -231,16 +233,37 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 // Invalidate makes the next draw draw every row: something drew over the pane.
 func (v *TerminalView) Invalidate() { v.drawnOK = false }
 
-// snapBuf is a snapshot's cells, lent to one draw at a time; enc is rowHash's scratch.
+// drawBuf is the snapshot's cells, lent to one draw at a time (a view kept a whole screen of
+// them, 48 bytes a cell, between draws, for every pane); enc is rowHash's scratch. It is kept
+// between draws (a fresh one costs page faults on the key echo's path) at the size of the
+// largest pane drawn of late.
+var drawBuf snapBuf
+
 type snapBuf struct {
+	mu      sync.Mutex
 	cells   []vt.Cell
 	wrapped []bool
 	enc     []byte
+	draws   int // draws since the last fit
+	need    int // most cells a draw used since the last fit
 }
 
-// snapBufs lends the draws their snapshot's cells: a view kept a whole screen of them (48 bytes
-// a cell) between draws, for every pane. Idle, the pool is emptied by the garbage collector.
-var snapBufs = sync.Pool{New: func() any { return new(snapBuf) }}
+// fitDraws is how many draws pass between two looks at drawBuf's size.
+const fitDraws = 256
+
+// fit counts a draw, and every fitDraws draws drops a buffer more than twice as large as the
+// largest of them used (panes were split, or the terminal shrank). Called with mu held.
+func (b *snapBuf) fit() {
+	b.draws++
+	b.need = max(b.need, len(b.cells))
+	if b.draws < fitDraws {
+		return
+	}
+	if cap(b.cells) > 2*b.need {
+		b.cells, b.wrapped, b.enc = nil, nil, nil
+	}
+	b.draws, b.need = 0, 0
+}
 
 // rowSeed keys rowHash: a program cannot choose text whose row hashes as another's.
 var rowSeed = maphash.MakeSeed()

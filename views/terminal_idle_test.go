@@ -4,8 +4,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/vt"
 )
 
 // rowCountingScreen counts the cells drawn on each row.
@@ -67,21 +70,25 @@ func TestViewRedrawsExactlyTheRowsThatChanged(t *testing.T) {
 }
 
 // Between draws a view keeps no copy of its terminal's cells, neither the snapshot it drew nor
-// the rows it drew (48 bytes a cell each, for every pane, before): a hash per row.
+// the rows it drew (48 bytes a cell each, for every pane, before): a hash per row, and the views
+// share one snapshot's cells.
 func TestIdleViewKeepsNoCells(t *testing.T) {
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
-	const cols, rows = 200, 60
-	f := newFakeBackend(cols, rows)
-	v := newTestView(t, f)
-	for i := 0; i < rows; i++ {
-		f.term.Write([]byte("\x1b[33mline \u00e9\u0301 of text\x1b[m\r\n"))
+	const cols, rows, views = 200, 60, 4
+	var vs []*TerminalView
+	for range views {
+		f := newFakeBackend(cols, rows)
+		v := newTestView(t, f)
+		for i := 0; i < rows; i++ {
+			f.term.Write([]byte("\x1b[33mline \u00e9\u0301 of text\x1b[m\r\n"))
+		}
+		drawView(t, v, cols, rows)
+		f.term.Write([]byte("more"))
+		drawView(t, v, cols, rows)
+		vs = append(vs, v)
 	}
-	drawView(t, v, cols, rows)
-	f.term.Write([]byte("more"))
-	drawView(t, v, cols, rows)
 	runtime.GC()
-	runtime.GC() // the second frees what sync.Pools held across the first
 	runtime.GC() // the profile is as of the last collection that completed
 	records := make([]runtime.MemProfileRecord, 1<<14)
 	n, ok := runtime.MemProfile(records, false)
@@ -109,9 +116,28 @@ func TestIdleViewKeepsNoCells(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("a drawn %dx%d view holds %d bytes of what its draws allocated", cols, rows, held)
-	if held >= cols*rows {
-		t.Errorf("a drawn %dx%d view holds %d bytes of what its draws allocated: a byte a cell or more", cols, rows, held)
+	screen := int64(cols * rows * int(unsafe.Sizeof(vt.Cell{})))
+	t.Logf("%d drawn %dx%d views hold %d bytes of what their draws allocated; a screen of cells is %d", views, cols, rows, held, screen)
+	if held >= 2*screen {
+		t.Errorf("%d drawn %dx%d views hold %d bytes of what their draws allocated, a screen of cells is %d: they keep cells", views, cols, rows, held, screen)
 	}
-	runtime.KeepAlive(v)
+	runtime.KeepAlive(vs)
+}
+
+// The views' snapshot buffer follows the panes: once they are small (split, or the terminal
+// shrank) for a while, it is no longer the size of the largest pane ever drawn.
+func TestDrawBufferFollowsThePanes(t *testing.T) {
+	big := newTestView(t, newFakeBackend(200, 60))
+	drawView(t, big, 200, 60)
+	small := newTestView(t, newFakeBackend(20, 5))
+	sc, _ := drawView(t, small, 20, 5)
+	for range 2 * fitDraws { // a full period of draws after the one that saw the big pane
+		small.Draw(sc)
+	}
+	drawBuf.mu.Lock()
+	c := cap(drawBuf.cells)
+	drawBuf.mu.Unlock()
+	if c > 2*20*5 {
+		t.Errorf("after %d draws of a 20x5 pane the snapshot buffer holds %d cells, as for the 200x60 one", 2*fitDraws, c)
+	}
 }
