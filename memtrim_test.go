@@ -80,3 +80,51 @@ func TestTrimmerParksWhileIdle(t *testing.T) {
 		t.Fatalf("free called %d times, want 2", freed)
 	}
 }
+
+// A parked trimmer gives back the binary's pages again at each look (2 s after each minute in the
+// server, after the clock's redraw), and the heap only after work: the redraw touches the code
+// again but allocates too little to wake it.
+func TestParkedTrimmerGivesBackCodeAtEachLook(t *testing.T) {
+	var mu sync.Mutex
+	freed, recoded := 0, 0
+	tr := newTrimmer(20*time.Millisecond, 1<<20, func() {
+		mu.Lock()
+		freed++
+		mu.Unlock()
+		runtime.GC()
+	})
+	tr.recode = func() {
+		mu.Lock()
+		recoded++
+		mu.Unlock()
+	}
+	tr.nextLook = func(now time.Time) time.Time { return now.Add(30 * time.Millisecond) }
+	var before [][]byte
+	for range 16 {
+		before = append(before, make([]byte, 128<<10))
+	}
+	before = nil
+	tr.start()
+	counts := func() (int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return freed, recoded
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f, r := counts()
+		if f == 1 && r >= 3 {
+			break
+		}
+		if f > 1 || time.Now().After(deadline) {
+			t.Fatalf("heap released %d times, code %d times: want the heap once, then the code at each look", f, r)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tr.stop()
+	_, r := counts()
+	time.Sleep(200 * time.Millisecond)
+	if _, r2 := counts(); r2 > r+1 {
+		t.Fatalf("the code went back %d more times after stop", r2-r)
+	}
+}

@@ -82,7 +82,8 @@ type Process struct {
 	inBytes int
 	inBusy  bool // the writer is writing a chunk it took from the queue
 	inWake  chan struct{}
-	inRaw   syscall.RawConn // the master, for Input's write without waiting
+	inRaw   syscall.RawConn // the master, for Input's write without waiting and the reader
+	rd      ptyRead         // the reader's state
 
 	sizeMu     sync.Mutex
 	cols, rows int
@@ -213,6 +214,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		_ = guard.Watch(p.pid, !spec.Protocol, master)
 	}
 
+	p.rd.fn = p.rd.read
 	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
 	go p.wait()       // owner: p; exits when the leader has exited and been reaped
 	go p.writeInput() // owner: p; exits at Close
@@ -304,12 +306,14 @@ func buildEnv(spec LaunchSpec) []string {
 // terminal, whether or not a view shows it, so the program never blocks on its terminal.
 func (p *Process) readOutput() {
 	defer close(p.outputDone)
-	buf := make([]byte, 16<<10) // a PTY read returns far less; a bigger buffer is memory every pane pays
 	for {
-		n, err := p.master.Read(buf)
+		buf, n, err := p.readMaster()
 		if n > 0 {
 			p.term.Write(buf[:n])
 			runtime.Gosched() // a flooding program must not starve the key path of a P
+		}
+		if buf != nil {
+			putReadBuf(buf)
 		}
 		if err != nil {
 			// EIO once every slave holder is gone (Linux), or the master was closed.
@@ -318,7 +322,94 @@ func (p *Process) readOutput() {
 	}
 }
 
+// readBufs holds the PTY readers' buffers between reads. A reader takes one only once its PTY
+// has output and gives it back after the read, so an idle pane holds none (a buffer each was
+// 16 KB of every pane's heap). Not a sync.Pool: that one is emptied at each collection, and a
+// fresh buffer costs page faults on the key echo's path.
+var readBufs struct {
+	mu   sync.Mutex
+	free []*ptyBuf // at most maxFreeReadBufs
+}
+
+// maxFreeReadBufs is how many buffers wait for readers; more are made while as many PTYs are
+// read at once (each is held across a read and its terminal's write).
+const maxFreeReadBufs = 4
+
+// ptyBuf is one read of a PTY: a read returns far less (4 KB at most on Linux).
+type ptyBuf [16 << 10]byte
+
+func getReadBuf() *ptyBuf {
+	readBufs.mu.Lock()
+	defer readBufs.mu.Unlock()
+	if n := len(readBufs.free); n > 0 {
+		b := readBufs.free[n-1]
+		readBufs.free = readBufs.free[:n-1]
+		return b
+	}
+	return new(ptyBuf)
+}
+
+func putReadBuf(b *ptyBuf) {
+	readBufs.mu.Lock()
+	defer readBufs.mu.Unlock()
+	if len(readBufs.free) < maxFreeReadBufs {
+		readBufs.free = append(readBufs.free, b)
+	}
+}
+
+// readMaster waits in the runtime's poller until the master has output, then reads it into a
+// buffer from readBufs (nil when nothing was read; the caller puts it back). n is 0 and err
+// io.EOF at end of output.
+func (p *Process) readMaster() (buf *ptyBuf, n int, err error) {
+	r := &p.rd
+	werr := p.inRaw.Read(r.fn)
+	buf, n, err = r.buf, r.n, r.err
+	r.buf, r.n, r.err = nil, 0, nil
+	switch {
+	case werr != nil: // the master was closed
+		err = werr
+	case err != nil:
+		n = 0
+	case n == 0:
+		err = io.EOF
+	}
+	if n == 0 && buf != nil {
+		putReadBuf(buf)
+		buf = nil
+	}
+	return buf, n, err
+}
+
+// ptyRead is the PTY reader's state for the function it gives the master's RawConn, made once
+// so that a read allocates nothing.
+type ptyRead struct {
+	fn  func(fd uintptr) bool
+	buf *ptyBuf
+	n   int
+	err error
+}
+
+// read reads what the master has, or returns false to wait in the poller holding no buffer.
+func (r *ptyRead) read(fd uintptr) bool {
+	if r.buf == nil {
+		r.buf = getReadBuf()
+	}
+	for {
+		r.n, r.err = unix.Read(int(fd), r.buf[:])
+		if r.err != unix.EINTR {
+			break
+		}
+	}
+	if r.err == unix.EAGAIN {
+		putReadBuf(r.buf)
+		r.buf, r.n, r.err = nil, 0, nil
+		return false
+	}
+	return true
+}
+
 func (p *Process) wait() {
+	awaitExit(p.pid)
 	_ = p.cmd.Wait()
 	untrack(p.pid)
 	if g := processGuardian(); g != nil && !groupAlive(p.pid) {
@@ -565,6 +656,39 @@ func pollable(master *os.File) (*os.File, error) {
 		return nil, fmt.Errorf("cannot use the PTY: %w", err)
 	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// awaitExit returns once the child pid has exited, without reaping it, having waited in the
+// runtime's poller on a pidfd. os.Process.Wait waits in a blocking waitid, which holds an OS
+// thread (its stacks and kernel task) for as long as the program runs: one thread per pane.
+// Without pidfds (Linux before 5.3) it returns at once and the caller's Wait does the waiting.
+// The pid cannot be reused meanwhile: the child stays a zombie until its exec.Cmd reaps it.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	if err := unix.SetNonblock(fd, true); err != nil { // so that os.NewFile gives it to the poller
+		unix.Close(fd)
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	// A pidfd polls readable once its process has exited. A descriptor the poller refused makes
+	// Read fail at once.
+	_ = rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			n, err := unix.Poll(fds, 0)
+			if err != unix.EINTR {
+				return n != 0 || err != nil
+			}
+		}
+	})
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {

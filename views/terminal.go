@@ -2,7 +2,8 @@ package views
 
 import (
 	"context"
-	"slices"
+	"encoding/binary"
+	"hash/maphash"
 	"strconv"
 	"sync"
 
@@ -64,7 +65,9 @@ type TerminalView struct {
 	// The rows the last draw put on screen, at drawnAt, so that a draw skips rows that did not
 	// change (an echo redraws one row, not the pane); drawnOK is cleared when something may
 	// have drawn over the pane (Invalidate) and after a draw in scroll mode or scrolled back.
-	drawnRows [][]vt.Cell
+	// A row is kept as a hash of its cells (rowHash), not as a copy: 8 bytes a row rather
+	// than 48 a cell in every pane.
+	drawnRows []uint64
 	drawnAt   [6]int
 	drawnOK   bool
 
@@ -138,6 +141,17 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	if v.sm != nil {
 		scroll = v.sm.scroll
 	}
+	// The cells are the draw's alone: between draws a view keeps the snapshot's cursor and
+	// sizes, and the cells go back to the views' common buffer.
+	sb := &drawBuf
+	sb.mu.Lock()
+	v.snap.Cells, v.snap.Wrapped = sb.cells, sb.wrapped
+	defer func() {
+		sb.cells, sb.wrapped = v.snap.Cells, v.snap.Wrapped
+		v.snap.Cells, v.snap.Wrapped = nil, nil
+		sb.fit()
+		sb.mu.Unlock()
+	}()
 	v.term.SnapshotScrolled(&v.snap, scroll)
 	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
 	s := &v.snap
@@ -145,7 +159,7 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	inc := v.drawnOK && v.sm == nil && scroll == 0 && at == v.drawnAt && len(v.drawnRows) == s.Rows
 	v.drawnOK, v.drawnAt = v.sm == nil && scroll == 0, at
 	if len(v.drawnRows) != s.Rows {
-		v.drawnRows = make([][]vt.Cell, s.Rows)
+		v.drawnRows = make([]uint64, s.Rows)
 	}
 	// Runs of cells share a style: convert each style once per run, not once per cell.
 	var lastStyle vt.Style
@@ -161,10 +175,12 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 			continue
 		}
 		cells := s.Row(row)
-		if inc && sameCells(v.drawnRows[row], cells) {
+		var hash uint64
+		hash, sb.enc = rowHash(sb.enc, cells)
+		if inc && v.drawnRows[row] == hash {
 			continue // on screen already
 		}
-		v.drawnRows[row] = keepCells(v.drawnRows[row], cells)
+		v.drawnRows[row] = hash
 		covered := false // the cell drawn before covers this one
 		for col := 0; col < w; col++ {
 			wasCovered := covered
@@ -217,28 +233,64 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 // Invalidate makes the next draw draw every row: something drew over the pane.
 func (v *TerminalView) Invalidate() { v.drawnOK = false }
 
-// sameCells reports whether two rows of cells look the same.
-func sameCells(a, b []vt.Cell) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Rune != b[i].Rune || a[i].Width != b[i].Width || a[i].Style != b[i].Style || !slices.Equal(a[i].Comb, b[i].Comb) {
-			return false
-		}
-	}
-	return true
+// drawBuf is the snapshot's cells, lent to one draw at a time (a view kept a whole screen of
+// them, 48 bytes a cell, between draws, for every pane); enc is rowHash's scratch. It is kept
+// between draws (a fresh one costs page faults on the key echo's path) at the size of the
+// largest pane drawn of late.
+var drawBuf snapBuf
+
+type snapBuf struct {
+	mu      sync.Mutex
+	cells   []vt.Cell
+	wrapped []bool
+	enc     []byte
+	draws   int // draws since the last fit
+	need    int // most cells a draw used since the last fit
 }
 
-// keepCells copies a row into dst (marks and all: the snapshot reuses its memory).
-func keepCells(dst, src []vt.Cell) []vt.Cell {
-	dst = append(dst[:0], src...)
-	for i := range dst {
-		if dst[i].Comb != nil {
-			dst[i].Comb = slices.Clone(dst[i].Comb)
-		}
+// fitDraws is how many draws pass between two looks at drawBuf's size.
+const fitDraws = 256
+
+// fit counts a draw, and every fitDraws draws drops a buffer more than twice as large as the
+// largest of them used (panes were split, or the terminal shrank). Called with mu held.
+func (b *snapBuf) fit() {
+	b.draws++
+	b.need = max(b.need, len(b.cells))
+	if b.draws < fitDraws {
+		return
 	}
-	return dst
+	if cap(b.cells) > 2*b.need {
+		b.cells, b.wrapped, b.enc = nil, nil, nil
+	}
+	b.draws, b.need = 0, 0
+}
+
+// rowSeed keys rowHash: a program cannot choose text whose row hashes as another's.
+var rowSeed = maphash.MakeSeed()
+
+// rowHash is a keyed 64-bit hash of everything a row's cells draw (runes, marks, widths and
+// styles); two rows that draw differently hash differently but for a chance of 2^-64. enc is a
+// scratch buffer, returned grown.
+func rowHash(enc []byte, cells []vt.Cell) (uint64, []byte) {
+	enc = enc[:0]
+	for i := range cells {
+		c := &cells[i]
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Rune))
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.FG))
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.BG))
+		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.UL))
+		enc = binary.LittleEndian.AppendUint16(enc, uint16(c.Style.Attrs))
+		if c.Comb == nil {
+			enc = append(enc, c.Width, 0)
+			continue
+		}
+		enc = append(enc, c.Width, 1)
+		for _, r := range c.Comb {
+			enc = binary.LittleEndian.AppendUint32(enc, uint32(r))
+		}
+		enc = binary.LittleEndian.AppendUint32(enc, ^uint32(0)) // no rune: the marks end
+	}
+	return maphash.Bytes(rowSeed, enc), enc
 }
 
 // PlaceCursor shows the program's cursor (or the scroll-mode cursor) when the view has the focus.
