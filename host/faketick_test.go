@@ -44,6 +44,7 @@ type fakeTick struct {
 	holds       int
 	maxHolds    int
 	holdRelease chan struct{}
+	released    bool // holdRelease is closed
 	winches     int
 	calls       map[string]int
 }
@@ -306,7 +307,8 @@ func (ft *fakeTick) call(id json.RawMessage, tool string, rawArgs json.RawMessag
 		if ft.holds > ft.maxHolds {
 			ft.maxHolds = ft.holds
 		}
-		if ft.holds == 8 {
+		if ft.holds == 8 && !ft.released { // later holds can reach 8 again while the first drain
+			ft.released = true
 			close(ft.holdRelease)
 		}
 		release := ft.holdRelease

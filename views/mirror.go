@@ -425,11 +425,11 @@ func (m *Mirror) Show() {
 		v.shown = true
 	}
 	m.fresh = true
-	m.mu.Unlock()
-	m.dmu.Unlock()
+	// The cursor goes with the cells, in the same frame: a copier woken meanwhile (for modes)
+	// must not draw the new cells with the old cursor.
 	x, y := m.showX, m.showY
-	m.mu.Lock()
 	m.cursorX, m.cursorY, m.cursor = x, y, x >= 0 && y >= 0 && x < w && y < h
+	m.dmu.Unlock()
 	var vs []*mirrorView
 	for _, v := range m.views {
 		// A view with nothing to draw gets no frame: tview draws after every key, and a key
