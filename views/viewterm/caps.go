@@ -25,6 +25,7 @@ type caps struct {
 	strike                                     string
 	setFg, setBg, setFgBg                      string
 	setFgRGB, setBgRGB, setFgBgRGB             string
+	rgbANSI                                    bool // the RGB capabilities are SGR 38;2 and 48;2: written directly
 	enterCA, exitCA, enterKeypad, exitKeypad   string
 	showCursor, hideCursor                     string
 	enableAcs, disableAM, enableAM, insertChar string
@@ -102,6 +103,8 @@ func newCaps(ti *terminfo.Terminfo, charset string) *caps {
 		c.keysOff = "\x1b[?9001l" + "\x1b[<u" + "\x1b[>4;0m"
 	}
 
+	c.rgbANSI = c.setFgRGB == "\x1b[38;2;%p1%d;%p2%d;%p3%dm" && c.setBgRGB == "\x1b[48;2;%p1%d;%p2%d;%p3%dm" &&
+		(c.setFgBgRGB == "" || c.setFgBgRGB == "\x1b[38;2;%p1%d;%p2%d;%p3%d;48;2;%p4%d;%p5%d;%p6%dm")
 	c.truecolor = c.setFgBgRGB != "" || c.setFgRGB != "" || c.setBgRGB != ""
 	if os.Getenv("TCELL_TRUECOLOR") == "disable" {
 		c.truecolor = false
@@ -162,6 +165,27 @@ func Charset(getenv func(string) string) string {
 		return "UTF-8"
 	}
 	return locale[i+1:]
+}
+
+// appendRGB sets the foreground (SGR 38) or background (48) to RGB colour col.
+func (c *caps) appendRGB(b []byte, sgr string, col tcell.Color) []byte {
+	r, g, bl := col.RGB()
+	if !c.rgbANSI {
+		cap := c.setFgRGB
+		if sgr == "48" {
+			cap = c.setBgRGB
+		}
+		return append(b, c.ti.TParm(cap, int(r), int(g), int(bl))...)
+	}
+	b = append(b, "\x1b["...)
+	b = append(b, sgr...)
+	b = append(b, ";2;"...)
+	b = strconv.AppendInt(b, int64(r), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(g), 10)
+	b = append(b, ';')
+	b = strconv.AppendInt(b, int64(bl), 10)
+	return append(b, 'm')
 }
 
 // appendGoto moves the cursor to column x, row y.

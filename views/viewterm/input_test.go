@@ -126,12 +126,7 @@ func TestReadsAsTcell(t *testing.T) {
 
 // A resize is reported once, with the new size; the size at Init is not reported as a resize.
 func TestResizeReported(t *testing.T) {
-	tty := newFakeTty(30, 8)
-	sc := viewterm.New(tty, lookup(t, "xterm-256color"), "UTF-8")
-	if err := sc.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Fini()
+	sc, tty := started(t, "xterm-256color", 30, 8, "UTF-8")
 	tty.setSize(50, 12)
 	if w, h := sc.Size(); w != 50 || h != 12 {
 		t.Fatalf("Size %dx%d after the resize", w, h)
@@ -153,12 +148,7 @@ func TestResizeReported(t *testing.T) {
 
 // The terminal failing to read is reported, once, as an error: the Mirror drops the view.
 func TestReadErrorReported(t *testing.T) {
-	tty := newFakeTty(30, 8)
-	sc := viewterm.New(tty, lookup(t, "xterm-256color"), "UTF-8")
-	if err := sc.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Fini()
+	sc, tty := started(t, "xterm-256color", 30, 8, "UTF-8")
 	tty.inW.CloseWithError(fmt.Errorf("the terminal went away"))
 	if d := describe(sc.PollEvent()); d != "error" {
 		t.Fatalf("got %s, want an error", d)

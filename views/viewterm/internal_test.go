@@ -95,3 +95,24 @@ func TestFitColorBounded(t *testing.T) {
 		t.Fatalf("cache holds %d colours, bound %d", n, maxFitColors)
 	}
 }
+
+// The RGB colours written without the terminfo interpreter are the interpreter's.
+func TestRGBAsTerminfo(t *testing.T) {
+	ti, err := terminfo.LookupTerminfo("xterm-direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCaps(ti, "UTF-8")
+	if !c.rgbANSI {
+		t.Fatal("xterm-direct's RGB capabilities not taken as SGR 38;2 and 48;2")
+	}
+	for _, rgb := range [][3]int32{{0, 0, 0}, {255, 135, 0}, {1, 22, 255}} {
+		col := tcell.NewRGBColor(rgb[0], rgb[1], rgb[2])
+		if got, want := string(c.appendRGB(nil, "38", col)), ti.TParm(ti.SetFgRGB, int(rgb[0]), int(rgb[1]), int(rgb[2])); got != want {
+			t.Fatalf("fg %v: %q, terminfo %q", rgb, got, want)
+		}
+		if got, want := string(c.appendRGB(nil, "48", col)), ti.TParm(ti.SetBgRGB, int(rgb[0]), int(rgb[1]), int(rgb[2])); got != want {
+			t.Fatalf("bg %v: %q, terminfo %q", rgb, got, want)
+		}
+	}
+}

@@ -101,17 +101,8 @@ func (t *Terminal) Init() error {
 		return err
 	}
 	c := t.c
-	var b []byte
-	b = appendMouse(b, c, 0)
-	b = append(b, c.pasteOff...)
-	b = append(b, c.enterCA...)
-	b = append(b, c.saveTitle...)
-	b = append(b, c.enterKeypad...)
-	b = append(b, c.hideCursor...)
-	b = append(b, c.enableAcs...)
-	b = append(b, c.disableAM...)
-	b = append(b, c.clear...)
-	b = append(b, c.keysOn...)
+	b := appendMouse(nil, c, 0)
+	b = appendSeqs(b, c.pasteOff, c.enterCA, c.saveTitle, c.enterKeypad, c.hideCursor, c.enableAcs, c.disableAM, c.clear, c.keysOn)
 	if _, err := t.tty.Write(b); err != nil {
 		_ = t.tty.Stop()
 		return err
@@ -124,6 +115,14 @@ func (t *Terminal) Init() error {
 	t.mu.Unlock()
 	go t.read() // owner: the Terminal; ends when Fini drains the tty, or the tty fails
 	return nil
+}
+
+// appendSeqs appends the sequences in order (a capability the terminal lacks is empty).
+func appendSeqs(b []byte, seqs ...string) []byte {
+	for _, s := range seqs {
+		b = append(b, s...)
+	}
+	return b
 }
 
 func packSize(w, h int) uint64 { return uint64(uint32(w))<<32 | uint64(uint32(h)) }
@@ -451,6 +450,7 @@ func (t *Terminal) appendStyle(b []byte, st tcell.Style) []byte {
 	return b
 }
 
+// mono is a monochrome terminal's palette.
 var mono = []tcell.Color{tcell.ColorBlack, tcell.ColorWhite}
 
 // appendColours sets the foreground and background: RGB as they are on a true-colour terminal,
@@ -458,7 +458,7 @@ var mono = []tcell.Color{tcell.ColorBlack, tcell.ColorWhite}
 func (t *Terminal) appendColours(b []byte, fg, bg tcell.Color, attrs tcell.AttrMask) ([]byte, tcell.AttrMask) {
 	c := t.c
 	if c.colors == 0 {
-		if fg.Valid() && t.fit(fg, mono) == tcell.ColorBlack {
+		if fg.Valid() && tcell.FindColor(fg, mono) == tcell.ColorBlack {
 			attrs ^= tcell.AttrReverse
 		}
 		return b, attrs
@@ -467,27 +467,25 @@ func (t *Terminal) appendColours(b []byte, fg, bg tcell.Color, attrs tcell.AttrM
 		b = append(b, c.resetFgBg...)
 	}
 	if c.truecolor {
-		if c.setFgBgRGB != "" && fg.IsRGB() && bg.IsRGB() {
+		if c.setFgBgRGB != "" && !c.rgbANSI && fg.IsRGB() && bg.IsRGB() {
 			r1, g1, b1 := fg.RGB()
 			r2, g2, b2 := bg.RGB()
 			return append(b, c.ti.TParm(c.setFgBgRGB, int(r1), int(g1), int(b1), int(r2), int(g2), int(b2))...), attrs
 		}
 		if fg.IsRGB() && c.setFgRGB != "" {
-			r, g, bl := fg.RGB()
-			b = append(b, c.ti.TParm(c.setFgRGB, int(r), int(g), int(bl))...)
+			b = c.appendRGB(b, "38", fg)
 			fg = tcell.ColorDefault
 		}
 		if bg.IsRGB() && c.setBgRGB != "" {
-			r, g, bl := bg.RGB()
-			b = append(b, c.ti.TParm(c.setBgRGB, int(r), int(g), int(bl))...)
+			b = c.appendRGB(b, "48", bg)
 			bg = tcell.ColorDefault
 		}
 	}
 	if fg.Valid() {
-		fg = t.fit(fg, nil)
+		fg = t.fit(fg)
 	}
 	if bg.Valid() {
-		bg = t.fit(bg, nil)
+		bg = t.fit(bg)
 	}
 	if fg.Valid() && bg.Valid() && c.setFgBg != "" {
 		return append(b, t.seq(&c.setFgBg, int(fg&0xff), int(bg&0xff))...), attrs
@@ -501,12 +499,8 @@ func (t *Terminal) appendColours(b []byte, fg, bg tcell.Color, attrs tcell.AttrM
 	return b, attrs
 }
 
-// fit is the colour of the palette nearest to col; a palette colour is itself. A monochrome
-// terminal's palette is black and white.
-func (t *Terminal) fit(col tcell.Color, mono []tcell.Color) tcell.Color {
-	if mono != nil {
-		return tcell.FindColor(col, mono)
-	}
+// fit is the colour of the palette nearest to col; a palette colour is itself.
+func (t *Terminal) fit(col tcell.Color) tcell.Color {
 	if !col.IsRGB() && col&^(tcell.ColorValid|0xff) == 0 && int(col&0xff) < t.c.colors {
 		return col
 	}
@@ -630,17 +624,9 @@ func (t *Terminal) fini() {
 	if c.cursorStyles && t.shapeSet {
 		b = append(b, "\x1b[0 q"...)
 	}
-	b = append(b, c.resetFgBg...)
-	b = append(b, c.attrOff...)
-	b = append(b, c.exitKeypad...)
-	b = append(b, c.enableAM...)
-	b = append(b, c.keysOff...)
-	b = append(b, c.restoreTitle...)
-	b = append(b, c.clear...)
-	b = append(b, c.exitCA...)
+	b = appendSeqs(b, c.resetFgBg, c.attrOff, c.exitKeypad, c.enableAM, c.keysOff, c.restoreTitle, c.clear, c.exitCA)
 	b = appendMouse(b, c, 0)
-	b = append(b, c.pasteOff...)
-	b = append(b, c.focusOff...)
+	b = appendSeqs(b, c.pasteOff, c.focusOff)
 	_, _ = t.tty.Write(b)
 	_ = t.tty.Stop()
 	_ = t.tty.Close()

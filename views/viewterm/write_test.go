@@ -12,15 +12,11 @@ import (
 	"tickmux/vt"
 )
 
+// started is a Terminal for a terminal of type term, w x h, initialized; it is finalized at the
+// test's end.
 func started(t *testing.T, term string, w, h int, charset string) (*viewterm.Terminal, *fakeTty) {
 	t.Helper()
-	tty := newFakeTty(w, h)
-	sc := viewterm.New(tty, lookup(t, term), charset)
-	if err := sc.Init(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sc.Fini)
-	return sc, tty
+	return startedTi(t, lookup(t, term), w, h, charset)
 }
 
 // A cell's text never reaches the terminal as a command: C0 and C1 controls, ESC and DEL are
@@ -128,7 +124,7 @@ func TestLastCellOnAScrollingTerminal(t *testing.T) {
 	ti := *base
 	ti.Name = "linux-am-test"
 	ti.DisableAutoMargin, ti.EnableAutoMargin = "", ""
-	sc, tty := startedTi(t, &ti, 6, 3)
+	sc, tty := startedTi(t, &ti, 6, 3, "UTF-8")
 	sc.PutCell(0, 0, "T", tcell.StyleDefault, 1)
 	sc.PutCell(4, 2, "y", tcell.StyleDefault.Bold(true), 1)
 	sc.Show()
@@ -150,10 +146,10 @@ func TestLastCellOnAScrollingTerminal(t *testing.T) {
 	}
 }
 
-func startedTi(t *testing.T, ti *terminfo.Terminfo, w, h int) (*viewterm.Terminal, *fakeTty) {
+func startedTi(t *testing.T, ti *terminfo.Terminfo, w, h int, charset string) (*viewterm.Terminal, *fakeTty) {
 	t.Helper()
 	tty := newFakeTty(w, h)
-	sc := viewterm.New(tty, ti, "UTF-8")
+	sc := viewterm.New(tty, ti, charset)
 	if err := sc.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -189,18 +185,21 @@ func BenchmarkFirstFrame(b *testing.B) {
 			sc.Fini()
 		}
 	})
-	b.Run("viewterm", func(b *testing.B) {
-		for b.Loop() {
-			tty := newFakeTty(w, h)
-			sc := viewterm.New(tty, ti, "UTF-8")
-			if err := sc.Init(); err != nil {
-				b.Fatal(err)
-			}
-			for i := 0; i < w*h; i++ {
-				sc.PutCell(i%w, i/w, text[i%len(text)], styles[(i/7)%len(styles)], 1)
-			}
-			sc.Show()
-			sc.Fini()
+	b.Run("viewterm", func(b *testing.B) { firstFrames(b, ti, w, h, styles, text) })
+	b.Run("viewterm-truecolor", func(b *testing.B) { firstFrames(b, lookup(b, "xterm-direct"), w, h, styles, text) })
+}
+
+func firstFrames(b *testing.B, ti *terminfo.Terminfo, w, h int, styles []tcell.Style, text []string) {
+	for b.Loop() {
+		tty := newFakeTty(w, h)
+		sc := viewterm.New(tty, ti, "UTF-8")
+		if err := sc.Init(); err != nil {
+			b.Fatal(err)
 		}
-	})
+		for i := 0; i < w*h; i++ {
+			sc.PutCell(i%w, i/w, text[i%len(text)], styles[(i/7)%len(styles)], 1)
+		}
+		sc.Show()
+		sc.Fini()
+	}
 }
