@@ -226,3 +226,30 @@ func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A view whose terminal was reset while its process was stopped (its shell had the terminal) is
+// drawn whole when the process continues, with its modes set again: SIGCONT is a redraw. Through
+// tmux: send-keys -R resets the pane's terminal, blank and with mouse reporting off.
+func TestEndToEndRedrawAfterContinue(t *testing.T) {
+	r := newTmuxRig(t)
+	r.start()
+	r.waitFor("shell:1")
+	r.typeLine("echo redraw-me-$((6*7))", "redraw-me-42")
+	mouse := func(string) bool {
+		return strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_sgr_flag}#{mouse_any_flag}")) == "11"
+	}
+	r.waitUntil("e2e", "the view reports the mouse", mouse)
+	pid := r.viewPID()
+	r.tmux("send-keys", "-R", "-t", "e2e")
+	r.waitGone("e2e", "redraw-me-42")
+	if mouse("") {
+		t.Fatal("send-keys -R left mouse reporting on: the test proves nothing")
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("redraw-me-42")
+	r.waitFor("shell:1")
+	r.waitUntil("e2e", "mouse reporting set again", mouse)
+	r.typeLine("echo still-typing-$((6*7))", "still-typing-42")
+}

@@ -525,8 +525,9 @@ func (t *Terminal) seq(cap *string, a, b int) string {
 // one write.
 func (t *Terminal) Show() { t.show(false) }
 
-// Sync shows the frame and sets the cursor's visibility and shape again, whatever the terminal
-// is thought to have (after the view's process was stopped and continued, say).
+// Sync shows the frame and sets the terminal's modes, the cursor's visibility and its shape
+// again, whatever the terminal is thought to have (after the view's process was stopped and
+// continued, say). The frame is to be whole: Clear, then every cell.
 func (t *Terminal) Sync() { t.show(true) }
 
 func (t *Terminal) show(sync bool) {
@@ -535,10 +536,20 @@ func (t *Terminal) show(sync bool) {
 	t.mu.Lock()
 	out = append(out, t.pre...)
 	t.pre = t.pre[:0]
-	t.mu.Unlock()
 	if sync {
+		// The terminal may have been reset meanwhile (the view's process was stopped, and its
+		// shell had the terminal): every mode is set again, and the frame is drawn whole.
+		out = appendSeqs(out, c.enterCA, c.enterKeypad, c.enableAcs, c.disableAM, c.keysOn)
+		out = appendMouse(out, c, t.mouse)
+		if t.paste {
+			out = append(out, c.pasteOn...)
+		}
+		if t.focus {
+			out = append(out, c.focusOn...)
+		}
 		t.styleKnown = false
 	}
+	t.mu.Unlock()
 	w, h := t.Size()
 	x, y := t.showX, t.showY
 	show := x >= 0 && y >= 0 && x < w && y < h
