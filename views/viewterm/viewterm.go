@@ -57,9 +57,7 @@ type Terminal struct {
 	// The cell left of the bottom right one, for terminals drawn with lastCellTrick.
 	beforeLast   string
 	beforeLastSt tcell.Style
-	fits         map[tcell.Color]tcell.Color // colours fitted to the palette
-	seqs         map[seqKey]string           // colour sequences made by the terminfo interpreter
-	palette      []tcell.Color
+	seqs         map[seqKey]string // colour sequences made by the terminfo interpreter
 
 	ip       tcell.InputProcessor
 	evs      chan tcell.Event
