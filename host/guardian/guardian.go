@@ -6,8 +6,9 @@
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
 // every package that does: the JSON schema, terminal and UI libraries never initialise in the
 // guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. A
-// second after it starts to wait, it gives back the pages of the binary its start touched
-// (ReleaseCodeLater), as the view client does once its terminal is the server's.
+// second after it starts to wait, and a second after each burst of messages, it gives back the
+// pages of the binary that its work touched (ReleaseCodeLater), as the view client does once its
+// terminal is the server's.
 package guardian
 
 import (
@@ -37,7 +38,9 @@ func run(in *os.File) int {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
-	ReleaseCodeLater() // it waits from here on, and a message is rare (a pane opened or closed)
+	// It waits from here on, and a message is rare (a pane opened or closed); handling one
+	// touches pages of the binary again, given back once the messages stop for a while.
+	later := ReleaseCodeLater()
 	for {
 		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
 		if err == syscall.EINTR {
@@ -73,7 +76,9 @@ func run(in *os.File) int {
 		default:
 			closeAll(fds)
 		}
+		later.Reset(ReleaseDelay)
 	}
+	later.Stop()
 	endGroups(watched, TerminateGrace)
 	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
 }
@@ -88,9 +93,10 @@ const ReleaseDelay = time.Second
 // release is ReleaseCode; a test counts its calls.
 var release = ReleaseCode
 
-// ReleaseCodeLater calls ReleaseCode once ReleaseDelay has passed (on a goroutine of its own).
-func ReleaseCodeLater() {
-	time.AfterFunc(ReleaseDelay, func() { release() })
+// ReleaseCodeLater calls ReleaseCode once ReleaseDelay has passed (on a goroutine of its own);
+// the timer's Reset asks for another release later.
+func ReleaseCodeLater() *time.Timer {
+	return time.AfterFunc(ReleaseDelay, func() { release() })
 }
 
 // fields splits a message at spaces (strings.Fields would bring unicode in).
