@@ -45,7 +45,7 @@ func TestGuardianReleasesLater(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(ReleaseDelay + 200*time.Millisecond) // a third release would come by now
-	tickmux.Close() // tickmux is gone: the guardian ends
+	tickmux.Close()                                 // tickmux is gone: the guardian ends
 	if code := <-done; code != 0 {
 		t.Errorf("the guardian exited with %d", code)
 	}
