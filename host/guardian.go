@@ -53,7 +53,9 @@ func StartGuardian(exe string) (*Guardian, error) {
 	}
 	w, r := os.NewFile(uintptr(fds[0]), "guardian"), os.NewFile(uintptr(fds[1]), "guardian-input")
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), EnvGuardian+"=1")
+	// One P: the guardian has one thing to do at a time, and a second P cost a thread and its
+	// allocation cache (~90 KB resident).
+	cmd.Env = append(os.Environ(), EnvGuardian+"=1", "GOMAXPROCS=1")
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = startTracked(cmd)
