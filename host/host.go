@@ -163,7 +163,7 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.mu.Unlock()
 
 	in.exitWG.Add(1)
-	go in.watchExit() // owner: in; exits when the process exits or the instance has ended
+	proc.WhenExited(in.watchExit) // on the process's waiter, once the process has exited
 	if in.isTick {
 		go in.initialize() // owner: in; exits when initialization succeeds or fails (10 s at most)
 	}

@@ -2,9 +2,12 @@ package host
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,4 +128,87 @@ func TestIdleReaderHoldsNoBuffer(t *testing.T) {
 			n, held, maxFreeReadBufs, len(ptyBuf{}))
 	}
 	runtime.KeepAlive(ps)
+}
+
+// A writer goroutine runs only while input waits for a program that does not read it, and ends
+// once all of it is written: a writer for the whole life of every pane, for input that almost
+// always goes into the terminal at once, cost an idle server a goroutine stack a pane.
+func TestInputWriterOnlyWhileInputWaits(t *testing.T) {
+	writers := func() int { return len(goroutinesIn("host.(*Process).writeInput(")) }
+	p, err := Launch(LaunchSpec{Argv: []string{"/bin/sh", "-c", "stty raw -echo; echo ready; kill -STOP $$; exec cat >/dev/null"}, Cols: 20, Rows: 2, Scrollback: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
+	for deadline := time.Now().Add(hangGuard); ; {
+		b, _ := os.ReadFile(stat)
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never stopped: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := p.Input([]byte("typed")); err != nil {
+		t.Fatal(err)
+	}
+	if n := writers(); n != 0 {
+		t.Fatalf("%d input writers after input the terminal took at once", n)
+	}
+	piece := bytes.Repeat([]byte("x"), 1024)
+	for i := 0; i < 256; i++ { // more than a PTY holds: the rest waits for the writer
+		if err := p.Input(piece); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := writers(); n != 1 {
+		t.Fatalf("%d input writers while 256 KB wait for a stopped program, want 1", n)
+	}
+	syscall.Kill(p.Pid(), syscall.SIGCONT)
+	for deadline := time.Now().Add(hangGuard); writers() != 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the input writer did not end once the program had read everything")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.inMu.Lock()
+	left, writing := p.inBytes, p.inWriting
+	p.inMu.Unlock()
+	if left != 0 || writing {
+		t.Fatalf("the writer ended with %d bytes queued (writing: %v)", left, writing)
+	}
+	if err := p.Input([]byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if n := writers(); n != 0 {
+		t.Fatalf("%d input writers after input the terminal took at once", n)
+	}
+}
+
+// While its program runs, an instance has no goroutine of its own waiting for the exit (one a
+// pane, for the program's whole life): the process's waiter ends the instance when the program
+// exits on its own (H-X2).
+// spec: H-X2
+func TestNoExitWatcherWhileTheProgramRuns(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "read line; exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(goroutinesIn("host.(*Instance).watchExit(")); n != 0 {
+		t.Fatalf("%d goroutines in watchExit while the program runs", n)
+	}
+	if err := in.Process().Input([]byte("bye\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-in.endedCh:
+	case <-time.After(hangGuard):
+		t.Fatal("the instance did not end when its program exited")
+	}
+	if end := in.EndInfo(); end == nil || !strings.Contains(end.Reason, "exited") {
+		t.Fatalf("the instance ended with %+v, want the program's exit", end)
+	}
 }

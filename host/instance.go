@@ -446,13 +446,14 @@ func (in *Instance) finish(info *EndInfo) {
 	}
 }
 
-// watchExit ends the instance when its process exits on its own (H-X2).
+// watchExit ends the instance when its process exits on its own (H-X2). It runs once the process
+// has exited (Process.WhenExited), and does nothing if the instance had ended before.
 func (in *Instance) watchExit() {
 	defer in.exitWG.Done()
 	select {
-	case <-in.proc.Exited():
 	case <-in.endedCh:
 		return
+	default:
 	}
 	what := "the program"
 	if in.isTick {

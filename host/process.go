@@ -57,9 +57,10 @@ type LaunchSpec struct {
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
 //
-// Goroutines: Launch starts three, all owned by the Process. The PTY reader feeds the terminal
+// Goroutines: Launch starts two, both owned by the Process. The PTY reader feeds the terminal
 // until the PTY reports end of output (every slave holder gone, or Close). The waiter reaps the
-// leader and closes Exited. The input writer drains Input's queue until Close.
+// leader, closes Exited and runs the WhenExited function. An input writer runs only while input waits for a program that does
+// not read it as fast as it comes (Input starts it), and ends once the queue is empty.
 type Process struct {
 	spec LaunchSpec
 	path string // resolved argv[0]
@@ -73,17 +74,21 @@ type Process struct {
 
 	exited     chan struct{} // closed once the leader has been reaped
 	outputDone chan struct{} // closed once the PTY reader has stopped
-	inputDone  chan struct{} // closed once the input writer has stopped
 	done       chan struct{} // closed by Close
 	state      *os.ProcessState
 
-	inMu    sync.Mutex
-	inQueue [][]byte
-	inBytes int
-	inBusy  bool // the writer is writing a chunk it took from the queue
-	inWake  chan struct{}
-	inRaw   syscall.RawConn // the master, for Input's write without waiting and the reader
-	rd      ptyRead         // the reader's state
+	inMu      sync.Mutex
+	inQueue   [][]byte
+	inBytes   int
+	inWriting bool            // the writer runs: input goes after what it has yet to write
+	inClosed  bool            // Close began: no writer starts any more
+	inWG      sync.WaitGroup  // the writer, while it runs
+	inRaw     syscall.RawConn // the master, for Input's write without waiting and the reader
+	rd        ptyRead         // the reader's state
+
+	exitMu sync.Mutex
+	onExit func() // WhenExited's, until the waiter takes it
+	reaped bool   // the waiter has taken onExit: WhenExited runs its function itself
 
 	sizeMu     sync.Mutex
 	cols, rows int
@@ -149,9 +154,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		term:       vt.NewWithOptions(spec.Cols, spec.Rows, vt.Options{Reply: master, Scrollback: spec.Scrollback}),
 		exited:     make(chan struct{}),
 		outputDone: make(chan struct{}),
-		inputDone:  make(chan struct{}),
 		done:       make(chan struct{}),
-		inWake:     make(chan struct{}, 1),
 		inRaw:      raw,
 		cols:       spec.Cols,
 		rows:       spec.Rows,
@@ -217,7 +220,6 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	p.rd.fn = p.rd.read
 	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
 	go p.wait()       // owner: p; exits when the leader has exited and been reaped
-	go p.writeInput() // owner: p; exits at Close
 	return p, nil
 }
 
@@ -349,6 +351,16 @@ func getReadBuf() *ptyBuf {
 	return new(ptyBuf)
 }
 
+// ReleaseCaches drops the PTY read buffers that wait for readers (up to maxFreeReadBufs of
+// 16 KB). For a process gone quiet, before its free heap goes back to the system: the next read
+// makes one again. Any goroutine.
+func ReleaseCaches() {
+	readBufs.mu.Lock()
+	defer readBufs.mu.Unlock()
+	clear(readBufs.free)
+	readBufs.free = nil
+}
+
 func putReadBuf(b *ptyBuf) {
 	readBufs.mu.Lock()
 	defer readBufs.mu.Unlock()
@@ -417,36 +429,54 @@ func (p *Process) wait() {
 	}
 	p.state = p.cmd.ProcessState
 	close(p.exited)
+	p.exitMu.Lock()
+	f := p.onExit
+	p.onExit, p.reaped = nil, true
+	p.exitMu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
-// writeInput delivers queued input to the PTY in order; a program that stops reading blocks only
-// this goroutine, never the caller of Input.
+// WhenExited runs f once the leader has been reaped (after Exited is closed), on the waiter's
+// goroutine, or on a goroutine of its own if it already was. One function per process; a later
+// call replaces an earlier one that has not run. (The instance's watcher of the exit was a
+// goroutine in every pane for the whole life of its program.)
+func (p *Process) WhenExited(f func()) {
+	p.exitMu.Lock()
+	if !p.reaped {
+		p.onExit = f
+		p.exitMu.Unlock()
+		return
+	}
+	p.exitMu.Unlock()
+	go f() // owner: whoever gave f; ends when f returns
+}
+
+// writeInput delivers queued input to the PTY in order, then ends; a program that stops reading
+// blocks only this goroutine, never the caller of Input. Input starts it when input has to wait
+// (a goroutine in every pane for the whole life of its program, for input that almost always
+// goes in at once, cost an idle server a stack a pane).
 func (p *Process) writeInput() {
-	defer close(p.inputDone)
+	defer p.inWG.Done()
 	for {
-		select {
-		case <-p.inWake:
-		case <-p.done:
+		p.inMu.Lock()
+		if len(p.inQueue) == 0 {
+			p.inWriting = false
+			p.inQueue = nil
+			p.inMu.Unlock()
 			return
 		}
-		for {
+		chunk := p.inQueue[0]
+		p.inQueue[0] = nil
+		p.inQueue = p.inQueue[1:]
+		p.inBytes -= len(chunk)
+		p.inMu.Unlock()
+		if _, err := p.master.Write(chunk); err != nil { // the terminal is gone (or closed): so is the rest
 			p.inMu.Lock()
-			if len(p.inQueue) == 0 {
-				p.inMu.Unlock()
-				break
-			}
-			chunk := p.inQueue[0]
-			p.inQueue = p.inQueue[1:]
-			p.inBytes -= len(chunk)
-			p.inBusy = true
+			p.inQueue, p.inBytes, p.inWriting = nil, 0, false
 			p.inMu.Unlock()
-			_, err := p.master.Write(chunk)
-			p.inMu.Lock()
-			p.inBusy = false
-			p.inMu.Unlock()
-			if err != nil {
-				return
-			}
+			return
 		}
 	}
 }
@@ -454,29 +484,29 @@ func (p *Process) writeInput() {
 // Input gives bytes to the program's terminal, as if typed. It never blocks: when nothing typed
 // before is still waiting, the terminal takes what it can at once (a typed key reaches the
 // program without a hop to the writer: keys first), and the rest waits in order for the writer.
+// Input after Close is dropped.
 func (p *Process) Input(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
 	p.inMu.Lock()
+	defer p.inMu.Unlock()
+	if p.inClosed {
+		return nil
+	}
 	if p.inBytes+len(b) > maxQueuedInput {
-		p.inMu.Unlock()
 		return ErrInputFull
 	}
-	if len(p.inQueue) == 0 && !p.inBusy {
-		b = b[p.writeNow(b):]
-		if len(b) == 0 {
-			p.inMu.Unlock()
+	if !p.inWriting {
+		if b = b[p.writeNow(b):]; len(b) == 0 {
 			return nil
 		}
+		p.inWriting = true
+		p.inWG.Add(1)
+		go p.writeInput() // owner: p; exits once the queue is empty (Close waits for it)
 	}
 	p.inQueue = append(p.inQueue, append([]byte(nil), b...))
 	p.inBytes += len(b)
-	p.inMu.Unlock()
-	select {
-	case p.inWake <- struct{}{}:
-	default:
-	}
 	return nil
 }
 
@@ -618,6 +648,9 @@ func (p *Process) Close() {
 	p.closeOnce.Do(func() {
 		p.Terminate()
 		close(p.done)
+		p.inMu.Lock()
+		p.inClosed = true
+		p.inMu.Unlock()
 		// Give the reader the last output, but do not wait on a grandchild that holds the slave.
 		select {
 		case <-p.outputDone:
@@ -630,7 +663,7 @@ func (p *Process) Close() {
 		}
 	})
 	<-p.outputDone
-	<-p.inputDone
+	p.inWG.Wait()
 }
 
 // pollable returns the PTY master as a non-blocking file served by the runtime poller, and closes

@@ -320,7 +320,7 @@ func TestInputKeepsTheOrderOfWhatIsTyped(t *testing.T) {
 			syscall.Kill(p.Pid(), syscall.SIGCONT)
 		}
 		p.inMu.Lock()
-		if len(p.inQueue) == 0 && !p.inBusy {
+		if !p.inWriting {
 			direct++ // nothing waits ahead of this piece: the terminal may take it at once
 		}
 		p.inMu.Unlock()

@@ -25,7 +25,7 @@ type Pane struct {
 	alert   bool // an approval card waits for this instance
 	float   bool
 	name    string // given by the person (prefix T); "" shows the program's title
-	// dirty is set by the terminal's watcher when the program drew; a frame that redraws
+	// dirty is set by the terminal's draw request when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
 	// typed counts the keys that went to the program and whose echo was not drawn yet: each
@@ -203,4 +203,18 @@ func lineWidth(l line) int {
 		n += width(s.text)
 	}
 	return n
+}
+
+// takeTyped takes one of the typed keys' draws at once, if one is left. Draw requests come from
+// the PTY reader and from a resize on the UI goroutine, maybe at the same time.
+func (p *Pane) takeTyped() bool {
+	for {
+		n := p.typed.Load()
+		if n <= 0 {
+			return false
+		}
+		if p.typed.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }

@@ -353,12 +353,11 @@ func (a *App) pasteBuffer() {
 // makePane makes the pane showing in, with its terminal view.
 func (a *App) makePane(in *host.Instance) *Pane {
 	p := newPane(in, nil, a.theme)
-	// The view's watcher may fire at once (the program drew before the pane existed): the pane
-	// it marks must exist first.
+	// The draw request may come at once (the program drew before the pane existed): the pane it
+	// marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
 		p.dirty.Store(true)
-		if p.typed.Load() > 0 { // the watcher is the only one to take from it
-			p.typed.Add(-1)
+		if p.takeTyped() {
 			a.requestEcho()
 			return
 		}

@@ -26,9 +26,10 @@ type TerminalBackend interface {
 // TerminalOptions configure a TerminalView.
 type TerminalOptions struct {
 	Theme *themes.Theme
-	// RequestDraw asks the application for a redraw; it is called from the view's goroutine
-	// whenever the program's screen changed, at most once per change notification, and must
-	// coalesce (the app draws at most once per frame). Required.
+	// RequestDraw asks the application for a redraw; it is called whenever the program's screen
+	// changed, on the goroutine that changed it (the PTY reader's, or the UI's for a resize, so
+	// possibly two at once; vt.Terminal.OnChange), and must return at once and coalesce (the app
+	// draws at most once per frame). Required.
 	RequestDraw func()
 	// Clipboard receives text to put on the clipboard (copy mode, or a program's OSC 52); it
 	// runs on the UI goroutine. Nil means the outer terminal's clipboard through tcell (OSC 52)
@@ -43,12 +44,13 @@ type TerminalOptions struct {
 // keys, pastes and mouse events as xterm would, and offers a scroll mode over the scrollback
 // with search, selection and copy.
 //
-//	vt.Terminal ──Changed()──▶ watcher goroutine ──RequestDraw──▶ app (one draw per frame)
+//	vt.Terminal ──OnChange (the PTY reader's goroutine)──RequestDraw──▶ app (one draw per frame)
 //	app (UI goroutine) ──Draw──▶ Snapshot (cells copied under the terminal's lock) ──▶ screen
 //	tcell events (UI goroutine) ──Key/Paste/Mouse──▶ encoded bytes ──▶ backend.Input
 //
-// Goroutines: NewTerminalView starts one watcher, stopped by Close. Every other method runs on
-// the UI goroutine only.
+// Goroutines: none of its own but a clipboard tool's while it runs (scroll mode's copy), waited
+// for by Close. RequestDraw runs where the terminal changed; every other method runs on the UI
+// goroutine only.
 type TerminalView struct {
 	*tview.Box
 	backend TerminalBackend
@@ -71,7 +73,6 @@ type TerminalView struct {
 	drawnAt   [6]int
 	drawnOK   bool
 
-	done      chan struct{}
 	ctx       context.Context // cancelled by Close
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -89,34 +90,19 @@ func NewTerminalView(backend TerminalBackend, opts TerminalOptions) *TerminalVie
 		term:    backend.Terminal(),
 		opts:    opts,
 		held:    -1,
-		done:    make(chan struct{}),
 	}
 	v.ctx, v.cancel = context.WithCancel(context.Background())
-	v.wg.Add(1)
-	go v.watch() // owner: v; exits at Close
+	if opts.RequestDraw != nil {
+		v.term.OnChange(opts.RequestDraw)
+	}
 	return v
 }
 
-// watch turns the terminal's change notifications into draw requests. Changed has capacity 1,
-// so a flood of output makes at most one pending request.
-func (v *TerminalView) watch() {
-	defer v.wg.Done()
-	for {
-		select {
-		case <-v.done:
-			return
-		case <-v.term.Changed():
-			if v.opts.RequestDraw != nil {
-				v.opts.RequestDraw()
-			}
-		}
-	}
-}
-
-// Close stops the watcher goroutine; it is idempotent.
+// Close stops the draw requests and waits for the clipboard tool, if one runs; it is idempotent.
+// A request already under way when Close is called may still arrive.
 func (v *TerminalView) Close() {
 	v.closeOnce.Do(func() {
-		close(v.done)
+		v.term.OnChange(nil)
 		v.cancel()
 	})
 	v.wg.Wait()
@@ -246,6 +232,17 @@ type snapBuf struct {
 	enc     []byte
 	draws   int // draws since the last fit
 	need    int // most cells a draw used since the last fit
+}
+
+// ReleaseCaches drops what the views keep between draws only to draw faster (the panes' common
+// snapshot buffer: 48 bytes a cell of the largest pane drawn of late, 360 KB for a whole
+// 200x40 screen). For a server gone quiet, before its free heap goes back to the system: the
+// next draw makes them again. Any goroutine.
+func ReleaseCaches() {
+	drawBuf.mu.Lock()
+	defer drawBuf.mu.Unlock()
+	drawBuf.cells, drawBuf.wrapped, drawBuf.enc = nil, nil, nil
+	drawBuf.draws, drawBuf.need = 0, 0
 }
 
 // fitDraws is how many draws pass between two looks at drawBuf's size.

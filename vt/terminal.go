@@ -13,7 +13,7 @@
 //	                                  │  ├──rows of scrolling text──▶ line mode ──▶ vt10x on read
 //	                                  │  └──lines scrolled off──▶ scrollback
 //	                                  └──answers──▶ replier goroutine ──▶ PTY
-//	views ◀──Changed() (capacity 1)    views ──Snapshot──▶ cells copied under the lock
+//	views ◀──OnChange, or Changed() (capacity 1)    views ──Snapshot──▶ cells copied under the lock
 package vt
 
 import (
@@ -21,6 +21,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Options configure a Terminal beyond its size.
@@ -42,11 +43,12 @@ type Options struct {
 // Write is called by one goroutine (the PTY reader); every other method may be called from any
 // goroutine at any time, including while Write runs.
 type Terminal struct {
-	mu      sync.Mutex
-	g       *guard
-	rep     *replier
-	changed chan struct{}
-	fault   error
+	mu       sync.Mutex
+	g        *guard
+	rep      *replier
+	changed  chan struct{}
+	onChange atomic.Pointer[func()]
+	fault    error
 }
 
 // New returns a terminal of cols x rows with the default scrollback. Answers to the program's
@@ -106,12 +108,28 @@ func (t *Terminal) recovered(r any) {
 	g.write([]byte("\x1b[7m[tickmux: this terminal was reset after an internal error]\x1b[m\r\n"))
 }
 
-// notify wakes a view waiting on Changed, without ever blocking.
+// notify wakes a view waiting on Changed, without ever blocking, and calls the OnChange function.
 func (t *Terminal) notify() {
 	select {
 	case t.changed <- struct{}{}:
 	default:
 	}
+	if f := t.onChange.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// OnChange sets the function called after each change of the screen (nil: none), instead of a
+// goroutine waiting on Changed: it runs on the goroutine that changed the screen (the PTY reader,
+// or the caller of Resize), after the terminal's lock is released, so it must return at once and
+// may run on two goroutines at the same time. A pane's watcher goroutine cost a stack in every
+// pane, for a wake-up that the reader can post itself.
+func (t *Terminal) OnChange(f func()) {
+	if f == nil {
+		t.onChange.Store(nil)
+		return
+	}
+	t.onChange.Store(&f)
 }
 
 // Changed has a value after the screen may have changed since it was last received. Its
