@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"tickmux/host"
 	"tickmux/host/guardian"
+	"tickmux/views"
 )
 
 // releaseWhenIdle gives the free pages of the heap back to the system once the server has gone
@@ -32,6 +34,8 @@ import (
 // after, when not nil, runs after each release (the server's heap profile, when asked for).
 func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop func()) {
 	free := func() {
+		views.ReleaseCaches()
+		host.ReleaseCaches()
 		debug.FreeOSMemory()
 		if after != nil {
 			after()

@@ -212,7 +212,9 @@ var errCancelled = fmt.Errorf("the client cancelled the request: %w", context.Ca
 func (c *conn) read() {
 	defer c.s.wg.Done()
 	sc := bufio.NewScanner(c.nc)
-	sc.Buffer(make([]byte, 0, 64<<10), maxRequestLine)
+	// A request is a line of a few hundred bytes; the buffer grows for a longer one. A view's
+	// connection lives as long as the view, and kept 64 KB for its few requests.
+	sc.Buffer(make([]byte, 0, 4<<10), maxRequestLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
