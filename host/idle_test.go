@@ -212,3 +212,21 @@ func TestNoExitWatcherWhileTheProgramRuns(t *testing.T) {
 		t.Fatalf("the instance ended with %+v, want the program's exit", end)
 	}
 }
+
+// A quiet process drops the read buffers that wait for readers.
+func TestReleaseCachesDropsSpareReadBuffers(t *testing.T) {
+	putReadBuf(getReadBuf())
+	readBufs.mu.Lock()
+	n := len(readBufs.free)
+	readBufs.mu.Unlock()
+	if n == 0 {
+		t.Fatal("no spare buffer to drop")
+	}
+	ReleaseCaches()
+	readBufs.mu.Lock()
+	n = len(readBufs.free)
+	readBufs.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d spare read buffers after ReleaseCaches", n)
+	}
+}
