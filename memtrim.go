@@ -9,6 +9,7 @@ import (
 	"tickmux/host"
 	"tickmux/host/guardian"
 	"tickmux/views"
+	"tickmux/vt"
 )
 
 // releaseWhenIdle gives the free pages of the heap back to the system once the server has gone
@@ -36,6 +37,7 @@ func releaseWhenIdle(every time.Duration, quietBytes uint64, after func()) (stop
 	free := func() {
 		views.ReleaseCaches()
 		host.ReleaseCaches()
+		vt.ReleaseCaches()
 		debug.FreeOSMemory()
 		if after != nil {
 			after()

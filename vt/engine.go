@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"sync"
 
 	"github.com/hinshun/vt10x"
 )
@@ -23,8 +24,17 @@ type engine struct {
 	cols, rows int
 	out        []byte // sanitised bytes not yet parsed
 	rd         bytes.Reader
-	br         *bufio.Reader
 }
+
+// parseReaders are the buffered readers vt10x parses from, lent to one flush at a time: an
+// engine kept one of 4 KB for its whole life, though it reads through it only while a flush
+// runs (under its terminal's lock, so a few terminals at once at most).
+var parseReaders struct {
+	mu   sync.Mutex
+	free []*bufio.Reader // at most maxFreeParseReaders
+}
+
+const maxFreeParseReaders = 4
 
 // Bits of vt10x's Cursor.State and Glyph.Mode (unexported there; stable in the pinned version).
 const (
@@ -34,13 +44,11 @@ const (
 )
 
 func newEngine(cols, rows int) *engine {
-	e := &engine{
+	return &engine{
 		emu:  vt10x.New(vt10x.WithSize(cols, rows), vt10x.WithWriter(io.Discard)),
 		cols: cols,
 		rows: rows,
 	}
-	e.br = bufio.NewReaderSize(&e.rd, 4<<10)
-	return e
 }
 
 // flush makes vt10x parse everything queued. The guard may hold writes back (deferred.go): it
@@ -50,10 +58,44 @@ func (e *engine) flush() {
 		return
 	}
 	e.rd.Reset(e.out)
-	e.br.Reset(&e.rd)
-	for e.emu.Parse(e.br) == nil {
+	br := getParseReader(&e.rd)
+	for e.emu.Parse(br) == nil {
 	}
+	putParseReader(br)
 	e.out = e.out[:0]
+}
+
+func getParseReader(r io.Reader) *bufio.Reader {
+	parseReaders.mu.Lock()
+	n := len(parseReaders.free)
+	if n == 0 {
+		parseReaders.mu.Unlock()
+		return bufio.NewReaderSize(r, 4<<10)
+	}
+	br := parseReaders.free[n-1]
+	parseReaders.free[n-1] = nil
+	parseReaders.free = parseReaders.free[:n-1]
+	parseReaders.mu.Unlock()
+	br.Reset(r)
+	return br
+}
+
+func putParseReader(br *bufio.Reader) {
+	br.Reset(nil)
+	parseReaders.mu.Lock()
+	if len(parseReaders.free) < maxFreeParseReaders {
+		parseReaders.free = append(parseReaders.free, br)
+	}
+	parseReaders.mu.Unlock()
+}
+
+// ReleaseCaches drops the readers that wait for flushes. For a process gone quiet, before its
+// free heap goes back to the system. Any goroutine.
+func ReleaseCaches() {
+	parseReaders.mu.Lock()
+	clear(parseReaders.free)
+	parseReaders.free = nil
+	parseReaders.mu.Unlock()
 }
 
 // cursor is vt10x's cursor after a flush.
