@@ -403,20 +403,21 @@ func (m *Mirror) Show() {
 		for x := 0; x < w; x++ {
 			c := &row[x]
 			// Changed: not locked, and not as last shown (or to be drawn again whatever it is).
-			if c.flags&cellLocked == 0 && (c.flags&cellForced != 0 || c.text != shown[x].text || c.style != shown[x].style) {
-				c.flags &^= cellForced
-				shown[x] = mcell{text: c.text, style: c.style, width: c.width}
+			if c.flags()&cellLocked == 0 && (c.flags()&cellForced != 0 || c.text() != shown[x].text() || c.style != shown[x].style) {
+				c.clearFlags(cellForced)
+				shown[x] = cellOf(c.text(), c.style, int(c.width()))
 				for _, v := range m.views {
 					v.mark(y*w + x)
 				}
-				if c.width > 1 && x+1 < w {
-					row[x+1].flags |= cellForced // drawn again once the wide cell goes
+				if c.width() > 1 && x+1 < w {
+					row[x+1].setFlags(cellForced) // drawn again once the wide cell goes
 					// What the view shows there is the wide character: a change of that cell
 					// marked earlier and not drawn yet must not cut it.
-					shown[x+1] = mcell{flags: cellCovered}
+					shown[x+1] = mcell{}
+					shown[x+1].setFlags(cellCovered)
 				}
 			}
-			if c.width > 1 {
+			if c.width() > 1 {
 				x++
 			}
 		}
@@ -779,7 +780,7 @@ func (v *mirrorView) frame() {
 		cells = make([]indexedCell, 0, len(v.list))
 		for _, i := range v.list {
 			v.dirty[i] = false
-			if m.cells[i].flags&cellCovered == 0 {
+			if m.cells[i].flags()&cellCovered == 0 {
 				cells = append(cells, indexedCell{i, m.cells[i]})
 			}
 		}
@@ -797,7 +798,7 @@ func (v *mirrorView) frame() {
 	}
 	v.drawn = true
 	for _, c := range cells {
-		v.sc.PutCell(c.i%w, c.i/w, textOf(texts, c.c.text), styles[c.c.style], max(1, int(c.c.width)))
+		v.sc.PutCell(c.i%w, c.i/w, textOf(texts, c.c.text()), styles[c.c.style], max(1, int(c.c.width())))
 	}
 	if cursor && cx < vw && cy < vh {
 		v.sc.SetCursorStyle(curSt)
@@ -826,10 +827,10 @@ func (m *Mirror) nonBlankCells() []indexedCell {
 	shows := make([]uint8, len(m.tab.styles)) // 0: not looked at yet, 1: blank, 2: shows
 	var cells []indexedCell
 	for i, c := range m.cells {
-		if c.flags&cellCovered != 0 {
+		if c.flags()&cellCovered != 0 {
 			continue
 		}
-		if c.text == 0 {
+		if c.text() == 0 {
 			if shows[c.style] == 0 {
 				shows[c.style] = 1
 				if !m.tab.blank(c) {
@@ -849,7 +850,7 @@ func (m *Mirror) nonBlankCells() []indexedCell {
 // background, with no attribute that shows on a space (a foreground colour, bold, italic do not).
 // Under the Mirror's mu.
 func (t *cellTables) blank(c mcell) bool {
-	if c.text != 0 {
+	if c.text() != 0 {
 		return false
 	}
 	if c.style == 0 {

@@ -173,7 +173,7 @@ func TestBlankCells(t *testing.T) {
 		{"\u00a0", tcell.StyleDefault, false},
 	} {
 		m.dmu.Lock()
-		cell := mcell{text: m.internText(c.str), style: m.internStyle(c.style)}
+		cell := cellOf(m.internText(c.str), m.internStyle(c.style), 0)
 		m.dmu.Unlock()
 		m.mu.Lock()
 		got := m.tab.blank(cell)

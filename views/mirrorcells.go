@@ -8,20 +8,21 @@ import (
 )
 
 // The Mirror's cells: what the App draws (drawn, under Mirror.dmu) and the frame last shown to
-// the views (Mirror.cells, under Mirror.mu), 12 bytes a cell each. A tcell CellBuffer takes about
+// the views (Mirror.cells, under Mirror.mu), 8 bytes a cell each. A tcell CellBuffer takes about
 // 190 bytes a cell (two strings and two 72-byte styles), and the Mirror used to hold one and a
-// copy of its cells (88 bytes a cell): 3.4 MB at 200x60, 290 KB now.
+// copy of its cells (88 bytes a cell): 3.4 MB at 200x60, 190 KB now.
 //
 // A cell's text and style are indices into tables shared by both: a screen shows few styles and
 // few texts beyond ASCII. The tables only grow between compactions (compactTables), so a copier
 // may keep reading the slices it took under Mirror.mu after letting go of it.
 
-// mcell is one compact cell.
+// mcell is one compact cell: 8 bytes.
 type mcell struct {
-	text  uint32 // below 128: an ASCII character xor 0x20 (0 is a space); else 128 + its index in texts
+	// Bits 0-23 are the text's code: below 128, an ASCII character xor 0x20 (0 is a space); else
+	// 128 + its index in texts (maxTexts at most). Bits 24-25 are the columns the text takes (0
+	// on a cell never drawn, which reads as 1); bits 26-28 the flags.
+	bits  uint32
 	style uint32 // index in styles; 0 is tcell.StyleDefault
-	width uint8  // columns the text takes; 0 on a cell never drawn, which reads as 1
-	flags uint8  // cellLocked, cellForced (drawn cells); cellCovered (cells shown)
 }
 
 const (
@@ -29,6 +30,31 @@ const (
 	cellForced                    // copied at the next Show even if it looks as the frame shown
 	cellCovered                   // the right half of a wide character shown: never drawn
 )
+
+const (
+	textBits  = 24
+	textMask  = 1<<textBits - 1
+	widthMask = 3 << textBits
+	flagShift = textBits + 2
+	// maxTexts bounds the texts table: a code must fit in textBits. A screen names at most two
+	// of its cells' worth of texts (drawn and shown), so only a screen of millions of cells,
+	// each with a text of its own beyond ASCII, could reach it; past it a text reads as '?'.
+	maxTexts = textMask + 1 - 128
+)
+
+// textsBound is maxTexts; a test lowers it.
+var textsBound = maxTexts
+
+func (c mcell) text() uint32        { return c.bits & textMask }
+func (c mcell) width() uint8        { return uint8(c.bits & widthMask >> textBits) }
+func (c mcell) flags() uint8        { return uint8(c.bits >> flagShift) }
+func (c *mcell) setFlags(f uint8)   { c.bits |= uint32(f) << flagShift }
+func (c *mcell) clearFlags(f uint8) { c.bits &^= uint32(f) << flagShift }
+
+// cellOf is a cell of text code text, style and width (0 to 3), with no flag.
+func cellOf(text, style uint32, width int) mcell {
+	return mcell{bits: text&textMask | uint32(width&3)<<textBits, style: style}
+}
 
 // cellTables are the texts and styles the cells name. Appended under both of the Mirror's locks;
 // the maps are the drawing side's (Mirror.dmu).
@@ -81,6 +107,9 @@ func (m *Mirror) internText(s string) uint32 {
 	if i, ok := m.tab.textIx[s]; ok {
 		return i
 	}
+	if len(m.tab.texts) >= textsBound {
+		return '?' ^ 0x20
+	}
 	i := uint32(len(m.tab.texts)) + 128
 	s = strings.Clone(s) // not the caller's whole string
 	if m.tab.textIx == nil {
@@ -128,13 +157,13 @@ func (m *Mirror) compactTables() {
 	remap := func(cs []mcell) {
 		for i := range cs {
 			c := &cs[i]
-			if c.text >= 128 {
-				o := c.text - 128
+			if code := c.text(); code >= 128 {
+				o := code - 128
 				if textTo[o] == 0 {
 					texts = append(texts, t.texts[o])
 					textTo[o] = uint32(len(texts))
 				}
-				c.text = textTo[o] - 1 + 128
+				c.bits = c.bits&^textMask | (textTo[o] - 1 + 128)
 			}
 			if styleTo[c.style] == 0 {
 				styles = append(styles, t.styles[c.style])
@@ -154,7 +183,7 @@ func (m *Mirror) compactTables() {
 	for i, st := range styles {
 		t.styleIx[st] = uint32(i)
 	}
-	t.textLimit = max(minTableLimit, 2*len(texts))
+	t.textLimit = min(max(minTableLimit, 2*len(texts)), maxTexts)
 	t.styleLimit = max(minTableLimit, 2*len(styles))
 	t.lastStyle, t.lastStyleIx = tcell.StyleDefault, 0
 }
@@ -169,7 +198,7 @@ func (m *Mirror) resizeDrawn(w, h int) {
 	for y := 0; y < h && y < m.dh; y++ {
 		for x := 0; x < w && x < m.dw; x++ {
 			c := m.drawn[y*m.dw+x]
-			c.flags = 0
+			c.clearFlags(cellLocked | cellForced | cellCovered)
 			cells[y*w+x] = c
 		}
 	}
@@ -215,13 +244,13 @@ func (m *Mirror) put(x, y int, str string, st tcell.Style) (string, int) {
 	}
 	style := m.internStyle(st)
 	c := &m.drawn[i]
-	if width > 0 && text != c.text {
+	if width > 0 && text != c.text() {
 		// The columns a wide grapheme covers are drawn again when it goes.
 		for j := 1; j < width && x+j < m.dw; j++ {
-			m.drawn[i+j].flags |= cellForced
+			m.drawn[i+j].setFlags(cellForced)
 		}
 	}
-	c.text, c.style, c.width = text, style, uint8(max(width, 1))
+	*c = mcell{bits: cellOf(text, style, max(width, 1)).bits | c.bits&^(textMask|widthMask), style: style}
 	return str, width
 }
 
@@ -231,7 +260,7 @@ func (m *Mirror) get(x, y int) (string, tcell.Style, int) {
 		return "", tcell.StyleDefault, 0
 	}
 	c := m.drawn[y*m.dw+x]
-	return textOf(m.tab.texts, c.text), m.tab.styles[c.style], int(max(c.width, 1))
+	return textOf(m.tab.texts, c.text()), m.tab.styles[c.style], int(max(c.width(), 1))
 }
 
 // fill sets every cell to r in st, one column wide, as tcell's CellBuffer.Fill. Under dmu.
@@ -257,7 +286,7 @@ func (m *Mirror) fill(r rune, st tcell.Style) {
 		} else {
 			style = m.internStyle(st)
 		}
-		c.text, c.style, c.width = text, style, 1
+		*c = mcell{bits: cellOf(text, style, 1).bits | c.bits&^(textMask|widthMask), style: style}
 	}
 }
 
@@ -270,9 +299,10 @@ func (m *Mirror) lockRegion(x, y, w, h int, lock bool) {
 			}
 			c := &m.drawn[j*m.dw+i]
 			if lock {
-				c.flags |= cellLocked
+				c.setFlags(cellLocked)
 			} else {
-				c.flags = c.flags&^cellLocked | cellForced
+				c.clearFlags(cellLocked)
+				c.setFlags(cellForced)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gdamore/tcell/v2"
 )
@@ -169,13 +170,13 @@ func checkShown(t *testing.T, m *Mirror) {
 		for x := 0; x < m.dw; x++ {
 			i := y*m.dw + x
 			d := m.drawn[i]
-			if d.flags&cellLocked == 0 {
+			if d.flags()&cellLocked == 0 {
 				s := m.cells[i]
-				if textOf(m.tab.texts, s.text) != textOf(m.tab.texts, d.text) || m.tab.styles[s.style] != m.tab.styles[d.style] {
-					t.Fatalf("cell %d,%d shown as %q, drawn as %q", x, y, textOf(m.tab.texts, s.text), textOf(m.tab.texts, d.text))
+				if textOf(m.tab.texts, s.text()) != textOf(m.tab.texts, d.text()) || m.tab.styles[s.style] != m.tab.styles[d.style] {
+					t.Fatalf("cell %d,%d shown as %q, drawn as %q", x, y, textOf(m.tab.texts, s.text()), textOf(m.tab.texts, d.text()))
 				}
 			}
-			if d.width > 1 {
+			if d.width() > 1 {
 				x++
 			}
 		}
@@ -299,5 +300,41 @@ func BenchmarkNonBlankCells(b *testing.B) {
 	defer m.mu.Unlock()
 	for b.Loop() {
 		m.nonBlankCells()
+	}
+}
+
+// A cell is 8 bytes, and its parts do not spill into each other.
+func TestCompactCell(t *testing.T) {
+	if n := unsafe.Sizeof(mcell{}); n != 8 {
+		t.Errorf("a cell takes %d bytes, want 8", n)
+	}
+	c := cellOf(textMask, 7, 2)
+	c.setFlags(cellLocked | cellCovered)
+	if c.text() != textMask || c.width() != 2 || c.flags() != cellLocked|cellCovered || c.style != 7 {
+		t.Errorf("cell read back as text %#x width %d flags %b style %d", c.text(), c.width(), c.flags(), c.style)
+	}
+	c.clearFlags(cellLocked)
+	if c.flags() != cellCovered || c.text() != textMask || c.width() != 2 {
+		t.Errorf("after clearing a flag: text %#x width %d flags %b", c.text(), c.width(), c.flags())
+	}
+}
+
+// Past the bound of the texts table, a new text reads as '?' instead of taking a code that
+// would not fit in a cell; texts already in the table keep theirs.
+func TestTextTableBound(t *testing.T) {
+	defer func(n int) { textsBound = n }(textsBound)
+	textsBound = 2
+	m := NewMirror()
+	m.dmu.Lock()
+	defer m.dmu.Unlock()
+	a, b := m.internText("é"), m.internText("ü")
+	if got := textOf(m.tab.texts, m.internText("ö")); got != "?" {
+		t.Errorf("a text past the bound reads as %q", got)
+	}
+	if textOf(m.tab.texts, a) != "é" || textOf(m.tab.texts, b) != "ü" || m.internText("é") != a {
+		t.Errorf("the texts in the table changed: %q %q", textOf(m.tab.texts, a), textOf(m.tab.texts, b))
+	}
+	if maxTexts+128-1 > textMask {
+		t.Errorf("the last code, %#x, does not fit in %d bits", maxTexts+128-1, textBits)
 	}
 }
