@@ -116,8 +116,13 @@ func (g *Guardian) send(msg string, fd *os.File) error {
 }
 
 // processGuardian is the guardian Launch registers every process group with; nil when none
-// could be started (then children get a parent-death SIGKILL instead).
-var processGuardian = sync.OnceValue(func() *Guardian {
+// could be started (then children get a parent-death SIGKILL instead). Set in init: the reaping of
+// a process forgets its group at the guardian, and starting the guardian goes through the reaper.
+var processGuardian func() *Guardian
+
+func init() { processGuardian = sync.OnceValue(startProcessGuardian) }
+
+func startProcessGuardian() *Guardian {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil
@@ -127,4 +132,4 @@ var processGuardian = sync.OnceValue(func() *Guardian {
 		return nil
 	}
 	return g
-})
+}

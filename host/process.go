@@ -57,10 +57,11 @@ type LaunchSpec struct {
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
 //
-// Goroutines: Launch starts two, both owned by the Process. The PTY reader feeds the terminal
-// until the PTY reports end of output (every slave holder gone, or Close). The waiter reaps the
-// leader, closes Exited and runs the WhenExited function. An input writer runs only while input waits for a program that does
-// not read it as fast as it comes (Input starts it), and ends once the queue is empty.
+// Goroutines: Launch starts one, owned by the Process: the PTY reader feeds the terminal until the
+// PTY reports end of output (every slave holder gone, or Close). Once the leader has exited, the
+// reap loop (reaper.go) starts the one that reaps it, closes Exited and runs the WhenExited
+// function. An input writer runs only while input waits for a program that does not read it as
+// fast as it comes (Input starts it), and ends once the queue is empty.
 type Process struct {
 	spec LaunchSpec
 	path string // resolved argv[0]
@@ -219,7 +220,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 
 	p.rd.fn = p.rd.read
 	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
-	go p.wait()       // owner: p; exits when the leader has exited and been reaped
+	awaitExit(p)
 	return p, nil
 }
 
@@ -420,8 +421,9 @@ func (r *ptyRead) read(fd uintptr) bool {
 	return true
 }
 
-func (p *Process) wait() {
-	awaitExit(p.pid)
+// reap reaps the leader, which has exited (the reap loop saw it: reaper.go, awaitExit), closes
+// Exited and runs the WhenExited function.
+func (p *Process) reap() {
 	_ = p.cmd.Wait()
 	untrack(p.pid)
 	if g := processGuardian(); g != nil && !groupAlive(p.pid) {
@@ -438,8 +440,8 @@ func (p *Process) wait() {
 	}
 }
 
-// WhenExited runs f once the leader has been reaped (after Exited is closed), on the waiter's
-// goroutine, or on a goroutine of its own if it already was. One function per process; a later
+// WhenExited runs f once the leader has been reaped (after Exited is closed), on the goroutine
+// that reaped it, or on a goroutine of its own if it already was. One function per process; a later
 // call replaces an earlier one that has not run. (The instance's watcher of the exit was a
 // goroutine in every pane for the whole life of its program.)
 func (p *Process) WhenExited(f func()) {
@@ -689,39 +691,6 @@ func pollable(master *os.File) (*os.File, error) {
 		return nil, fmt.Errorf("cannot use the PTY: %w", err)
 	}
 	return os.NewFile(uintptr(fd), name), nil
-}
-
-// awaitExit returns once the child pid has exited, without reaping it, having waited in the
-// runtime's poller on a pidfd. os.Process.Wait waits in a blocking waitid, which holds an OS
-// thread (its stacks and kernel task) for as long as the program runs: one thread per pane.
-// Without pidfds (Linux before 5.3) it returns at once and the caller's Wait does the waiting.
-// The pid cannot be reused meanwhile: the child stays a zombie until its exec.Cmd reaps it.
-func awaitExit(pid int) {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return
-	}
-	if err := unix.SetNonblock(fd, true); err != nil { // so that os.NewFile gives it to the poller
-		unix.Close(fd)
-		return
-	}
-	f := os.NewFile(uintptr(fd), "pidfd")
-	defer f.Close()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return
-	}
-	// A pidfd polls readable once its process has exited. A descriptor the poller refused makes
-	// Read fail at once.
-	_ = rc.Read(func(fd uintptr) bool {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		for {
-			n, err := unix.Poll(fds, 0)
-			if err != unix.EINTR {
-				return n != 0 || err != nil
-			}
-		}
-	})
 }
 
 func signalGroup(pgid int, sig syscall.Signal) error {

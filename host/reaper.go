@@ -27,12 +27,21 @@ import (
 // with os/exec, such as a clipboard tool) are never touched either: a Tick's leftovers are always
 // in another session, the Tick's or their own. Code in this process that starts a child in a new
 // session must do it through Launch.
+//
+// The same loop notices the exits of the programs Launch started: at each SIGCHLD it looks which
+// of them have exited, without reaping them (waitid with WNOWAIT), and has each reaped by its
+// exec.Cmd (Process.reap). A goroutine waiting for each running program (in the poller on a
+// pidfd, and before that in a blocking waitid that held a thread) cost an idle server a stack a
+// pane.
 var reaper struct {
 	once    sync.Once
 	mu      sync.Mutex       // held across fork+track so a fast exit is never reaped as a stray
 	tracked map[int]struct{} // pids an exec.Cmd will reap
 	ended   endedSet         // instance ids whose strays are killed on sight
-	enabled bool
+	enabled bool             // the host is a subreaper: strays are its to reap
+
+	waitMu  sync.Mutex
+	waiting map[int]*Process // running leaders whose exit the loop looks for
 }
 
 // maxEnded bounds the ended instances whose strays are killed on sight. Strays of an older one
@@ -63,11 +72,10 @@ func (s *endedSet) add(id string) {
 func initReaper() {
 	reaper.once.Do(func() {
 		reaper.tracked = map[int]struct{}{}
-		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-			return // not fatal: orphans go to init as usual
-		}
-		reaper.enabled = true
-		sigs := make(chan os.Signal, 1)
+		reaper.waiting = map[int]*Process{}
+		// Not fatal when refused: orphans go to init as usual.
+		reaper.enabled = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
+		sigs := make(chan os.Signal, 1) // a SIGCHLD during a sweep makes one more: none is missed
 		signal.Notify(sigs, syscall.SIGCHLD)
 		go reapLoop(sigs) // owner: the process; lives as long as tickmux, idle between SIGCHLDs
 	})
@@ -75,7 +83,48 @@ func initReaper() {
 
 func reapLoop(sigs <-chan os.Signal) {
 	for range sigs {
-		sweepStrays()
+		if reaper.enabled {
+			sweepStrays()
+		}
+		noticeExits()
+	}
+}
+
+// awaitExit has p reaped (Process.reap, on a goroutine of its own) once its leader has exited.
+func awaitExit(p *Process) {
+	initReaper()
+	reaper.waitMu.Lock()
+	reaper.waiting[p.pid] = p
+	reaper.waitMu.Unlock()
+	noticeExits() // it may have exited before it was listed: its SIGCHLD found nothing to do
+}
+
+// noticeExits starts the reaping of every listed leader that has exited.
+func noticeExits() {
+	var exited []*Process
+	reaper.waitMu.Lock()
+	for pid, p := range reaper.waiting {
+		if hasExited(pid) {
+			delete(reaper.waiting, pid)
+			exited = append(exited, p)
+		}
+	}
+	reaper.waitMu.Unlock()
+	for _, p := range exited {
+		go p.reap() // owner: p; reaps the leader at once and ends its Process's wait
+	}
+}
+
+// hasExited reports whether child pid has exited, leaving it to be reaped. A child that cannot be
+// waited for any more counts as exited: its exec.Cmd's Wait says why.
+func hasExited(pid int) bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		return err != nil || info.Signo != 0 // with WNOHANG, nothing to report leaves it zero
 	}
 }
 
