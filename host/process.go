@@ -88,8 +88,8 @@ type Process struct {
 	rd        ptyRead         // the reader's state
 
 	exitMu sync.Mutex
-	onExit func() // WhenExited's, until the waiter takes it
-	reaped bool   // the waiter has taken onExit: WhenExited runs its function itself
+	onExit func() // WhenExited's, until reap takes it
+	reaped bool   // reap has taken onExit: WhenExited runs its function itself
 
 	sizeMu     sync.Mutex
 	cols, rows int
