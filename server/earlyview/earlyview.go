@@ -140,20 +140,17 @@ func start(args []string, in, out, errw *os.File) *Handover {
 		return h
 	}
 	h.Conn = os.NewFile(uintptr(fd), "tickmux socket")
-	// While the server answers: the terminal's settings, and the signals a view relays.
+	// While the server answers: the terminal's settings.
 	saved, err := GetTermState(inFd)
 	if err != nil {
 		return h
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, Signals...)
 	h.Read = readLine(fd)
 	if string(h.Read) != AttachAnswer+"\n" {
-		signal.Stop(sigs)
 		return h
 	}
+	cols, rows := WindowSize(outFd)
 	if sendFD(fd, inFd) != nil {
-		signal.Stop(sigs)
 		return h
 	}
 	// The server draws now; this process relays and waits.
@@ -162,9 +159,23 @@ func start(args []string, in, out, errw *os.File) *Handover {
 	tv := syscall.NsecToTimeval(int64(tellWait))
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	tell := func(method string) { writeAll(fd, Notification(method)) }
+	// The signals a view relays, only now: the process's first signal.Notify starts the
+	// runtime's signal goroutines and about four threads (2-4 ms on a 2-core VM, more under
+	// load), which the server's answer waited for when they came before; now the server draws
+	// meanwhile. A resize in between is caught up with here (a stop signal in between ends
+	// this process as it would have before the Notify: the server then detaches the view and
+	// restores the terminal itself).
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	if c, r := WindowSize(outFd); c != cols || r != rows {
+		tell(NotifyResize)
+	}
 	h.View = NewView(h.Socket, inFd, out, errw, saved, sigs, conn, tell, func() { conn.Close() })
 	return h
 }
+
+// notifySignals relays Signals to c (signal.Notify); a test sees when it is called.
+var notifySignals = func(c chan os.Signal) { signal.Notify(c, Signals...) }
 
 // view is a command line the early start handles: `tickmux` or `tickmux attach`, with
 // --socket, --log and --config (one dash or two, "=VALUE" or the next argument, before or after
