@@ -248,21 +248,9 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	expected := s.mirror.Expect()
 	defer expected()
 	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
-	fd, err := receiveFD(nc)
+	tty, ti, err := receiveTerminal(nc, p)
 	if err != nil {
 		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
-		return
-	}
-	tty, err := openViewTty(fd)
-	if err != nil {
-		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
-		return
-	}
-	ti, err := lookupTerm(p.Term, p.ColorTerm)
-	if err != nil {
-		tty.Close()
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
@@ -309,6 +297,29 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	<-gone // bounded: the view's writes give up after writeStall
 	s.logf("%s left", id)
 }
+
+// receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
+// its description; the description is looked up first, while the view wakes up to the answer
+// and sends the descriptor.
+func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
+	ti, tiErr := termLookup(p.Term, p.ColorTerm)
+	fd, err := receiveFD(nc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tiErr != nil {
+		unix.Close(fd)
+		return nil, nil, tiErr
+	}
+	tty, err := openViewTty(fd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tty, ti, nil
+}
+
+// termLookup is lookupTerm; a test sees when it is called.
+var termLookup = lookupTerm
 
 // receiveFD reads the one descriptor the client sends after the attach answer.
 func receiveFD(nc *net.UnixConn) (int, error) {
