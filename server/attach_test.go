@@ -185,3 +185,48 @@ func openFDs(t *testing.T) int {
 	}
 	return len(ents)
 }
+
+// The answer to an attach, written without the JSON encoder for id 1, is the line the encoder
+// writes; other ids go through the encoder.
+func TestAskForTerminalIsTheReply(t *testing.T) {
+	for _, id := range []uint64{1, 7} {
+		srv, view := socketPair(t)
+		rd := bufio.NewReader(view)
+		askForTerminal(srv, id)
+		got, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply(srv, id, AttachResult{SendFD: true}, nil)
+		want, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("id %d: the answer is %q, the encoder writes %q", id, got, want)
+		}
+	}
+}
+
+// The params of the early start's request read as the JSON decoder reads them; others too.
+func TestReadAttachParams(t *testing.T) {
+	for _, raw := range []string{
+		`{"term":"xterm-256color","early":true}`,
+		`{"term":"xterm","colorterm":"truecolor","early":true}`,
+		`{"term":"xterm","open":["sh","-c","x"],"dir":"/tmp"}`,
+		`{"early":true,"term":"x\u0079"}`,
+	} {
+		var want AttachParams
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAttachParams([]byte(raw))
+		if err != nil || got.Term != want.Term || got.ColorTerm != want.ColorTerm || got.Early != want.Early ||
+			got.Dir != want.Dir || strings.Join(got.Open, "\x00") != strings.Join(want.Open, "\x00") {
+			t.Errorf("%s reads as %+v (%v), want %+v", raw, got, err, want)
+		}
+	}
+	if _, err := readAttachParams([]byte(`{"term":`)); err == nil {
+		t.Error("bad params were read")
+	}
+}

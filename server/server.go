@@ -233,8 +233,8 @@ func notify(nc *net.UnixConn, method string, params any) {
 
 // attach takes a view's terminal and shows the App on it until the view leaves.
 func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
-	var p AttachParams
-	if err := json.Unmarshal(req.Params, &p); err != nil {
+	p, err := readAttachParams(req.Params)
+	if err != nil {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
@@ -247,7 +247,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
-	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
+	askForTerminal(nc, req.ID)
 	tty, ti, err := receiveTerminal(nc, p)
 	if err != nil {
 		s.logf("attach: %v", err)
@@ -296,6 +296,28 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	s.mirror.Detach(id, "the view's process went away")
 	<-gone // bounded: the view's writes give up after writeStall
 	s.logf("%s left", id)
+}
+
+// readAttachParams reads an attach request's params: those of the early start's one request
+// without the JSON decoder (earlyview.ReadAttachParams), any other with it.
+func readAttachParams(raw json.RawMessage) (AttachParams, error) {
+	if term, colorterm, ok := earlyview.ReadAttachParams(raw); ok {
+		return AttachParams{Term: term, ColorTerm: colorterm, Early: true}, nil
+	}
+	var p AttachParams
+	err := json.Unmarshal(raw, &p)
+	return p, err
+}
+
+// askForTerminal answers attach request id: send the terminal's descriptor. The answer to id 1
+// (the one id views use) is written as the early start reads it, without the JSON encoder.
+func askForTerminal(nc *net.UnixConn, id uint64) {
+	if id != 1 {
+		reply(nc, id, AttachResult{SendFD: true}, nil)
+		return
+	}
+	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
+	_, _ = nc.Write([]byte(earlyview.AttachAnswer + "\n"))
 }
 
 // receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
