@@ -132,13 +132,17 @@ func TestReceiveTerminalLooksUpFirst(t *testing.T) {
 		close(looked)
 		return lookupTerm(name, colorterm)
 	}
+	sent := make(chan struct{})
+	defer func() { <-sent }()
+	ttyFD := int(s.Fd())
 	go func() { // the view: the descriptor once the server has looked the terminal up
+		defer close(sent)
 		select {
 		case <-looked:
 		case <-time.After(10 * time.Second):
 			t.Error("the server did not look the terminal up before it had the descriptor")
 		}
-		view.WriteMsgUnix([]byte{0}, unix.UnixRights(int(s.Fd())), nil)
+		view.WriteMsgUnix([]byte{0}, unix.UnixRights(ttyFD), nil)
 	}()
 	tty, ti, err := receiveTerminal(srv, AttachParams{Term: "xterm-256color"})
 	if err != nil {
