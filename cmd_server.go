@@ -110,7 +110,12 @@ func runServer(args []string, std stdio) int {
 		}
 		defer heapProfile()
 	}
-	defer releaseWhenIdle(5*time.Second, 256<<10, heapProfile)() // memtrim.go
+	// The trimmer (memtrim.go) starts once the start-up is over: its start reads the heap's
+	// statistics, which stops the world, and at start-up that waited ~2 ms (traced with uprobes:
+	// runtime.stopTheWorldWithSema to startTheWorldWithSema) for the threads busy starting the
+	// guardian and the first pane, with the first view waiting. It has nothing to do before
+	// its first period anyway.
+	defer afterStartup(startupGCHold, func() func() { return releaseWhenIdle(5*time.Second, 256<<10, heapProfile) })()
 	var cols, rows int
 	if f.size != "" {
 		if _, err := fmt.Sscanf(f.size, "%dx%d", &cols, &rows); err != nil {
@@ -160,6 +165,30 @@ func holdGC(percent int, d time.Duration) (end func()) {
 	return func() {
 		t.Stop()
 		restore()
+	}
+}
+
+// afterStartup calls start once d has passed, unless the returned stop comes first; stop also
+// calls what start returned. Any goroutine.
+func afterStartup(d time.Duration, start func() (stop func())) (stop func()) {
+	var mu sync.Mutex
+	var stopped bool
+	var end func()
+	t := time.AfterFunc(d, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			end = start()
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped && end != nil {
+			end()
+		}
+		stopped = true
 	}
 }
 

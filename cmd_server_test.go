@@ -61,3 +61,28 @@ func TestHoldGC(t *testing.T) {
 		}
 	}
 }
+
+// afterStartup: nothing before its time, nothing once stopped, and the stop ends what it started,
+// once.
+func TestAfterStartup(t *testing.T) {
+	starts, stops := 0, 0
+	start := func() func() { starts++; return func() { stops++ } }
+	stop := afterStartup(time.Hour, start)
+	stop()
+	stop()
+	if starts != 0 || stops != 0 {
+		t.Errorf("stopped before its time: %d starts, %d stops, want none", starts, stops)
+	}
+	started := make(chan struct{})
+	stop = afterStartup(time.Millisecond, func() func() { close(started); return start() })
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never started")
+	}
+	stop()
+	stop()
+	if starts != 1 || stops != 1 {
+		t.Errorf("%d starts, %d stops, want 1 and 1", starts, stops)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tickmux/host"
+	"tickmux/server/earlyview"
 )
 
 // Server answers control-socket clients on behalf of a *host.Host. The TUI starts one with Serve
@@ -212,13 +213,21 @@ var errCancelled = fmt.Errorf("the client cancelled the request: %w", context.Ca
 func (c *conn) read() {
 	defer c.s.wg.Done()
 	sc := bufio.NewScanner(c.nc)
-	// A request is a line of a few hundred bytes; the buffer grows for a longer one. A view's
-	// connection lives as long as the view, and kept 64 KB for its few requests.
+	// The buffer grows as lines need (up to maxRequestLine): most connections send a few short
+	// lines, and a view's attach waits for this allocation's pages.
 	sc.Buffer(make([]byte, 0, 4<<10), maxRequestLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
+		}
+		if c.s.views != nil {
+			// A view's early start asks to attach with one exact line, read here without the
+			// JSON decoder (earlyview.ReadAttachRequest).
+			if params, ok := earlyview.ReadAttachRequest(line); ok {
+				c.s.views(c.nc, Request{ID: 1, Method: earlyview.MethodAttach, Params: bytes.Clone(params)})
+				break
+			}
 		}
 		var req Request
 		if err := json.Unmarshal(line, &req); err != nil {

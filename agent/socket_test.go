@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"tickmux/host"
 )
@@ -269,5 +271,46 @@ func assertRefused(t *testing.T, path string, got chan []byte, want string) {
 	case b := <-got:
 		t.Fatalf("the client sent the planted server %q", b)
 	default:
+	}
+}
+
+// A view's requests reach Views as the JSON decoder reads them: the early start's exact line
+// (read without the decoder) and any other form of view request alike.
+func TestViewsGetsTheRequestAsDecoded(t *testing.T) {
+	h := host.New(host.Config{})
+	defer h.Close()
+	path := filepath.Join(t.TempDir(), "s.sock")
+	got := make(chan Request, 1)
+	s, err := Serve(h, path, Options{Logf: func(string, ...any) {}, Views: func(nc *net.UnixConn, req Request) {
+		got <- req
+		nc.Close()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, line := range [][]byte{
+		[]byte(`{"id":1,"method":"view/attach","params":{"term":"xterm-256color","colorterm":"truecolor","early":true}}` + "\n"),
+		[]byte(`{"id":1,"method":"view/attach","params":{"term":"xterm","open":["sh"]}}` + "\n"),
+		[]byte(` {"method":"view/attach","id":1,"params":{"early":true,"term":"xterm"}} ` + "\n"),
+	} {
+		var want Request
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(line)
+		select {
+		case req := <-got:
+			if req.ID != want.ID || req.Method != want.Method || string(req.Params) != string(want.Params) {
+				t.Errorf("%q reached Views as %+v (params %s), want %+v (params %s)", line, req, req.Params, want, want.Params)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q never reached Views", line)
+		}
+		c.Close()
 	}
 }

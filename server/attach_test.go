@@ -5,8 +5,14 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/gdamore/tcell/v2/terminfo"
+	"golang.org/x/sys/unix"
 
 	"tickmux/agent"
 	"tickmux/server/earlyview"
@@ -108,4 +114,123 @@ func FuzzLightDecode(f *testing.F) {
 			t.Errorf("%q: the light decoder reads %+v, the JSON decoder %+v", line, light, full)
 		}
 	})
+}
+
+// The server looks the view's terminal up before the descriptor comes, not after: the lookup
+// overlaps the view's wake-up to the answer and its sendmsg.
+func TestReceiveTerminalLooksUpFirst(t *testing.T) {
+	srv, view := socketPair(t)
+	m, s, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	looked := make(chan struct{})
+	defer func(f func(name, colorterm string) (*terminfo.Terminfo, error)) { termLookup = f }(termLookup)
+	termLookup = func(name, colorterm string) (*terminfo.Terminfo, error) {
+		close(looked)
+		return lookupTerm(name, colorterm)
+	}
+	sent := make(chan struct{})
+	defer func() { <-sent }()
+	ttyFD := int(s.Fd())
+	go func() { // the view: the descriptor once the server has looked the terminal up
+		defer close(sent)
+		select {
+		case <-looked:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not look the terminal up before it had the descriptor")
+		}
+		view.WriteMsgUnix([]byte{0}, unix.UnixRights(ttyFD), nil)
+	}()
+	tty, ti, err := receiveTerminal(srv, AttachParams{Term: "xterm-256color"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	if ti == nil || ti.Name != "xterm-256color" {
+		t.Errorf("the description is %+v", ti)
+	}
+}
+
+// A terminal the server does not know: the descriptor it received is closed, and the reason
+// names the TERM.
+func TestReceiveTerminalUnknown(t *testing.T) {
+	srv, view := socketPair(t)
+	m, s, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer s.Close()
+	if _, _, err := view.WriteMsgUnix([]byte{0}, unix.UnixRights(int(s.Fd())), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	tty, _, err := receiveTerminal(srv, AttachParams{Term: "no-such-terminal-7q"})
+	if err == nil {
+		tty.Close()
+		t.Fatal("an unknown terminal was taken")
+	}
+	if !strings.Contains(err.Error(), `TERM="no-such-terminal-7q"`) {
+		t.Errorf("the reason is %q", err)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before, %d after: the received one was left open", before, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// The answer to an attach, written without the JSON encoder for id 1, is the line the encoder
+// writes; other ids go through the encoder.
+func TestAskForTerminalIsTheReply(t *testing.T) {
+	for _, id := range []uint64{1, 7} {
+		srv, view := socketPair(t)
+		rd := bufio.NewReader(view)
+		askForTerminal(srv, id)
+		got, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply(srv, id, AttachResult{SendFD: true}, nil)
+		want, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("id %d: the answer is %q, the encoder writes %q", id, got, want)
+		}
+	}
+}
+
+// The params of the early start's request read as the JSON decoder reads them; others too.
+func TestReadAttachParams(t *testing.T) {
+	for _, raw := range []string{
+		`{"term":"xterm-256color","early":true}`,
+		`{"term":"xterm","colorterm":"truecolor","early":true}`,
+		`{"term":"xterm","open":["sh","-c","x"],"dir":"/tmp"}`,
+		`{"early":true,"term":"x\u0079"}`,
+	} {
+		var want AttachParams
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAttachParams([]byte(raw))
+		if err != nil || got.Term != want.Term || got.ColorTerm != want.ColorTerm || got.Early != want.Early ||
+			got.Dir != want.Dir || strings.Join(got.Open, "\x00") != strings.Join(want.Open, "\x00") {
+			t.Errorf("%s reads as %+v (%v), want %+v", raw, got, err, want)
+		}
+	}
+	if _, err := readAttachParams([]byte(`{"term":`)); err == nil {
+		t.Error("bad params were read")
+	}
 }

@@ -233,8 +233,8 @@ func notify(nc *net.UnixConn, method string, params any) {
 
 // attach takes a view's terminal and shows the App on it until the view leaves.
 func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
-	var p AttachParams
-	if err := json.Unmarshal(req.Params, &p); err != nil {
+	p, err := readAttachParams(req.Params)
+	if err != nil {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
@@ -247,22 +247,10 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
-	reply(nc, req.ID, AttachResult{SendFD: true}, nil)
-	fd, err := receiveFD(nc)
+	askForTerminal(nc, req.ID)
+	tty, ti, err := receiveTerminal(nc, p)
 	if err != nil {
 		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
-		return
-	}
-	tty, err := openViewTty(fd)
-	if err != nil {
-		s.logf("attach: %v", err)
-		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
-		return
-	}
-	ti, err := lookupTerm(p.Term, p.ColorTerm)
-	if err != nil {
-		tty.Close()
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
@@ -309,6 +297,51 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	<-gone // bounded: the view's writes give up after writeStall
 	s.logf("%s left", id)
 }
+
+// readAttachParams reads an attach request's params: those of the early start's one request
+// without the JSON decoder (earlyview.ReadAttachParams), any other with it.
+func readAttachParams(raw json.RawMessage) (AttachParams, error) {
+	if term, colorterm, ok := earlyview.ReadAttachParams(raw); ok {
+		return AttachParams{Term: term, ColorTerm: colorterm, Early: true}, nil
+	}
+	var p AttachParams
+	err := json.Unmarshal(raw, &p)
+	return p, err
+}
+
+// askForTerminal answers attach request id: send the terminal's descriptor. The answer to id 1
+// (the one id views use) is written as the early start reads it, without the JSON encoder.
+func askForTerminal(nc *net.UnixConn, id uint64) {
+	if id != 1 {
+		reply(nc, id, AttachResult{SendFD: true}, nil)
+		return
+	}
+	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
+	_, _ = nc.Write([]byte(earlyview.AttachAnswer + "\n"))
+}
+
+// receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
+// its description; the description is looked up first, while the view wakes up to the answer
+// and sends the descriptor.
+func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
+	ti, tiErr := termLookup(p.Term, p.ColorTerm)
+	fd, err := receiveFD(nc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tiErr != nil {
+		unix.Close(fd)
+		return nil, nil, tiErr
+	}
+	tty, err := openViewTty(fd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tty, ti, nil
+}
+
+// termLookup is lookupTerm; a test sees when it is called.
+var termLookup = lookupTerm
 
 // receiveFD reads the one descriptor the client sends after the attach answer.
 func receiveFD(nc *net.UnixConn) (int, error) {

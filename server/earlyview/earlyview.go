@@ -11,7 +11,8 @@
 // have anyway. So the protocol has one reader, the normal path's JSON decoder; this package
 // writes one request (attachRequest) and recognises one answer (AttachAnswer) and the common
 // view/left lines (LightDecode), and the server's tests check that they are what it writes and
-// reads. The wait (View) is the same code on both paths.
+// reads; the server reads that one request without its JSON decoder (ReadAttachRequest). The
+// wait (View) is the same code on both paths.
 //
 // Like host/guardian (which it imports) it imports only os, os/signal, io, path, strconv, syscall,
 // time and what they need, not unicode or reflect, so its init runs before every package that imports them (Go
@@ -140,20 +141,17 @@ func start(args []string, in, out, errw *os.File) *Handover {
 		return h
 	}
 	h.Conn = os.NewFile(uintptr(fd), "tickmux socket")
-	// While the server answers: the terminal's settings, and the signals a view relays.
+	// While the server answers: the terminal's settings.
 	saved, err := GetTermState(inFd)
 	if err != nil {
 		return h
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, Signals...)
 	h.Read = readLine(fd)
 	if string(h.Read) != AttachAnswer+"\n" {
-		signal.Stop(sigs)
 		return h
 	}
+	cols, rows := WindowSize(outFd)
 	if sendFD(fd, inFd) != nil {
-		signal.Stop(sigs)
 		return h
 	}
 	// The server draws now; this process relays and waits.
@@ -162,9 +160,23 @@ func start(args []string, in, out, errw *os.File) *Handover {
 	tv := syscall.NsecToTimeval(int64(tellWait))
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	tell := func(method string) { writeAll(fd, Notification(method)) }
+	// The signals a view relays, only now: the process's first signal.Notify starts the
+	// runtime's signal goroutines and about four threads (2-4 ms on a 2-core VM, more under
+	// load), which the server's answer waited for when they came before; now the server draws
+	// meanwhile. A resize in between is caught up with here (a stop signal in between ends
+	// this process as it would have before the Notify: the server then detaches the view and
+	// restores the terminal itself).
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	if c, r := WindowSize(outFd); c != cols || r != rows {
+		tell(NotifyResize)
+	}
 	h.View = NewView(h.Socket, inFd, out, errw, saved, sigs, conn, tell, func() { conn.Close() })
 	return h
 }
+
+// notifySignals relays Signals to c (signal.Notify); a test sees when it is called.
+var notifySignals = func(c chan os.Signal) { signal.Notify(c, Signals...) }
 
 // view is a command line the early start handles: `tickmux` or `tickmux attach`, with
 // --socket, --log and --config (one dash or two, "=VALUE" or the next argument, before or after
@@ -222,22 +234,85 @@ func parseView(args []string) (v view, ok bool) {
 // attachRequest is the attach request for a terminal of type term, as one line; ok is false when
 // term or colorterm holds a character JSON would have to escape (the normal path sends those).
 func attachRequest(term, colorterm string) (line []byte, ok bool) {
-	plain := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
 	if term == "" || !plain(term) || !plain(colorterm) {
 		return nil, false
 	}
-	s := `{"id":1,"method":"` + MethodAttach + `","params":{"term":"` + term + `"`
+	s := attachHead + `{"term":"` + term + `"`
 	if colorterm != "" {
 		s += `,"colorterm":"` + colorterm + `"`
 	}
 	return []byte(s + `,"early":true}}` + "\n"), true
+}
+
+// attachHead is how an attach request of the early start begins, up to its params.
+const attachHead = `{"id":1,"method":"` + MethodAttach + `","params":`
+
+// plain: s holds only printable ASCII that JSON writes as it is, without escapes.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadAttachRequest recognises a line attachRequest writes (without its newline, or with it):
+// params are its params, as ReadAttachParams reads them. ok is false for any other line (the
+// JSON decoder reads those). The server reads the early start's requests so, without the JSON
+// decoder: after the server has been idle, the decoder's code and its type caches cost the
+// first attach 0.5-3 ms of page faults (traced with uprobes).
+func ReadAttachRequest(line []byte) (params []byte, ok bool) {
+	s := string(line)
+	if n := len(s); n > 0 && s[n-1] == '\n' {
+		s = s[:n-1]
+	}
+	if len(s) < len(attachHead)+1 || s[:len(attachHead)] != attachHead || s[len(s)-1] != '}' {
+		return nil, false
+	}
+	params = line[len(attachHead) : len(s)-1]
+	if _, _, ok := ReadAttachParams(params); !ok {
+		return nil, false
+	}
+	return params, true
+}
+
+// ReadAttachParams recognises the params attachRequest writes: the terminal's type and
+// COLORTERM; ok is false for anything else.
+func ReadAttachParams(params []byte) (term, colorterm string, ok bool) {
+	s := string(params)
+	field := func(name string) (string, bool) { // `"name":"value"` at the start of s
+		head := `"` + name + `":"`
+		if len(s) < len(head) || s[:len(head)] != head {
+			return "", false
+		}
+		rest := s[len(head):]
+		for i := 0; i < len(rest); i++ {
+			if rest[i] == '"' {
+				s = rest[i+1:]
+				return rest[:i], plain(rest[:i])
+			}
+		}
+		return "", false
+	}
+	if len(s) < 1 || s[0] != '{' {
+		return "", "", false
+	}
+	s = s[1:]
+	term, ok = field("term")
+	if !ok || term == "" {
+		return "", "", false
+	}
+	if len(s) > 0 && s[0] == ',' && len(s) > 13 && s[1:13] == `"colorterm":` {
+		s = s[1:]
+		if colorterm, ok = field("colorterm"); !ok || colorterm == "" {
+			return "", "", false
+		}
+	}
+	if s != `,"early":true}` {
+		return "", "", false
+	}
+	return term, colorterm, true
 }
 
 var errNoServer = errors.New("no server listens on the socket")
