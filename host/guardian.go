@@ -3,9 +3,7 @@ package host
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -47,24 +45,11 @@ type Guardian struct {
 
 // StartGuardian starts a guardian: exe (normally os.Executable()) run with EnvGuardian=1.
 func StartGuardian(exe string) (*Guardian, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	fd, _, err := guardian.Spawn(exe)
 	if err != nil {
-		return nil, fmt.Errorf("cannot start the guardian: %w", err)
-	}
-	w, r := os.NewFile(uintptr(fds[0]), "guardian"), os.NewFile(uintptr(fds[1]), "guardian-input")
-	cmd := exec.Command(exe)
-	// One P: the guardian has one thing to do at a time, and a second P cost a thread and its
-	// allocation cache (~90 KB resident).
-	cmd.Env = append(os.Environ(), EnvGuardian+"=1", "GOMAXPROCS=1")
-	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = startTracked(cmd)
-	r.Close()
-	if err != nil {
-		w.Close()
 		return nil, fmt.Errorf("cannot start the guardian %s: %w", exe, err)
 	}
-	return &Guardian{w: w}, nil
+	return &Guardian{w: os.NewFile(uintptr(fd), "guardian")}, nil
 }
 
 // Watch asks the guardian to end process group pgid if tickmux dies: with SIGHUP first when
@@ -123,6 +108,9 @@ var processGuardian func() *Guardian
 func init() { processGuardian = sync.OnceValue(startProcessGuardian) }
 
 func startProcessGuardian() *Guardian {
+	if fd, _, err, ok := guardian.Early(); ok && err == nil {
+		return &Guardian{w: os.NewFile(uintptr(fd), "guardian")} // started at init (tickmux server)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil

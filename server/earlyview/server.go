@@ -6,6 +6,8 @@ import (
 	"path"
 	"strconv"
 	"syscall"
+
+	"tickmux/host/guardian"
 )
 
 // EnvSocket overrides the control socket's path, for the TUI and every client verb.
@@ -89,7 +91,7 @@ func StartServer(args []string) (*Starting, error) {
 	// the way to the first frame.
 	pid, err := syscall.ForkExec(self, append([]string{self, "server"}, args...), &syscall.ProcAttr{
 		Dir:   dir,
-		Env:   append(os.Environ(), EnvReady+"=3"),
+		Env:   append(os.Environ(), EnvReady+"=3", guardian.EnvEarly+"=1"), // its guardian starts beside its inits
 		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), pw.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
