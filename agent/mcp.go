@@ -229,13 +229,14 @@ func (m *MCP) addTool(t mcpTool) {
 	})
 }
 
-// ruleRef is a HOST.md rule id as the host writes it into messages: "(H-V2)".
-var ruleRef = regexp.MustCompile(` ?\(H-[A-Z]+[0-9]+[a-z]?\)`)
+// ruleRef is a HOST.md rule id as the host writes it into messages: "(H-V2)". Compiled at its
+// first use, not in every tickmux process's start.
+var ruleRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` ?\(H-[A-Z]+[0-9]+[a-z]?\)`) })
 
 // plainError is e without HOST.md rule ids, in its Rule or in its message; the log keeps them.
 // It returns e itself when there were none.
 func (m *MCP) plainError(what string, e *Error) *Error {
-	msg := ruleRef.ReplaceAllString(e.Message, "")
+	msg := ruleRef().ReplaceAllString(e.Message, "")
 	if e.Rule == "" && msg == e.Message {
 		return e
 	}

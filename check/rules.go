@@ -3,6 +3,7 @@ package check
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"tickmux/host"
 )
@@ -36,7 +37,9 @@ var Rules = []struct{ ID, Severity, Rule string }{
 	{"C-X5", SevFailure, "the Tick runs until its stdin closes or it is signalled: one that ends before check has probed it is not ok, and the skipped probes are listed (spec 4.5)"},
 }
 
-var kindPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$`)
+// kindPattern is what a descriptor's kind must look like; compiled at its first use, not in
+// every tickmux process's start.
+var kindPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$`) })
 
 // lintDescriptor records the SHOULDs of spec 5 a valid descriptor may still miss.
 func lintDescriptor(r *Report, cat *host.Catalog) {
@@ -44,7 +47,7 @@ func lintDescriptor(r *Report, cat *host.Catalog) {
 	if strings.TrimSpace(d.Description) == "" {
 		r.find("C-D1", SevWarning, "the descriptor has no description; say in a sentence or two what the Tick shows and does")
 	}
-	if !kindPattern.MatchString(d.Kind) {
+	if !kindPattern().MatchString(d.Kind) {
 		r.find("C-D4", SevWarning, "kind %q is not dotted lowercase names such as \"acme.orderbook\"", host.Printable(d.Kind, false))
 	}
 	for _, t := range d.Tools {

@@ -232,11 +232,14 @@ func (lt *logtail) query(q logQuery) logQueryResult {
 }
 
 // levelPattern finds a level word near the start of a line: "ERROR", "level=warn", "[info]".
-var levelPattern = regexp.MustCompile(`(?i)\b(fatal|panic|crit(?:ical)?|err(?:or)?|warn(?:ing)?|info|debug|trace)\b`)
+// Compiled at its first use: every tickmux process links the examples, few run this one.
+var levelPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(fatal|panic|crit(?:ical)?|err(?:or)?|warn(?:ing)?|info|debug|trace)\b`)
+})
 
 // levelOf classifies a line by the first level word in its first 120 bytes.
 func levelOf(line string) string {
-	m := levelPattern.FindString(line[:min(len(line), 120)])
+	m := levelPattern().FindString(line[:min(len(line), 120)])
 	switch strings.ToLower(m) {
 	case "":
 		return "other"
