@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tickmux/host"
+	"tickmux/host/guardian"
 	"tickmux/server/earlyview"
 )
 
@@ -160,6 +161,9 @@ func (s *Server) accept() {
 			nc.Close()
 			continue
 		}
+		// A quiet server gave the binary's pages back (memtrim.go): map them back at once, beside
+		// the request, rather than one page fault at a time along its path.
+		guardian.WakeCode()
 		c := newConn(s, nc)
 		s.mu.Lock()
 		if s.closed {

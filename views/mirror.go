@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host/guardian"
 )
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
@@ -894,6 +896,7 @@ func (v *mirrorView) readLoop() {
 	var paste []tcell.Event
 	for {
 		ev := v.sc.PollEvent()
+		guardian.WakeCode() // the first input after a quiet spell: the binary's pages back at once
 		switch e := ev.(type) {
 		case nil:
 			return // finalized

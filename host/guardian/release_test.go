@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // exeResident is the KiB of process pid's read-only mappings of its executable that are resident.
@@ -64,11 +65,17 @@ func TestReleaseCodeChild(t *testing.T) {
 	in := bufio.NewReader(os.Stdin)
 	os.Stdout.WriteString("ready\n")
 	for n := 0; ; n++ {
-		if _, err := in.ReadString('\n'); err != nil {
+		line, err := in.ReadString('\n')
+		if err != nil {
 			os.Exit(0)
 		}
 		if n == 0 {
 			os.Stdout.WriteString("released " + itoa(ReleaseCode()) + " KiB\n")
+			continue
+		}
+		if line == "wake\n" {
+			WakeCode()
+			os.Stdout.WriteString("woken\n")
 			continue
 		}
 		runtime.GC()
@@ -227,5 +234,67 @@ func TestReadSmapsThroughItsBuffer(t *testing.T) {
 		if m.start != uintptr(0x1000*i) || m.inode != uint64(100+i) || m.rss != i || m.anon != i%3 || string(m.perms[:]) != "r-xp" {
 			t.Fatalf("mapping %d read as %+v", i, m)
 		}
+	}
+}
+
+// exeSize is the KiB of process pid's read-only mappings of its executable.
+func exeSize(t *testing.T, pid int) int {
+	t.Helper()
+	var exe syscall.Stat_t
+	if err := syscall.Stat("/proc/"+itoa(pid)+"/exe", &exe); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/" + itoa(pid) + "/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib := 0
+	for _, m := range parseSmaps(b) {
+		if m.inode == exe.Ino && m.major == devMajor(exe.Dev) && m.minor == devMinor(exe.Dev) && (string(m.perms[:]) == "r-xp" || string(m.perms[:]) == "r--p") {
+			kib += int(m.end-m.start) >> 10
+		}
+	}
+	return kib
+}
+
+// After a release, WakeCode maps the binary's pages back in one go, without the process touching
+// them (MADV_POPULATE_READ, Linux 5.14).
+func TestWakeCodeMapsThePagesBack(t *testing.T) {
+	if os.Getenv(envReleaseChild) == "1" {
+		t.Skip("the parent's test")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReleaseCodeChild$")
+	cmd.Env = append(os.Environ(), envReleaseChild+"=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := bufio.NewReader(stdout)
+	say := func(want string) {
+		t.Helper()
+		if line, err := out.ReadString('\n'); err != nil || !strings.HasPrefix(line, want) {
+			t.Fatalf("the child said %q (%v), want %s", line, err, want)
+		}
+	}
+	say("ready")
+	pid := cmd.Process.Pid
+	io.WriteString(stdin, "release\n")
+	say("released")
+	released, size := exeResident(t, pid), exeSize(t, pid)
+	io.WriteString(stdin, "wake\n")
+	say("woken")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		got := exeResident(t, pid)
+		if got >= size*9/10 {
+			t.Logf("resident read-only pages of the executable: %d KiB released, %d KiB of %d after WakeCode", released, got, size)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d KiB of %d resident 10 s after WakeCode (%d after the release)", got, size, released)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
