@@ -174,8 +174,13 @@ func TestInputWriterOnlyWhileInputWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := writers(); n != 1 {
-		t.Fatalf("%d input writers while 256 KB wait for a stopped program, want 1", n)
+	// The writer Input started may be missing from a goroutine dump taken at once (2 runs in 20
+	// under -race): look until it shows.
+	for deadline := time.Now().Add(hangGuard); writers() != 1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d input writers while 256 KB wait for a stopped program, want 1", writers())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	syscall.Kill(p.Pid(), syscall.SIGCONT)
 	for deadline := time.Now().Add(hangGuard); writers() != 0; {
