@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 	}
 	goleak.VerifyTestMain(m,
 		goleak.IgnoreTopFunction("tickmux/host.reapLoop"),
+		goleak.IgnoreTopFunction("tickmux/host.exitLoop"),
 		goleak.IgnoreTopFunction("os/signal.signal_recv"),
 	)
 }

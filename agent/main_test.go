@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		// The host's reaper lives as long as the process, by design (host/reaper.go).
 		goleak.IgnoreTopFunction("tickmux/host.reapLoop"),
+		goleak.IgnoreTopFunction("tickmux/host.exitLoop"),
 		goleak.IgnoreTopFunction("os/signal.signal_recv"),
 		goleak.Cleanup(func(int) {
 			if binDir != "" {

@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(envMode); mode != "" {
 		os.Exit(fakeMain(mode))
 	}
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"), goleak.IgnoreTopFunction("os/signal.signal_recv"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"), goleak.IgnoreTopFunction("tickmux/host.exitLoop"), goleak.IgnoreTopFunction("os/signal.signal_recv"))
 }
 
 func runFake(t *testing.T, mode string) (*Report, string) {

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runChild(name))
 	}
 	// The host's reaper (started by check) serves the whole process by design.
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"), goleak.IgnoreTopFunction("tickmux/host.exitLoop"))
 }
 
 func runChild(name string) int {

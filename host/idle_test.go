@@ -57,7 +57,7 @@ func goroutinesIn(fn string) []string {
 	return states
 }
 
-// No goroutine waits for a running program, and none holds a thread for it: the reap loop
+// No goroutine waits for a running program, and none holds a thread for it: the exit loop
 // notices each exit at its SIGCHLD (a waiter a pane, in the poller on a pidfd, cost a goroutine's
 // stack; before it, a blocking waitid held a thread: 17 threads in a server with 10 idle panes).
 // Programs that exit, at once or later, and one whose exit came before its SIGCHLD could find

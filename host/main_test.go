@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		// The reaper's SIGCHLD loop lives as long as the process, by design (reaper.go).
 		goleak.IgnoreTopFunction("tickmux/host.reapLoop"),
+		goleak.IgnoreTopFunction("tickmux/host.exitLoop"),
 		goleak.IgnoreTopFunction("os/signal.signal_recv"),
 	)
 }

@@ -59,7 +59,7 @@ type LaunchSpec struct {
 //
 // Goroutines: Launch starts one, owned by the Process: the PTY reader feeds the terminal until the
 // PTY reports end of output (every slave holder gone, or Close). Once the leader has exited, the
-// reap loop (reaper.go) starts the one that reaps it, closes Exited and runs the WhenExited
+// exit loop (reaper.go) starts the one that reaps it, closes Exited and runs the WhenExited
 // function. An input writer runs only while input waits for a program that does not read it as
 // fast as it comes (Input starts it), and ends once the queue is empty.
 type Process struct {
@@ -421,7 +421,7 @@ func (r *ptyRead) read(fd uintptr) bool {
 	return true
 }
 
-// reap reaps the leader, which has exited (the reap loop saw it: reaper.go, awaitExit), closes
+// reap reaps the leader, which has exited (the exit loop saw it: reaper.go, awaitExit), closes
 // Exited and runs the WhenExited function.
 func (p *Process) reap() {
 	_ = p.cmd.Wait()

@@ -28,7 +28,7 @@ import (
 // in another session, the Tick's or their own. Code in this process that starts a child in a new
 // session must do it through Launch.
 //
-// The same loop notices the exits of the programs Launch started: at each SIGCHLD it looks which
+// A second loop notices the exits of the programs Launch started: at each SIGCHLD it looks which
 // of them have exited, without reaping them (waitid with WNOWAIT), and has each reaped by its
 // exec.Cmd (Process.reap). A goroutine waiting for each running program (in the poller on a
 // pidfd, and before that in a blocking waitid that held a thread) cost an idle server a stack a
@@ -73,9 +73,17 @@ func initReaper() {
 	reaper.once.Do(func() {
 		reaper.tracked = map[int]struct{}{}
 		reaper.waiting = map[int]*Process{}
-		// Not fatal when refused: orphans go to init as usual.
-		reaper.enabled = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
-		sigs := make(chan os.Signal, 1) // a SIGCHLD during a sweep makes one more: none is missed
+		// Exits have a loop of their own: a sweep reads /proc for every child, and an exit that
+		// waited behind one (with the race detector, under load) was seen after the Tick's
+		// closed stdout had already ended its session without its exit status.
+		exits := make(chan os.Signal, 1) // a SIGCHLD while one is handled makes one more: none is missed
+		signal.Notify(exits, syscall.SIGCHLD)
+		go exitLoop(exits) // owner: the process; lives as long as tickmux, idle between SIGCHLDs
+		if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != nil {
+			return // not fatal: orphans go to init as usual
+		}
+		reaper.enabled = true
+		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGCHLD)
 		go reapLoop(sigs) // owner: the process; lives as long as tickmux, idle between SIGCHLDs
 	})
@@ -83,9 +91,12 @@ func initReaper() {
 
 func reapLoop(sigs <-chan os.Signal) {
 	for range sigs {
-		if reaper.enabled {
-			sweepStrays()
-		}
+		sweepStrays()
+	}
+}
+
+func exitLoop(sigs <-chan os.Signal) {
+	for range sigs {
 		noticeExits()
 	}
 }
