@@ -625,6 +625,9 @@ func (p *Process) terminate() {
 		first = syscall.SIGHUP
 	}
 	if signalGroup(p.pid, first) == nil {
+		// A stopped group sees its signal only once it runs again, as a terminal's hangup
+		// continues it: without this, a stopped leader waited out the grace for SIGKILL.
+		_ = signalGroup(p.pid, syscall.SIGCONT)
 		timer := time.NewTimer(TerminateGrace)
 		select {
 		case <-p.exited:

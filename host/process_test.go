@@ -355,3 +355,28 @@ func firstDiff(a, b string) int {
 	}
 	return min(len(a), len(b))
 }
+
+// A program stopped when its pane closes still ends on the first signal, not on the SIGKILL
+// after the grace: it is continued, as a terminal's hangup continues the foreground group.
+// spec: H-X1
+func TestCloseEndsAStoppedProgramWithItsFirstSignal(t *testing.T) {
+	p, err := Launch(LaunchSpec{Argv: []string{"/bin/sh", "-c", "kill -STOP $$; sleep 60"}, Cols: 20, Rows: 2, Scrollback: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
+	for deadline := time.Now().Add(hangGuard); ; {
+		b, _ := os.ReadFile(stat)
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the program never stopped: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Close()
+	if got := p.ExitStatus(); got != "signal: hangup" {
+		t.Fatalf("the stopped program ended with %q, want the hangup", got)
+	}
+}
