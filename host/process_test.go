@@ -358,7 +358,6 @@ func firstDiff(a, b string) int {
 
 // A program stopped when its pane closes still ends on the first signal, not on the SIGKILL
 // after the grace: it is continued, as a terminal's hangup continues the foreground group.
-// spec: H-X1
 func TestCloseEndsAStoppedProgramWithItsFirstSignal(t *testing.T) {
 	p, err := Launch(LaunchSpec{Argv: []string{"/bin/sh", "-c", "kill -STOP $$; sleep 60"}, Cols: 20, Rows: 2, Scrollback: -1})
 	if err != nil {
