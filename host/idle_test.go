@@ -2,10 +2,8 @@ package host
 
 import (
 	"bytes"
-	"os"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,17 +149,7 @@ func TestInputWriterOnlyWhileInputWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
-	for deadline := time.Now().Add(hangGuard); ; {
-		b, _ := os.ReadFile(stat)
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the program never stopped: %s", b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitStopped(t, p.Pid())
 	if err := p.Input([]byte("typed")); err != nil {
 		t.Fatal(err)
 	}

@@ -301,17 +301,7 @@ func TestInputKeepsTheOrderOfWhatIsTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
-	for deadline := time.Now().Add(hangGuard); ; {
-		b, _ := os.ReadFile(stat)
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
-			break // stopped: nothing typed from here on is read until it continues
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the program never stopped: %s", b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitStopped(t, p.Pid())
 	direct := 0
 	for i := 0; i < 40000; i++ {
 		if i == 20000 {
@@ -363,19 +353,26 @@ func TestCloseEndsAStoppedProgramWithItsFirstSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stat := "/proc/" + strconv.Itoa(p.Pid()) + "/stat"
+	waitStopped(t, p.Pid())
+	p.Close()
+	if got := p.ExitStatus(); got != "signal: hangup" {
+		t.Fatalf("the stopped program ended with %q, want the hangup", got)
+	}
+}
+
+// waitStopped waits until process pid is stopped (state T): nothing typed at it is read from
+// there on until it continues.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	stat := "/proc/" + strconv.Itoa(pid) + "/stat"
 	for deadline := time.Now().Add(hangGuard); ; {
 		b, _ := os.ReadFile(stat)
 		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'T' {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the program never stopped: %s", b)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	p.Close()
-	if got := p.ExitStatus(); got != "signal: hangup" {
-		t.Fatalf("the stopped program ended with %q, want the hangup", got)
 	}
 }

@@ -17,6 +17,14 @@ import (
 // exeResident is the KiB of process pid's read-only mappings of its executable that are resident.
 func exeResident(t *testing.T, pid int) int {
 	t.Helper()
+	resident, _ := exeMappings(t, pid)
+	return resident
+}
+
+// exeMappings is the KiB of process pid's read-only mappings of its executable: resident, and in
+// all.
+func exeMappings(t *testing.T, pid int) (resident, size int) {
+	t.Helper()
 	var exe syscall.Stat_t
 	if err := syscall.Stat("/proc/"+itoa(pid)+"/exe", &exe); err != nil {
 		t.Fatal(err)
@@ -25,13 +33,13 @@ func exeResident(t *testing.T, pid int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kib := 0
 	for _, m := range parseSmaps(b) {
 		if m.inode == exe.Ino && m.major == devMajor(exe.Dev) && m.minor == devMinor(exe.Dev) && (string(m.perms[:]) == "r-xp" || string(m.perms[:]) == "r--p") {
-			kib += m.rss
+			resident += m.rss
+			size += int(m.end-m.start) >> 10
 		}
 	}
-	return kib
+	return resident, size
 }
 
 // parseSmaps reads the mappings of smaps text b as readSmaps does.
@@ -237,26 +245,6 @@ func TestReadSmapsThroughItsBuffer(t *testing.T) {
 	}
 }
 
-// exeSize is the KiB of process pid's read-only mappings of its executable.
-func exeSize(t *testing.T, pid int) int {
-	t.Helper()
-	var exe syscall.Stat_t
-	if err := syscall.Stat("/proc/"+itoa(pid)+"/exe", &exe); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("/proc/" + itoa(pid) + "/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kib := 0
-	for _, m := range parseSmaps(b) {
-		if m.inode == exe.Ino && m.major == devMajor(exe.Dev) && m.minor == devMinor(exe.Dev) && (string(m.perms[:]) == "r-xp" || string(m.perms[:]) == "r--p") {
-			kib += int(m.end-m.start) >> 10
-		}
-	}
-	return kib
-}
-
 // After a release, WakeCode maps the binary's pages back in one go, without the process touching
 // them (MADV_POPULATE_READ, Linux 5.14).
 func TestWakeCodeMapsThePagesBack(t *testing.T) {
@@ -283,7 +271,7 @@ func TestWakeCodeMapsThePagesBack(t *testing.T) {
 	pid := cmd.Process.Pid
 	io.WriteString(stdin, "release\n")
 	say("released")
-	released, size := exeResident(t, pid), exeSize(t, pid)
+	released, size := exeMappings(t, pid)
 	io.WriteString(stdin, "wake\n")
 	say("woken")
 	for deadline := time.Now().Add(10 * time.Second); ; {
