@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/gdamore/tcell/v2/terminfo"
 	"golang.org/x/sys/unix"
 
@@ -120,12 +119,7 @@ func FuzzLightDecode(f *testing.F) {
 // overlaps the view's wake-up to the answer and its sendmsg.
 func TestReceiveTerminalLooksUpFirst(t *testing.T) {
 	srv, view := socketPair(t)
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	defer s.Close()
+	_, s := openPTY(t)
 	looked := make(chan struct{})
 	defer func(f func(name, colorterm string) (*terminfo.Terminfo, error)) { termLookup = f }(termLookup)
 	termLookup = func(name, colorterm string) (*terminfo.Terminfo, error) {
@@ -158,12 +152,7 @@ func TestReceiveTerminalLooksUpFirst(t *testing.T) {
 // names the TERM.
 func TestReceiveTerminalUnknown(t *testing.T) {
 	srv, view := socketPair(t)
-	m, s, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	defer s.Close()
+	_, s := openPTY(t)
 	if _, _, err := view.WriteMsgUnix([]byte{0}, unix.UnixRights(int(s.Fd())), nil); err != nil {
 		t.Fatal(err)
 	}

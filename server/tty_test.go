@@ -11,15 +11,22 @@ import (
 	"golang.org/x/term"
 )
 
-// openPair opens a PTY and a view Tty over a duplicate of its terminal end, as the server gets
-// one from a client.
-func openPair(t *testing.T) (master *os.File, slave *os.File, tty *viewTty) {
+// openPTY opens a PTY, closed at the test's end.
+func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, s, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(); s.Close() })
+	return m, s
+}
+
+// openPair opens a PTY and a view Tty over a duplicate of its terminal end, as the server gets
+// one from a client.
+func openPair(t *testing.T) (master *os.File, slave *os.File, tty *viewTty) {
+	t.Helper()
+	m, s := openPTY(t)
 	fd, err := unix.Dup(int(s.Fd()))
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,20 @@ import (
 	"tickmux/server/earlyview"
 )
 
+// earlyTerms are terminals the early start writes its request for (TERM and COLORTERM), some
+// of them made to look like the request's own syntax.
+var earlyTerms = []struct{ term, colorterm string }{
+	{"xterm-256color", ""},
+	{"screen.xterm-256color", "truecolor"},
+	{"xterm<&>'", "24bit"},
+	{"x", "y"},
+	{"a,colorterm:b", ""},
+	{"t", "c},early:true}"},
+}
+
 // The early start's one request is what the server reads, with the server's own types.
 func TestAttachRequestIsWhatTheServerReads(t *testing.T) {
-	for _, c := range []struct{ term, colorterm string }{
-		{"xterm-256color", ""},
-		{"screen.xterm-256color", "truecolor"},
-		{"xterm<&>'", "24bit"},
-	} {
+	for _, c := range earlyTerms {
 		line, ok := earlyview.AttachRequest(c.term, c.colorterm)
 		if !ok {
 			t.Fatalf("no request for TERM=%q COLORTERM=%q", c.term, c.colorterm)
@@ -52,14 +59,7 @@ func TestAttachRequestIsWhatTheServerReads(t *testing.T) {
 // The server reads the early start's request without the JSON decoder: every request the early
 // start writes is recognised, with its terminal and COLORTERM.
 func TestReadAttachRequestReadsEveryEarlyRequest(t *testing.T) {
-	for _, c := range []struct{ term, colorterm string }{
-		{"xterm-256color", ""},
-		{"screen.xterm-256color", "truecolor"},
-		{"xterm<&>'", "24bit"},
-		{"x", "y"},
-		{"a,colorterm:b", ""},
-		{"t", "c},early:true}"},
-	} {
+	for _, c := range earlyTerms {
 		line, ok := earlyview.AttachRequest(c.term, c.colorterm)
 		if !ok {
 			t.Fatalf("no request for TERM=%q COLORTERM=%q", c.term, c.colorterm)

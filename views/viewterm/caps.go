@@ -180,12 +180,16 @@ func (c *caps) appendRGB(b []byte, sgr string, col tcell.Color) []byte {
 	b = append(b, "\x1b["...)
 	b = append(b, sgr...)
 	b = append(b, ";2;"...)
+	return append(appendRGB(b, r, g, bl, ';'), 'm')
+}
+
+// appendRGB writes a colour's three components in decimal, sep between them.
+func appendRGB(b []byte, r, g, bl int32, sep byte) []byte {
 	b = strconv.AppendInt(b, int64(r), 10)
-	b = append(b, ';')
+	b = append(b, sep)
 	b = strconv.AppendInt(b, int64(g), 10)
-	b = append(b, ';')
-	b = strconv.AppendInt(b, int64(bl), 10)
-	return append(b, 'm')
+	b = append(b, sep)
+	return strconv.AppendInt(b, int64(bl), 10)
 }
 
 // appendGoto moves the cursor to column x, row y.

@@ -413,12 +413,7 @@ func (t *Terminal) appendStyle(b []byte, st tcell.Style) []byte {
 			case uc.IsRGB():
 				r, g, bl := uc.RGB()
 				b = append(b, "\x1b[58:2::"...)
-				b = strconv.AppendInt(b, int64(r), 10)
-				b = append(b, ':')
-				b = strconv.AppendInt(b, int64(g), 10)
-				b = append(b, ':')
-				b = strconv.AppendInt(b, int64(bl), 10)
-				b = append(b, 'm')
+				b = append(appendRGB(b, r, g, bl, ':'), 'm')
 			case uc.Valid():
 				b = append(b, "\x1b[58:5:"...)
 				b = strconv.AppendInt(b, int64(uc&0xff), 10)
