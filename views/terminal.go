@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/maphash"
-	"os"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 	"github.com/rivo/uniseg"
-	"golang.org/x/sys/unix"
 
 	"tickmux/themes"
 	"tickmux/vt"
@@ -134,9 +131,6 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	// sizes, and the cells go back to the views' common buffer.
 	sb := &drawBuf
 	sb.mu.Lock()
-	if c, r := v.term.Size(); cap(sb.cells) < c*r {
-		sb.cells = newSnapCells(c * r)
-	}
 	v.snap.Cells, v.snap.Wrapped = sb.cells, sb.wrapped
 	defer func() {
 		sb.cells, sb.wrapped = v.snap.Cells, v.snap.Wrapped
@@ -244,40 +238,12 @@ type snapBuf struct {
 // common snapshot buffer (48 bytes a cell, of the largest pane drawn of late: 360 KB from a first
 // pane the whole screen wide, split since into ten). For a server gone quiet, before its free
 // heap goes back to the system; the next draw makes the buffer again, its pages mapped in one go
-// (newSnapCells). Any goroutine.
+// (vt.Screen). Any goroutine.
 func ReleaseCaches() {
 	drawBuf.mu.Lock()
 	defer drawBuf.mu.Unlock()
 	drawBuf.cells, drawBuf.wrapped, drawBuf.enc = nil, nil, nil
 	drawBuf.draws, drawBuf.need = 0, 0
-}
-
-// newSnapCells makes a snapshot buffer of n cells with its pages already mapped: the heap's free
-// pages went back to the system when the server was last quiet, and writing a fresh buffer of a
-// whole screen took a page fault per 4 KB (47 at 160x45, 3-4 ms of the first draw after a quiet
-// spell on this VM; one madvise maps them in well under a millisecond).
-func newSnapCells(n int) []vt.Cell {
-	cells := make([]vt.Cell, n)
-	if n > 0 {
-		populate(unsafe.Pointer(&cells[0]), uintptr(n)*unsafe.Sizeof(cells[0]))
-	}
-	return cells
-}
-
-// populate maps the whole pages of [p, p+n) writable now (MADV_POPULATE_WRITE, Linux 5.14; an
-// older kernel refuses, and the pages come at their first write as usual). The memory must be
-// the caller's, allocated and not yet written: mapping a page changes nothing in it.
-func populate(p unsafe.Pointer, n uintptr) error {
-	page := uintptr(os.Getpagesize())
-	start := (uintptr(p) + page - 1) &^ (page - 1)
-	end := (uintptr(p) + n) &^ (page - 1)
-	if end <= start {
-		return nil
-	}
-	if _, _, e := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_POPULATE_WRITE); e != 0 {
-		return e
-	}
-	return nil
 }
 
 // fitDraws is how many draws pass between two looks at drawBuf's size.

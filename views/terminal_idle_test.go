@@ -1,14 +1,12 @@
 package views
 
 import (
-	"os"
 	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/gdamore/tcell/v2"
-	"golang.org/x/sys/unix"
 
 	"tickmux/vt"
 )
@@ -163,31 +161,4 @@ func TestReleaseCachesDropsTheDrawBuffer(t *testing.T) {
 	if c := capacity(); c < 200*60 {
 		t.Fatalf("the draw after ReleaseCaches left a buffer of %d cells", c)
 	}
-}
-
-// A new snapshot buffer comes with its pages mapped, before anything is written to it: the first
-// draw after a quiet spell takes one system call, not a page fault per 4 KB.
-func TestNewSnapshotBufferIsMapped(t *testing.T) {
-	cells := newSnapCells(200000) // 9.6 MB: fresh pages from the system
-	page := uintptr(os.Getpagesize())
-	size := uintptr(len(cells)) * unsafe.Sizeof(cells[0])
-	start := (uintptr(unsafe.Pointer(&cells[0])) + page - 1) &^ (page - 1)
-	end := (uintptr(unsafe.Pointer(&cells[0])) + size) &^ (page - 1)
-	vec := make([]byte, (end-start)/page)
-	if _, _, e := unix.Syscall(unix.SYS_MINCORE, start, end-start, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
-		t.Fatal(e)
-	}
-	missing := 0
-	for _, b := range vec {
-		if b&1 == 0 {
-			missing++
-		}
-	}
-	if missing > 0 {
-		if populate(unsafe.Pointer(&cells[0]), size) != nil {
-			t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
-		}
-		t.Fatalf("%d of the %d pages of a new snapshot buffer are not mapped", missing, len(vec))
-	}
-	runtime.KeepAlive(cells)
 }

@@ -1,8 +1,12 @@
 package vt
 
 import (
+	"os"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Screen is a copy of what a terminal shows, taken under its lock and then drawn at leisure.
@@ -24,10 +28,38 @@ type Screen struct {
 // Row returns row y.
 func (s *Screen) Row(y int) []Cell { return s.Cells[y*s.Cols : (y+1)*s.Cols] }
 
+// newCells makes n cells with their pages already mapped. A copy is made after a server's quiet
+// spell, when its free heap went back to the system: writing a fresh whole screen took a page
+// fault per 4 KB (47 at 160x45, 3-4 ms of the first draw after the quiet on this VM), one madvise
+// maps them in well under a millisecond.
+func newCells(n int) []Cell {
+	cells := make([]Cell, n)
+	if n > 0 {
+		populate(unsafe.Pointer(&cells[0]), uintptr(n)*unsafe.Sizeof(cells[0]))
+	}
+	return cells
+}
+
+// populate maps the whole pages of [p, p+n) writable now (MADV_POPULATE_WRITE, Linux 5.14; an
+// older kernel refuses, and the pages come at their first write as usual). The memory must be
+// the caller's, allocated and not yet written: mapping a page changes nothing in it.
+func populate(p unsafe.Pointer, n uintptr) error {
+	page := uintptr(os.Getpagesize())
+	start := (uintptr(p) + page - 1) &^ (page - 1)
+	end := (uintptr(p) + n) &^ (page - 1)
+	if end <= start {
+		return nil
+	}
+	if _, _, e := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_POPULATE_WRITE); e != 0 {
+		return e
+	}
+	return nil
+}
+
 func (s *Screen) setSize(cols, rows int) {
 	s.Cols, s.Rows = cols, rows
 	if cap(s.Cells) < cols*rows {
-		s.Cells = make([]Cell, cols*rows)
+		s.Cells = newCells(cols * rows)
 	}
 	s.Cells = s.Cells[:cols*rows]
 	if cap(s.Wrapped) < rows {

@@ -89,7 +89,7 @@ const madvPopulateRead = 22
 // a view attaching, a key. It costs an atomic load when there is nothing to map back; an older
 // kernel refuses the call, and the pages come back one fault at a time as before.
 func WakeCode() {
-	if given.pending.CompareAndSwap(true, false) {
+	if given.pending.Load() && given.pending.CompareAndSwap(true, false) { // a load only, key after key
 		go populate() // owner: none; ends once the pages are mapped
 	}
 }
