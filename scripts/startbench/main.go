@@ -35,6 +35,7 @@ func main() {
 	prompt := flag.String("prompt", "", "text on the screen that means the prompt is visible")
 	keys := flag.String("keys", "", "keys to type once the prompt shows (Go escapes), then wait for the command to end")
 	timeout := flag.Duration("timeout", 10*time.Second, "how long to wait for each figure")
+	trace := flag.String("trace", "", "append each read's time from the exec and its bytes (quoted) to this file")
 	flag.Parse()
 	var cols, rows int
 	if _, err := fmt.Sscanf(*size, "%dx%d", &cols, &rows); err != nil || cols <= 0 || rows <= 0 || flag.NArg() == 0 {
@@ -46,7 +47,17 @@ func main() {
 		fmt.Fprintf(os.Stderr, "startbench: -keys %q: %v\n", *keys, err)
 		os.Exit(2)
 	}
-	r, err := measure(flag.Args(), cols, rows, *frame, *prompt, typed, *timeout)
+	var tw io.Writer
+	if *trace != "" {
+		f, err := os.OpenFile(*trace, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "startbench: -trace: %v\n", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		tw = f
+	}
+	r, err := measure(flag.Args(), cols, rows, *frame, *prompt, typed, *timeout, tw)
 	fmt.Println(r)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "startbench: %v\n", err)
@@ -67,7 +78,7 @@ func (r result) String() string {
 	return "first_byte=" + ms(r.firstByte) + " frame=" + ms(r.frame) + " prompt=" + ms(r.prompt)
 }
 
-func measure(argv []string, cols, rows int, frame, prompt, keys string, timeout time.Duration) (result, error) {
+func measure(argv []string, cols, rows int, frame, prompt, keys string, timeout time.Duration, trace io.Writer) (result, error) {
 	r := result{-1, -1, -1}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	// One read buffer, touched before the clock starts: a fresh 64 KiB a read would page-fault its
@@ -118,6 +129,9 @@ wait:
 			}
 			if r.firstByte < 0 {
 				r.firstByte = c.at.Sub(t0)
+			}
+			if trace != nil {
+				fmt.Fprintf(trace, "%8.3f %5d %q\n", float64(c.at.Sub(t0).Microseconds())/1000, len(c.b), c.b)
 			}
 			term.Write(c.b)
 			text := term.Text()
