@@ -96,9 +96,14 @@ type App struct {
 	kf        keysFirst
 
 	// A server's views (clients.go): nil mirror when the App draws on one terminal.
-	mirror       *Mirror
-	views        viewSet
-	redrawAll    atomic.Bool // a view came or went: the next frame draws everything
+	mirror    *Mirror
+	views     viewSet
+	redrawAll atomic.Bool // a view left: the next frame draws everything, if only for no view
+	// A view came, or is about to: the next frame draws the chrome and every pane whose program
+	// drew meanwhile, none put off (viewFrame). The logical screen keeps the rest as drawn (the
+	// frame after the last view left was drawn whole), and a new size redraws everything anyway.
+	redrawViews  atomic.Bool
+	viewFrame    bool
 	drawNow      atomic.Bool // a view is about to attach: its first frame waits for no burst
 	endWhenEmpty bool
 
@@ -308,8 +313,14 @@ func (a *App) drawLoop() {
 			}
 		}
 		if !a.drawing() {
-			// Nobody to draw for: panes stay dirty until a view attaches.
-			if !a.post(a.forgetViews) {
+			// Nobody to draw for: panes stay dirty until a view attaches. The frame after the
+			// last view left is drawn all the same, whole (that view's key state, scroll and
+			// overlays went with it), so that the next attach draws only what changed meanwhile.
+			left := a.redrawAll.Swap(false)
+			if !a.postThen(func() {
+				a.forgetViews()
+				a.full = a.full || left
+			}, left) {
 				return
 			}
 			continue
@@ -318,6 +329,9 @@ func (a *App) drawLoop() {
 			a.forgetViews()
 			if a.redrawAll.Swap(false) {
 				a.full = true
+			}
+			if a.redrawViews.Swap(false) {
+				a.chrome, a.viewFrame = true, true
 			}
 			a.frameDue = true
 		}) {

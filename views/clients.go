@@ -106,12 +106,14 @@ func (a *App) otherViewsCardsChanged() {
 // viewsChanged is the Mirror's notice that a view attached or left, or is about to attach (id
 // empty). Any goroutine.
 func (a *App) viewsChanged(id string, attached bool) {
-	if !attached {
+	if attached {
+		a.redrawViews.Store(true)
+	} else {
 		a.views.mu.Lock()
 		a.views.left = append(a.views.left, id)
 		a.views.mu.Unlock()
+		a.redrawAll.Store(true)
 	}
-	a.redrawAll.Store(true)
 	if attached && id == "" {
 		a.drawNow.Store(true) // announced by Mirror.Expect: the view's first frame is this draw
 	}

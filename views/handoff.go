@@ -23,16 +23,20 @@ func (a *App) runError(err error) error {
 	return err
 }
 
-// post runs f on the UI goroutine, then draws, and waits for it; once the App is stopping, f is
-// skipped. It returns false as soon as the UI loop has stopped: tview's QueueUpdate would wait
-// for ever for a loop that no longer runs, and Run, waiting for the App's goroutines, with it.
-func (a *App) post(f func()) bool {
+// post runs f on the UI goroutine, then draws (unless no view is attached or expected), and
+// waits for it; once the App is stopping, f is skipped. It returns false as soon as the UI loop
+// has stopped: tview's QueueUpdate would wait for ever for a loop that no longer runs, and Run,
+// waiting for the App's goroutines, with it.
+func (a *App) post(f func()) bool { return a.postThen(f, a.drawing()) }
+
+// postThen is post, drawing after f only if draw is set.
+func (a *App) postThen(f func(), draw bool) bool {
 	ran := make(chan struct{})
 	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
 	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
 	// screen errors stop the App in order, and Stop lets queued work run before stopping tview.
-	queue := a.app.QueueUpdate // with no view attached nothing is drawn
-	if a.drawing() {
+	queue := a.app.QueueUpdate
+	if draw {
 		queue = a.app.QueueUpdateDraw
 	}
 	go func() { // owner: tview's loop, which ends it by running the update

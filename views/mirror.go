@@ -34,6 +34,7 @@ type Mirror struct {
 	drawn  []mcell
 	dw, dh int
 	tab    cellTables // appended under dmu and mu; see mirrorcells.go
+	puts   int        // cells drawn, ever (tests read it, on the UI goroutine)
 
 	mu     sync.Mutex
 	views  map[string]*mirrorView
@@ -202,6 +203,7 @@ func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) erro
 	}
 	m.views[id] = v
 	m.order = append(m.order, id)
+	shown := v.shown
 	mouseOn, mouse, pasteOn, focusOn := m.mouseOn, m.mouse, m.pasteOn, m.focusOn
 	notify := m.onViews
 	m.wg.Add(2)
@@ -220,7 +222,9 @@ func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) erro
 	// use pokes every view when the size stays; when it changes, the App's redraw at the new
 	// size does. A poke here would draw the old frame, at the old size, first.
 	m.use(id)
-	if notify != nil {
+	// A view whose first frame is drawn (Expect) asks for no other: that draw would only
+	// compete with the copy of the first frame.
+	if notify != nil && !shown {
 		notify(id, true)
 	}
 	return nil

@@ -1,12 +1,15 @@
 package views
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/host"
 )
 
 // framesScreen is a view's terminal that keeps the text of every frame shown on it.
@@ -248,5 +251,119 @@ func TestAnnouncedViewDrawnWithoutPause(t *testing.T) {
 	}
 	if w := a.pause(true, time.Time{}); w != 0 {
 		t.Fatalf("an echo waits %v", w)
+	}
+}
+
+// A view that attaches after a spell with no view sees every pane as it is now in its first
+// frame, the pane without the focus too (it is not put off as a busy neighbour's frames are),
+// though the App draws for it only what changed meanwhile and the chrome, not every cell; and
+// the attach asks for no second frame after that one.
+func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
+	vh := newViewsHarness(t)
+	left, err := vh.app.OpenBeside(host.OpenSpec{Shell: true, Argv: []string{"cat"}}, "", SideBySide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, err := vh.app.OpenBeside(host.OpenSpec{Shell: true, Argv: []string{"cat"}}, left.ID(), SideBySide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vh.app.Focus(left.ID())
+	redraws := make(chan bool, 16)
+	vh.mirror.OnViews(func(id string, attached bool) {
+		redraws <- attached
+		vh.app.viewsChanged(id, attached)
+	})
+	vh.start()
+	attach := func(id string) *framesScreen {
+		done := vh.mirror.Expect()
+		sc := newFramesScreen(t, 160, 50)
+		if err := vh.mirror.Attach(id, sc, nil); err != nil {
+			t.Fatal(err)
+		}
+		done()
+		return sc
+	}
+	typeIn := func(in *host.Instance, text string) {
+		if err := in.Process().Input([]byte(text + "\r")); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(in.Terminal().Text(), text) < 2 { // the echo and cat's copy
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never showed in its pane:\n%s", text, in.Terminal().Text())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	a := attach("a")
+	typeIn(left, "LEFT-ONE")
+	typeIn(right, "RIGHT-ONE")
+	for f := a.waitFrame(t); !strings.Contains(f, "LEFT-ONE") || !strings.Contains(f, "RIGHT-ONE"); f = a.waitFrame(t) {
+	}
+	vh.mirror.Detach("a", "detached")
+	// The frame after the last view left is drawn whole, once the draw loop gets to it (a
+	// frame's pace after the last): an attach before that draws everything itself.
+	for deadline := time.Now().Add(10 * time.Second); vh.app.redrawAll.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame after the view left was never drawn")
+		}
+	}
+	vh.onUI(func() {}) // after that frame
+	// The right pane was drawn just now: as the busy pane without the focus, its next frame
+	// would wait.
+	typeIn(left, "LEFT-TWO")
+	typeIn(right, "RIGHT-TWO")
+	for len(redraws) > 0 {
+		<-redraws
+	}
+	var drawn int
+	vh.onUI(func() { drawn = vh.mirror.puts })
+	b := attach("b")
+	first := b.waitFrame(t)
+	if !strings.Contains(first, "LEFT-TWO") || !strings.Contains(first, "RIGHT-TWO") {
+		t.Fatalf("the first frame misses what the panes drew while no view was attached:\n%s", first)
+	}
+	var after int
+	vh.onUI(func() { after = vh.mirror.puts })
+	if cells := 160 * 50; after-drawn >= cells {
+		t.Fatalf("the attach drew %d cells, a whole screen is %d: it drew what had not changed", after-drawn, cells)
+	}
+	if n := len(redraws); n != 1 {
+		t.Fatalf("the attach asked the App for %d draws, want 1 (Expect's)", n)
+	}
+}
+
+// The last view leaves scrolled back in a pane: its scroll goes with it, and the next view's
+// first frame shows the pane as it is, though that attach draws only what changed.
+func TestAttachAfterAViewLeftScrolledShowsThePaneLive(t *testing.T) {
+	vh := newViewsHarness(t)
+	in, err := vh.app.OpenBeside(host.OpenSpec{Shell: true, Argv: []string{"sh", "-c", "seq 1 300; echo LIVE\"\"-END; exec cat"}}, "", SideBySide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vh.start()
+	vh.attach("a", 160, 50)
+	vh.waitView("a", "LIVE-END", true)
+	vh.keysIn("a", prefixKey, runeKey('['), tcell.NewEventKey(tcell.KeyPgUp, 0, tcell.ModNone))
+	scrolled := vh.waitView("a", "LIVE-END", false)
+	if !strings.Contains(scrolled, "/"+strconv.Itoa(in.Terminal().ScrollbackLen())+"]") {
+		t.Fatalf("view a is not scrolled back:\n%s", scrolled)
+	}
+	vh.mirror.Detach("a", "detached")
+	for deadline := time.Now().Add(10 * time.Second); vh.app.redrawAll.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame after the view left was never drawn")
+		}
+	}
+	vh.onUI(func() {})
+	done := vh.mirror.Expect()
+	b := newFramesScreen(t, 160, 50)
+	if err := vh.mirror.Attach("b", b, nil); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if first := b.waitFrame(t); !strings.Contains(first, "LIVE-END") {
+		t.Fatalf("the first frame shows the pane scrolled back, as the view that left had it:\n%s", first)
 	}
 }

@@ -28,8 +28,8 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	if a.lastSize != [2]int{w, h} {
 		a.lastSize, a.full = [2]int{w, h}, true // a resize: everything moves
 	}
-	full, chrome, due := a.full, a.full || a.chrome, a.frameDue
-	a.full, a.chrome, a.frameDue = false, false, false
+	full, chrome, due, viewFrame := a.full, a.full || a.chrome, a.frameDue, a.viewFrame
+	a.full, a.chrome, a.frameDue, a.viewFrame = false, false, false, false
 	now := time.Now()
 	bg := a.theme.Background
 	if full {
@@ -66,7 +66,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		// A pane without the focus whose program keeps drawing (a build log, yes) is shown at
 		// most 20 times a second: nobody reads faster, and its frames would delay the focused
 		// pane's echo.
-		if dirty && !full && id != a.focus && p.drawn == rect {
+		if dirty && !full && !viewFrame && id != a.focus && p.drawn == rect {
 			if wait := background - now.Sub(p.at); wait > 0 {
 				p.dirty.Store(true)
 				a.drawLater(wait)
