@@ -23,7 +23,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 
 	"tickmux/keymap"
 	"tickmux/themes"
@@ -113,16 +113,21 @@ func Parse(text string) (*Config, error) {
 
 func (cfg *Config) apply(text string) error {
 	var f File
-	md, err := toml.Decode(text, &f)
-	if err != nil {
-		return err
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		var keys []string
-		for _, k := range und {
-			keys = append(keys, k.String())
+	if err := toml.NewDecoder(strings.NewReader(text)).DisallowUnknownFields().Decode(&f); err != nil {
+		var unknown *toml.StrictMissingError
+		if errors.As(err, &unknown) {
+			var keys []string
+			for _, e := range unknown.Errors {
+				keys = append(keys, strings.Join(e.Key(), "."))
+			}
+			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, [colors], [keys.MODE])", strings.Join(keys, ", "))
 		}
-		return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, [colors], [keys.MODE])", strings.Join(keys, ", "))
+		var bad *toml.DecodeError
+		if errors.As(err, &bad) {
+			line, col := bad.Position()
+			return fmt.Errorf("line %d, column %d: %w", line, col, err)
+		}
+		return err
 	}
 	if f.Theme != "" && !themes.NoColor() {
 		th, err := themes.ByName(f.Theme)
