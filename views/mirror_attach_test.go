@@ -275,15 +275,6 @@ func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
 		vh.app.viewsChanged(id, attached)
 	})
 	vh.start()
-	attach := func(id string) *framesScreen {
-		done := vh.mirror.Expect()
-		sc := newFramesScreen(t, 160, 50)
-		if err := vh.mirror.Attach(id, sc, nil); err != nil {
-			t.Fatal(err)
-		}
-		done()
-		return sc
-	}
 	typeIn := func(in *host.Instance, text string) {
 		if err := in.Process().Input([]byte(text + "\r")); err != nil {
 			t.Fatal(err)
@@ -296,20 +287,12 @@ func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	a := attach("a")
+	a := vh.attachAnnounced("a")
 	typeIn(left, "LEFT-ONE")
 	typeIn(right, "RIGHT-ONE")
 	for f := a.waitFrame(t); !strings.Contains(f, "LEFT-ONE") || !strings.Contains(f, "RIGHT-ONE"); f = a.waitFrame(t) {
 	}
-	vh.mirror.Detach("a", "detached")
-	// The frame after the last view left is drawn whole, once the draw loop gets to it (a
-	// frame's pace after the last): an attach before that draws everything itself.
-	for deadline := time.Now().Add(10 * time.Second); vh.app.redrawAll.Load(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the frame after the view left was never drawn")
-		}
-	}
-	vh.onUI(func() {}) // after that frame
+	vh.detachLast("a")
 	// The right pane was drawn just now: as the busy pane without the focus, its next frame
 	// would wait.
 	typeIn(left, "LEFT-TWO")
@@ -319,7 +302,7 @@ func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
 	}
 	var drawn int
 	vh.onUI(func() { drawn = vh.mirror.puts })
-	b := attach("b")
+	b := vh.attachAnnounced("b")
 	first := b.waitFrame(t)
 	if !strings.Contains(first, "LEFT-TWO") || !strings.Contains(first, "RIGHT-TWO") {
 		t.Fatalf("the first frame misses what the panes drew while no view was attached:\n%s", first)
@@ -350,20 +333,36 @@ func TestAttachAfterAViewLeftScrolledShowsThePaneLive(t *testing.T) {
 	if !strings.Contains(scrolled, "/"+strconv.Itoa(in.Terminal().ScrollbackLen())+"]") {
 		t.Fatalf("view a is not scrolled back:\n%s", scrolled)
 	}
-	vh.mirror.Detach("a", "detached")
-	for deadline := time.Now().Add(10 * time.Second); vh.app.redrawAll.Load(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the frame after the view left was never drawn")
-		}
-	}
-	vh.onUI(func() {})
-	done := vh.mirror.Expect()
-	b := newFramesScreen(t, 160, 50)
-	if err := vh.mirror.Attach("b", b, nil); err != nil {
-		t.Fatal(err)
-	}
-	done()
+	vh.detachLast("a")
+	b := vh.attachAnnounced("b")
 	if first := b.waitFrame(t); !strings.Contains(first, "LIVE-END") {
 		t.Fatalf("the first frame shows the pane scrolled back, as the view that left had it:\n%s", first)
 	}
+}
+
+// attachAnnounced attaches a view of 160x50 as the server does: announced (Expect) while its
+// terminal is set up, so that the App draws its first frame meanwhile.
+func (vh *viewsHarness) attachAnnounced(id string) *framesScreen {
+	vh.t.Helper()
+	done := vh.mirror.Expect()
+	defer done()
+	sc := newFramesScreen(vh.t, 160, 50)
+	if err := vh.mirror.Attach(id, sc, nil); err != nil {
+		vh.t.Fatal(err)
+	}
+	return sc
+}
+
+// detachLast detaches view id, the last one, and waits for the frame drawn after it left, with
+// no view: the draw loop gets to it a frame's pace after the last, and an attach before that
+// draws everything itself.
+func (vh *viewsHarness) detachLast(id string) {
+	vh.t.Helper()
+	vh.mirror.Detach(id, "detached")
+	for deadline := time.Now().Add(10 * time.Second); vh.app.redrawAll.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			vh.t.Fatal("the frame after the view left was never drawn")
+		}
+	}
+	vh.onUI(func() {}) // after that frame
 }
