@@ -219,18 +219,12 @@ func TestNoExitWatcherWhileTheProgramRuns(t *testing.T) {
 
 // A quiet process drops the read buffers that wait for readers.
 func TestReleaseCachesDropsSpareReadBuffers(t *testing.T) {
-	putReadBuf(getReadBuf())
-	readBufs.mu.Lock()
-	n := len(readBufs.free)
-	readBufs.mu.Unlock()
-	if n == 0 {
+	readBufs.Put(getReadBuf())
+	if readBufs.Len() == 0 {
 		t.Fatal("no spare buffer to drop")
 	}
 	ReleaseCaches()
-	readBufs.mu.Lock()
-	n = len(readBufs.free)
-	readBufs.mu.Unlock()
-	if n != 0 {
+	if n := readBufs.Len(); n != 0 {
 		t.Fatalf("%d spare read buffers after ReleaseCaches", n)
 	}
 }

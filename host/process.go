@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/host/guardian"
+	"tickmux/internal/freelist"
 	"tickmux/tick/wire"
 	"tickmux/vt"
 )
@@ -316,7 +317,7 @@ func (p *Process) readOutput() {
 			runtime.Gosched() // a flooding program must not starve the key path of a P
 		}
 		if buf != nil {
-			putReadBuf(buf)
+			readBufs.Put(buf)
 		}
 		if err != nil {
 			// EIO once every slave holder is gone (Linux), or the master was closed.
@@ -329,10 +330,7 @@ func (p *Process) readOutput() {
 // has output and gives it back after the read, so an idle pane holds none (a buffer each was
 // 16 KB of every pane's heap). Not a sync.Pool: that one is emptied at each collection, and a
 // fresh buffer costs page faults on the key echo's path.
-var readBufs struct {
-	mu   sync.Mutex
-	free []*ptyBuf // at most maxFreeReadBufs
-}
+var readBufs = freelist.New[ptyBuf](maxFreeReadBufs)
 
 // maxFreeReadBufs is how many buffers wait for readers; more are made while as many PTYs are
 // read at once (each is held across a read and its terminal's write).
@@ -342,11 +340,7 @@ const maxFreeReadBufs = 4
 type ptyBuf [16 << 10]byte
 
 func getReadBuf() *ptyBuf {
-	readBufs.mu.Lock()
-	defer readBufs.mu.Unlock()
-	if n := len(readBufs.free); n > 0 {
-		b := readBufs.free[n-1]
-		readBufs.free = readBufs.free[:n-1]
+	if b := readBufs.Get(); b != nil {
 		return b
 	}
 	return new(ptyBuf)
@@ -355,20 +349,7 @@ func getReadBuf() *ptyBuf {
 // ReleaseCaches drops the PTY read buffers that wait for readers (up to maxFreeReadBufs of
 // 16 KB). For a process gone quiet, before its free heap goes back to the system: the next read
 // makes one again. Any goroutine.
-func ReleaseCaches() {
-	readBufs.mu.Lock()
-	defer readBufs.mu.Unlock()
-	clear(readBufs.free)
-	readBufs.free = nil
-}
-
-func putReadBuf(b *ptyBuf) {
-	readBufs.mu.Lock()
-	defer readBufs.mu.Unlock()
-	if len(readBufs.free) < maxFreeReadBufs {
-		readBufs.free = append(readBufs.free, b)
-	}
-}
+func ReleaseCaches() { readBufs.Drop() }
 
 // readMaster waits in the runtime's poller until the master has output, then reads it into a
 // buffer from readBufs (nil when nothing was read; the caller puts it back). n is 0 and err
@@ -387,7 +368,7 @@ func (p *Process) readMaster() (buf *ptyBuf, n int, err error) {
 		err = io.EOF
 	}
 	if n == 0 && buf != nil {
-		putReadBuf(buf)
+		readBufs.Put(buf)
 		buf = nil
 	}
 	return buf, n, err
@@ -414,7 +395,7 @@ func (r *ptyRead) read(fd uintptr) bool {
 		}
 	}
 	if r.err == unix.EAGAIN {
-		putReadBuf(r.buf)
+		readBufs.Put(r.buf)
 		r.buf, r.n, r.err = nil, 0, nil
 		return false
 	}

@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"sync"
 
 	"github.com/hinshun/vt10x"
+
+	"tickmux/internal/freelist"
 )
 
 // engine is the grid emulator behind the guard: hinshun/vt10x, fed through its Parse path. It is
@@ -29,10 +30,7 @@ type engine struct {
 // parseReaders are the buffered readers vt10x parses from, lent to one flush at a time: an
 // engine kept one of 4 KB for its whole life, though it reads through it only while a flush
 // runs (under its terminal's lock, so a few terminals at once at most).
-var parseReaders struct {
-	mu   sync.Mutex
-	free []*bufio.Reader // at most maxFreeParseReaders
-}
+var parseReaders = freelist.New[bufio.Reader](maxFreeParseReaders)
 
 const maxFreeParseReaders = 4
 
@@ -66,37 +64,22 @@ func (e *engine) flush() {
 }
 
 func getParseReader(r io.Reader) *bufio.Reader {
-	parseReaders.mu.Lock()
-	n := len(parseReaders.free)
-	if n == 0 {
-		parseReaders.mu.Unlock()
+	br := parseReaders.Get()
+	if br == nil {
 		return bufio.NewReaderSize(r, 4<<10)
 	}
-	br := parseReaders.free[n-1]
-	parseReaders.free[n-1] = nil
-	parseReaders.free = parseReaders.free[:n-1]
-	parseReaders.mu.Unlock()
 	br.Reset(r)
 	return br
 }
 
 func putParseReader(br *bufio.Reader) {
 	br.Reset(nil)
-	parseReaders.mu.Lock()
-	if len(parseReaders.free) < maxFreeParseReaders {
-		parseReaders.free = append(parseReaders.free, br)
-	}
-	parseReaders.mu.Unlock()
+	parseReaders.Put(br)
 }
 
 // ReleaseCaches drops the readers that wait for flushes. For a process gone quiet, before its
 // free heap goes back to the system. Any goroutine.
-func ReleaseCaches() {
-	parseReaders.mu.Lock()
-	clear(parseReaders.free)
-	parseReaders.free = nil
-	parseReaders.mu.Unlock()
-}
+func ReleaseCaches() { parseReaders.Drop() }
 
 // cursor is vt10x's cursor after a flush.
 func (e *engine) cursor() (x, y int, wrapNext bool) {

@@ -29,17 +29,11 @@ func TestParseReadersAreLent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	parseReaders.mu.Lock()
-	n := len(parseReaders.free)
-	parseReaders.mu.Unlock()
-	if n == 0 || n > maxFreeParseReaders {
+	if n := parseReaders.Len(); n == 0 || n > maxFreeParseReaders {
 		t.Errorf("%d spare parse readers after the flushes, want 1 to %d", n, maxFreeParseReaders)
 	}
 	ReleaseCaches()
-	parseReaders.mu.Lock()
-	n = len(parseReaders.free)
-	parseReaders.mu.Unlock()
-	if n != 0 {
+	if n := parseReaders.Len(); n != 0 {
 		t.Errorf("%d spare parse readers after ReleaseCaches", n)
 	}
 }
