@@ -388,3 +388,40 @@ func TestEndToEndViewKilled(t *testing.T) {
 	r.startIn("again", "attach")
 	r.waitIn("again", "hosted:5 Jobs · ready")
 }
+
+// The view's terminal goes away while it is scrolled back in the shell, and a view of the same
+// size attaches: it shows the pane live (the attach draws only what changed, over the frame drawn
+// whole when the last view left) and takes keys. It detaches, and a view of another size shows
+// the layout at its own size.
+// README "Sessions: detach, attach, several views".
+func TestEndToEndAttachAfterAScrolledViewLeft(t *testing.T) {
+	r := shellRig(t)
+	r.typeLine("seq -f 'row %g' 500; echo printed-$((6*7))", "printed-42")
+	r.prefix("[", "SCROLL")
+	r.keys("PgUp")
+	r.waitGone("e2e", "printed-42")
+	noViews := func(what string) {
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
+			if time.Now().After(deadline) {
+				t.Fatal(what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	r.tmux("kill-session", "-t", "e2e")
+	noViews("the view did not leave with its terminal")
+	r.startIn("again", "attach") // 200x50, as the view that left
+	if s := r.waitIn("again", "printed-42"); strings.Contains(s, "SCROLL") {
+		t.Fatalf("the new view shows the pane scrolled back:\n%s", s)
+	}
+	r.keysTo("again", "echo again-$((6*7))", "Enter")
+	r.waitIn("again", "again-42")
+	r.keysTo("again", "C-b", "d")
+	noViews("prefix d did not detach the view")
+	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "small", r.self+" attach")
+	s := r.waitIn("small", "again-42")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if strings.Contains(s, "sized") || len(lines) != 30 || !strings.Contains(lines[29], "C-b ? help") {
+		t.Fatalf("the 120x30 view does not show the layout at its size:\n%s", s)
+	}
+}
