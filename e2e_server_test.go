@@ -122,6 +122,18 @@ func (r *tmuxRig) serverPID(t testing.TB) int {
 	return 0
 }
 
+// waitNoView waits until the server has no view attached (`ls --json`), failing with why if it
+// keeps one.
+func (r *tmuxRig) waitNoView(why string) {
+	r.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
+		if time.Now().After(deadline) {
+			r.t.Fatal(why)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // The issue's test: a view closed while a card waits; the server keeps everything; a new view
 // shows the same panes, their scrollback and the card, and answers it.
 // README "Sessions: detach, attach, several views": detach with prefix `d`, `tickmux attach`.
@@ -196,12 +208,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r.answerCardIn("again", "allow for this revision", "r")
 	call.returned(t)
 	r.keysTo("again", "C-b", "d")
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
-		if time.Now().After(deadline) {
-			t.Fatal("prefix d did not detach the view")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	r.waitNoView("prefix d did not detach the view")
 	if out := r.startCall("hosted:1", "increment", `{"amount":1}`).returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":4`) {
 		t.Fatalf("a call covered by the grant, with no view attached: %s", out)
 	}
@@ -400,16 +407,8 @@ func TestEndToEndAttachAfterAScrolledViewLeft(t *testing.T) {
 	r.prefix("[", "SCROLL")
 	r.keys("PgUp")
 	r.waitGone("e2e", "printed-42")
-	noViews := func(what string) {
-		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(strings.Join(strings.Fields(r.run("ls", "--json")), ""), `"views":0`); {
-			if time.Now().After(deadline) {
-				t.Fatal(what)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 	r.tmux("kill-session", "-t", "e2e")
-	noViews("the view did not leave with its terminal")
+	r.waitNoView("the view did not leave with its terminal")
 	r.startIn("again", "attach") // 200x50, as the view that left
 	if s := r.waitIn("again", "printed-42"); strings.Contains(s, "SCROLL") {
 		t.Fatalf("the new view shows the pane scrolled back:\n%s", s)
@@ -417,7 +416,7 @@ func TestEndToEndAttachAfterAScrolledViewLeft(t *testing.T) {
 	r.keysTo("again", "echo again-$((6*7))", "Enter")
 	r.waitIn("again", "again-42")
 	r.keysTo("again", "C-b", "d")
-	noViews("prefix d did not detach the view")
+	r.waitNoView("prefix d did not detach the view")
 	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "small", r.self+" attach")
 	s := r.waitIn("small", "again-42")
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
