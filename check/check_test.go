@@ -74,9 +74,17 @@ func TestCheckVerdicts(t *testing.T) {
 		{"badpointer", "H-D1", SevFailure, false},     // spec: H-D1, beside H-I1
 		{"staleok", "C-K1", SevFailure, false},        // C-K1
 		{"unknowntoolok", "C-K2", SevFailure, false},  // C-K2
-		{"badargsrun", "C-K3", SevFailure, false},     // C-K3
+		{"badargsrun", "C-K3", SevFailure, false},     // C-K3, spec 7.2: runs get with n a string
 		{"toolfirst", "C-K4", SevFailure, false},      // C-K4
-		{"slowrefusal", "C-K5", SevWarning, true},     // C-K5: slow, reported with its time, not missing
+		{"slowrefusal", "", "", true},                 // spec 7.3: a 1.2 s refusal is no finding (only calls past 60 s should go to the background)
+		{"catalogmoves", "", "", true},                // spec 5.5: the catalog moves on at the first call; probes follow it
+		{"extraok", "C-K3", SevWarning, true},         // spec 7.2 and Appendix B: unknown members accepted, types checked
+		{"querymutates", "C-K6", SevFailure, false},   // spec 5.6: a mutates: false tool that changes the state
+		{"leakiderrdata", "C-S2", SevFailure, false},  // spec 4.1: the instance id in an error's data
+		{"leakiderrmsg", "C-S2", SevFailure, false},   // spec 4.1: the instance id in an error's message
+		{"stderrcolour", "C-L1", SevWarning, true},    // spec 3.1: a coloured log line is still a log line
+		{"repeatupdates", "C-U3", SevWarning, true},   // spec 8.3: updates whose data repeats the one before
+		{"lastnonl", "H-V2", SevViolation, false},     // spec 3.1, 3.6: the last line lacks its newline
 		{"dupreply", "C-M1", SevFailure, false},       // C-M1
 		{"tickrequest", "H-M7", SevFailure, false},    // spec: H-M7
 		{"revnochange", "C-D3", SevFailure, false},    // C-D3

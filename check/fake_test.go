@@ -26,6 +26,8 @@ type fake struct {
 	seq  uint64
 	rev  string
 	log  *os.File
+
+	repeated bool // mode repeatupdates: the identical updates were sent
 }
 
 func fakeMain(mode string) int {
@@ -52,6 +54,8 @@ func fakeMain(mode string) int {
 		}
 	case "stderrui":
 		fmt.Fprint(os.Stderr, "\x1b[H\x1b[2J\x1b[1mNotes\x1b[0m\r\n") // a UI drawn on fd 2, the terminal
+	case "stderrcolour":
+		fmt.Fprint(os.Stderr, "\x1b[2m12:00:01\x1b[0m \x1b[32mINFO\x1b[0m listening on stdin\n") // a coloured log line
 	case "readfloor":
 		f.update() // seq 1 before initialization: the read floor for the first read
 	case "ignoreterm":
@@ -79,6 +83,15 @@ func fakeMain(mode string) int {
 		}
 		f.handle(line)
 	}
+	if mode == "lastnonl" {
+		// At EOF, a last update without its newline (spec 3.1, 3.6), then exit at once.
+		f.mu.Lock()
+		f.seq++
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "tick/update", "params": map[string]any{"seq": f.seq, "data": map[string]any{"bye": true}}})
+		os.Stdout.Write(b)
+		f.mu.Unlock()
+		syscall.Exit(0)
+	}
 	if mode == "eofdrop" {
 		// Exit with the call still running. syscall.Exit, not os.Exit: under -race os.Exit
 		// waits a second first (GORACE atexit_sleep_ms), time enough for the call to finish.
@@ -99,11 +112,19 @@ func (f *fake) send(v any) {
 }
 
 func (f *fake) update() {
+	f.updateData(nil)
+}
+
+// updateData sends an update with data, or {"n": seq} when data is nil.
+func (f *fake) updateData(data any) {
 	f.mu.Lock()
 	f.seq++
 	seq := f.seq
 	f.mu.Unlock()
-	f.send(map[string]any{"jsonrpc": "2.0", "method": "tick/update", "params": map[string]any{"seq": seq, "data": map[string]any{"n": seq}}})
+	if data == nil {
+		data = map[string]any{"n": seq}
+	}
+	f.send(map[string]any{"jsonrpc": "2.0", "method": "tick/update", "params": map[string]any{"seq": seq, "data": data}})
 }
 
 func (f *fake) handle(line []byte) {
@@ -127,7 +148,14 @@ func (f *fake) handle(line []byte) {
 		f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
 	}
 	fail := func(code int, msg string) {
-		f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": code, "message": msg}})
+		e := map[string]any{"code": code, "message": msg}
+		switch {
+		case f.mode == "leakiderrdata":
+			e["data"] = map[string]any{"instance": os.Getenv("TICKLOOP_INSTANCE_ID")} // spec 4.1: in no message
+		case f.mode == "leakiderrmsg" && code == -32601:
+			e["message"] = msg + " (instance " + os.Getenv("TICKLOOP_INSTANCE_ID") + ")"
+		}
+		f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": e})
 	}
 	if f.mode == "slow" {
 		time.Sleep(300 * time.Millisecond)
@@ -174,6 +202,13 @@ func (f *fake) handle(line []byte) {
 		}
 		reply(st)
 		switch f.mode {
+		case "repeatupdates":
+			if !f.repeated {
+				f.repeated = true
+				for i := 0; i < 3; i++ {
+					f.updateData(map[string]any{"price": 7}) // the same data again: a redraw, not news (spec 8.3)
+				}
+			}
 		case "sideeffect":
 			f.update() // a read that changes the state
 		case "exitafterinit":
@@ -195,6 +230,9 @@ func (f *fake) handle(line []byte) {
 	case "tick/call":
 		tool := req.Params.Tool
 		mutates := tool == "set"
+		if f.mode == "catalogmoves" && f.rev == "1" {
+			f.rev = "2" // a plugin loaded: a new tool, a new revision (spec 5.5), before this call is judged
+		}
 		if f.mode == "toolfirst" && tool != "get" && tool != "set" {
 			fail(-32602, "no such tool") // checked before the revision: wrong
 			return
@@ -211,9 +249,22 @@ func (f *fake) handle(line []byte) {
 		}
 		switch tool {
 		case "get":
-			if f.mode != "badargsrun" && strings.TrimSpace(string(req.Params.Args)) != "{}" {
-				fail(-32602, "get takes no args")
+			var args map[string]json.RawMessage
+			isObject := json.Unmarshal(req.Params.Args, &args) == nil && args != nil
+			n, hasN := args["n"]
+			typed := isObject && (!hasN || json.Unmarshal(n, new(int64)) == nil)
+			extra := len(args) > 1 || (len(args) == 1 && !hasN)
+			switch {
+			case f.mode == "badargsrun": // runs whatever it gets
+			case f.mode == "extraok" && !typed: // checks types, ignores unknown members (Appendix B's way)
+				fail(-32602, "n must be an integer")
 				return
+			case f.mode != "extraok" && (!typed || extra):
+				fail(-32602, "get takes an optional integer n")
+				return
+			}
+			if f.mode == "querymutates" {
+				f.update() // a query that changes the state: it should be declared mutates: true (spec 5.6)
 			}
 			switch f.mode {
 			case "blockdescribe":
@@ -245,9 +296,13 @@ func (f *fake) handle(line []byte) {
 
 func (f *fake) descriptor() map[string]any {
 	schema := map[string]any{"type": "object", "additionalProperties": false}
+	getSchema := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "additionalProperties": false}
 	tools := []any{
-		map[string]any{"name": "get", "description": "Read n.", "input_schema": schema, "mutates": false},
+		map[string]any{"name": "get", "description": "Read n.", "input_schema": getSchema, "mutates": false},
 		map[string]any{"name": "set", "description": "Change n.", "input_schema": schema, "mutates": true},
+	}
+	if f.rev == "2" {
+		tools = append(tools, map[string]any{"name": "plugin", "description": "Added by a plugin.", "input_schema": schema, "mutates": false})
 	}
 	d := map[string]any{"protocol": 3, "kind": "test.check", "title": "Check fake", "description": "A fake.", "revision": f.rev, "tools": tools}
 	switch f.mode {

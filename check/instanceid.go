@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -58,6 +59,17 @@ func (w *idWatch) look(what string, raw []byte) {
 	if len(w.where) < 3 {
 		w.where = append(w.where, what)
 	}
+}
+
+// sawError records whether the Tick's error answer holds the instance id, in its message or its
+// data (spec 4.1: the id appears in no protocol message, errors included).
+func (c *checker) sawError(what string, err error) {
+	var ce *host.CallError
+	if !errors.As(err, &ce) || ce.Code == 0 {
+		return // the host failed the request itself: nothing the Tick sent
+	}
+	c.ids.look(what+"'s message", []byte(ce.Message))
+	c.ids.look(what+"'s data", ce.Data)
 }
 
 // stop ends the watch and waits for it; it may be called more than once.

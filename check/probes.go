@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,10 +14,6 @@ import (
 	"tickmux/tick/wire"
 )
 
-// slowCall is when a probe's call answer counts as slow: the probes ask for refusals or a query
-// with no args, which need no time (C-K5, a warning with the time; never "no answer").
-const slowCall = time.Second
-
 // checker runs the probes on one ready instance.
 type checker struct {
 	r           *Report
@@ -24,6 +21,7 @@ type checker struct {
 	sess        *host.Session
 	cat         *host.Catalog
 	callTimeout time.Duration
+	lateCall    time.Duration // C-K5: an answer later than this is past the host's timeout
 	ids         *idWatch
 }
 
@@ -71,6 +69,8 @@ func (c *checker) describe(ctx context.Context) (*host.Catalog, error) {
 	cat, err := c.in.Describe(ctx)
 	if err == nil {
 		c.saw("a tick/describe result", cat.Raw)
+	} else {
+		c.sawError("a tick/describe error", err)
 	}
 	return cat, err
 }
@@ -79,6 +79,8 @@ func (c *checker) read(ctx context.Context) (host.StateInfo, error) {
 	st, err := c.in.Read(ctx)
 	if err == nil {
 		c.saw("a tick/read result", st.Data)
+	} else {
+		c.sawError("a tick/read error", err)
 	}
 	return st, err
 }
@@ -153,6 +155,31 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 		}
 		return "", true
 	}
+	moved, outcome := c.effectRounds(ctx, burst)
+	switch outcome {
+	case roundsSkipped:
+		c.r.step("describe and read change nothing", true, "skipped: the Tick updates on its own, so effects cannot be told apart")
+	case roundsFailed:
+		c.r.step("describe and read change nothing", false, "a request failed")
+	case roundsClean:
+		c.r.step("describe and read change nothing", true, "4 describes and 4 reads: same seq and state, no update")
+	default:
+		c.r.find("C-R1", SevFailure, "tick/describe and tick/read have side effects: %s, in %d rounds each after %v without updates (spec 4.4)", moved, sideEffectRounds, sideEffectQuiet)
+		c.r.step("describe and read change nothing", false, "%s", moved)
+	}
+}
+
+// What effectRounds saw.
+const (
+	roundsClean   = iota // a burst changed nothing
+	roundsMoved          // every round's burst changed something
+	roundsSkipped        // the Tick updates on its own
+	roundsFailed         // a request failed
+)
+
+// effectRounds runs burst after quiet windows, up to sideEffectRounds times (see
+// probeNoSideEffects), and returns what the last burst moved.
+func (c *checker) effectRounds(ctx context.Context, burst func() (string, bool)) (string, int) {
 	quiet := func() bool {
 		c.pause(ctx, sideEffectSettle) // what the last burst caused arrives
 		before := c.in.SessionStats().Updates
@@ -162,21 +189,71 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 	var moved string
 	for round := 0; round < sideEffectRounds; round++ {
 		if !quiet() {
-			c.r.step("describe and read change nothing", true, "skipped: the Tick updates on its own, so effects cannot be told apart")
-			return
+			return "", roundsSkipped
 		}
 		var ok bool
 		if moved, ok = burst(); !ok {
-			c.r.step("describe and read change nothing", false, "a request failed")
-			return
+			return "", roundsFailed
 		}
 		if moved == "" {
-			c.r.step("describe and read change nothing", true, "4 describes and 4 reads: same seq and state, no update")
-			return
+			return "", roundsClean
 		}
 	}
-	c.r.find("C-R1", SevFailure, "tick/describe and tick/read have side effects: %s, in %d rounds each after %v without updates (spec 4.4)", moved, sideEffectRounds, sideEffectQuiet)
-	c.r.step("describe and read change nothing", false, "%s", moved)
+	return moved, roundsMoved
+}
+
+// probeQueryNoEffects calls a query tool (mutates: false, args {}) on a quiet Tick: no update may
+// follow and seq may not move. A tool that changes the Tick's state must be declared mutates: true,
+// or its calls bypass the person's approval (spec 5.6). Rounds and quiet windows as in
+// probeNoSideEffects, so updates the Tick sends on its own are not taken for the call's.
+func (c *checker) probeQueryNoEffects(ctx context.Context) {
+	const step = "a query changes nothing"
+	t := c.query()
+	if t == nil {
+		c.r.step(step, true, "skipped: the catalog has no query tool that takes {}")
+		return
+	}
+	name := t.Name
+	burst := func() (string, bool) {
+		st0, err := c.read(ctx)
+		if err != nil {
+			c.requestFailed("tick/read", err)
+			return "", false
+		}
+		before := c.in.SessionStats().Updates
+		_, _, err = c.callFollowing(ctx, fmt.Sprintf("a call to %q", name), c.prepareQuery(name))
+		if _, answered := codeOf(err); err != nil && !answered {
+			c.requestFailed(fmt.Sprintf("a call to %q", name), err)
+			return "", false
+		}
+		c.pause(ctx, sideEffectSettle) // an update the call caused may follow its result (spec 7.2)
+		n := c.in.SessionStats().Updates - before
+		st1, err := c.read(ctx)
+		if err != nil {
+			c.requestFailed("tick/read", err)
+			return "", false
+		}
+		switch {
+		case n > 0:
+			return fmt.Sprintf("%d tick/update notifications followed a call to %q (seq %d to %d)", n, name, st0.Seq, st1.Seq), true
+		case st1.Seq != st0.Seq:
+			return fmt.Sprintf("seq moved from %d to %d across a call to %q", st0.Seq, st1.Seq, name), true
+		}
+		return "", true
+	}
+	moved, outcome := c.effectRounds(ctx, burst)
+	switch outcome {
+	case roundsSkipped:
+		c.r.step(step, true, "skipped: the Tick updates on its own, so effects cannot be told apart")
+	case roundsFailed:
+		c.r.step(step, false, "a request failed")
+	case roundsClean:
+		c.r.step(step, true, "called %q: same seq, no update", name)
+	default:
+		c.r.find("C-K6", SevFailure, "%q is declared mutates: false but changes the state: %s, in %d rounds each after %v without updates. A tool that can change anything beyond its result must be declared mutates: true; declared false, its calls bypass the person's approval (spec 5.6)",
+			name, moved, sideEffectRounds, sideEffectQuiet)
+		c.r.step(step, false, "%s", moved)
+	}
 }
 
 // The side-effect probe's quiet window and rounds (see probeNoSideEffects).
@@ -239,6 +316,16 @@ func (c *checker) query() *wire.Tool {
 	return nil
 }
 
+// prepareQuery makes the call of the query tool name with {} against cat, while cat still has it
+// as a query that takes {}.
+func (c *checker) prepareQuery(name string) func(cat *host.Catalog) (wire.CallParams, bool) {
+	return func(cat *host.Catalog) (wire.CallParams, bool) {
+		t := cat.Tool(name)
+		ok := t != nil && !t.Mutates && cat.CheckArgs(name, json.RawMessage("{}")) == nil
+		return wire.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: cat.Revision()}, ok
+	}
+}
+
 // anyQuery returns a non-mutating tool whatever its args, for probes that never let it run.
 func (c *checker) anyQuery() *wire.Tool {
 	for i := range c.cat.Descriptor.Tools {
@@ -249,7 +336,7 @@ func (c *checker) anyQuery() *wire.Tool {
 	return nil
 }
 
-// call sends a probe's tick/call and reports a slow answer with its time (C-K5).
+// call sends a probe's tick/call and reports an answer past the host's timeout (C-K5).
 func (c *checker) call(ctx context.Context, what string, p wire.CallParams) (json.RawMessage, error) {
 	var res json.RawMessage
 	var err error
@@ -257,16 +344,63 @@ func (c *checker) call(ctx context.Context, what string, p wire.CallParams) (jso
 	c.slow(what, took, err)
 	if err == nil {
 		c.saw("a tick/call result", res)
-	} else if _, answered := codeOf(err); answered {
-		c.saw("a tick/call error", []byte(err.Error()))
+	} else {
+		c.sawError("a tick/call error", err)
 	}
 	return res, err
 }
 
+// maxFollows bounds how many times one probe follows a moving catalog.
+const maxFollows = 3
+
+// callFollowing sends the call prepare makes against the current catalog. A Tick whose catalog
+// moved on answers -32004, rightly (spec 5.5, 7.2): check then describes it again and, when
+// prepare still finds a safe call in the new catalog, sends that once more. prepare returns
+// false when the probe cannot be made against the catalog any more; the error is then the last
+// answer. The revision the call was last sent with is returned for the probe's step.
+func (c *checker) callFollowing(ctx context.Context, what string, prepare func(cat *host.Catalog) (wire.CallParams, bool)) (json.RawMessage, string, error) {
+	p, ok := prepare(c.cat)
+	if !ok {
+		return nil, "", nil
+	}
+	for i := 0; ; i++ {
+		res, err := c.call(ctx, what, p)
+		if code, _ := codeOf(err); code != wire.CodeCatalogChanged || i == maxFollows || !c.follow(ctx) {
+			return res, p.Revision, err
+		}
+		next, ok := prepare(c.cat)
+		if !ok {
+			return res, p.Revision, err
+		}
+		p = next
+	}
+}
+
+// follow describes the Tick again and adopts its catalog when the revision moved; it reports
+// whether it did.
+func (c *checker) follow(ctx context.Context) bool {
+	cat, err := c.describe(ctx)
+	if err != nil {
+		c.requestFailed("tick/describe after a -32004 answer", err)
+		return false
+	}
+	if cat.Revision() == c.cat.Revision() {
+		return false // -32004 for the current revision: the probe's own judgement says so
+	}
+	c.r.step("follow the catalog", true, "the Tick moved from revision %q to %q (%d tools); probes use the new one (spec 5.5)",
+		host.Printable(c.cat.Revision(), false), host.Printable(cat.Revision(), false), len(cat.Descriptor.Tools))
+	c.cat = cat
+	return true
+}
+
+// slow reports a call answered after the host would have given up on it (C-K5, spec 7.3: the
+// host reports "result unknown" at 60 s; operations that may take longer go to the background).
+// Quicker answers are never findings, however slow: the draft sets no other bound.
 func (c *checker) slow(what string, took time.Duration, err error) {
 	_, answered := codeOf(err)
-	if (err == nil || answered) && took > slowCall {
-		c.r.find("C-K5", SevWarning, "%s was answered after %v; a call that needs no work should be answered at once (spec 7.3)", what, took.Round(time.Millisecond))
+	if (err == nil || answered) && took > c.lateCall {
+		c.r.find("C-K5", SevWarning, "%s was answered after %v, past the host's %v timeout: a host reports such a call's result as unknown; an operation that may run past 60 s should return at once, go on in the background and report through tick/update (spec 7.3)",
+			what, took.Round(time.Millisecond), c.lateCall)
 	}
 }
 
@@ -299,37 +433,101 @@ func (c *checker) probeStaleRevision(ctx context.Context) {
 func (c *checker) probeUnknownTool(ctx context.Context) {
 	const name = "tickmux-check-no-such-tool"
 	what := fmt.Sprintf("a call to the unknown tool %q", name)
-	_, err := c.call(ctx, what, wire.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
+	_, rev, err := c.callFollowing(ctx, what, func(cat *host.Catalog) (wire.CallParams, bool) {
+		return wire.CallParams{Tool: name, Args: json.RawMessage("{}"), Revision: cat.Revision()}, cat.Tool(name) == nil
+	})
 	ok := c.expectCode(err, wire.CodeInvalidParams, "C-K2", SevFailure, what, "spec 7.2")
-	c.r.step("unknown tool gets -32602", ok, "called %q", name)
+	c.r.step("unknown tool gets -32602", ok, "called %q with revision %q", name, host.Printable(rev, false))
 }
 
 // probeBadArgs sends a query tool args its own schema rejects: the Tick must answer -32602 and
-// not run the tool (spec 7.2: it checks for itself, not relying on the host).
+// not run the tool (spec 7.2: it checks for itself, not relying on the host). Args that break what
+// the schema declares required or typed make a Tick that runs the tool fail C-K3; args whose only
+// fault is a member the schema forbids as additional make it a warning, since the draft's own
+// Appendix B, which meets every MUST, checks only the members it uses.
 func (c *checker) probeBadArgs(ctx context.Context) {
-	t := c.anyQuery()
-	if t == nil {
-		c.r.step("args that do not fit get -32602", true, "skipped: the catalog has no non-mutating tool to probe safely")
-		return
+	for _, kind := range []struct {
+		step, sev, fault string
+		typed            bool
+	}{
+		{"args that do not fit get -32602", SevFailure, "break what its input_schema declares required or typed", true},
+		{"members the schema forbids get -32602", SevWarning, "hold a member its input_schema forbids as additional", false},
+	} {
+		t, _ := misfit(c.cat, kind.typed, "")
+		if t == "" {
+			c.r.step(kind.step, true, "skipped: no query tool's input_schema lets check build such args")
+			continue
+		}
+		var args json.RawMessage
+		what := fmt.Sprintf("a call to %q with args that %s", t, kind.fault)
+		_, rev, err := c.callFollowing(ctx, what, func(cat *host.Catalog) (wire.CallParams, bool) {
+			_, a := misfit(cat, kind.typed, t)
+			args = a
+			return wire.CallParams{Tool: t, Args: a, Revision: cat.Revision()}, a != nil
+		})
+		what = fmt.Sprintf("%s (%s)", what, args)
+		ok := c.expectCode(err, wire.CodeInvalidParams, "C-K3", kind.sev, what, "spec 7.2: a Tick checks args itself and does not run the tool")
+		c.r.step(kind.step, ok, "called %q with %s, revision %q", t, args, host.Printable(rev, false))
 	}
-	args := json.RawMessage(`{"tickmux_check_unexpected":[null,{"x":-0.5}]}`)
-	if c.cat.CheckArgs(t.Name, args) == nil {
-		args = json.RawMessage(`[]`) // not an object: no schema with type object accepts it
-		if c.cat.CheckArgs(t.Name, args) == nil {
-			c.r.step("args that do not fit get -32602", true, "skipped: %q accepts any args", t.Name)
-			return
+}
+
+// misfit finds a query tool of cat (only the tool named only, when only is not "") and args its
+// input_schema rejects: with typed, args that leave out a required member or give a declared
+// member a value of another type; without, args whose only fault is a member the schema forbids
+// as additional. It returns "" and nil when no tool offers such args. Only queries: the call may
+// run when the Tick does not check.
+func misfit(cat *host.Catalog, typed bool, only string) (string, json.RawMessage) {
+	for _, t := range cat.Descriptor.Tools {
+		if t.Mutates || (only != "" && t.Name != only) {
+			continue
+		}
+		var schema struct {
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		_ = json.Unmarshal(t.InputSchema, &schema)
+		fits := func(a string) bool { return cat.CheckArgs(t.Name, json.RawMessage(a)) == nil }
+		if !typed {
+			extra := `{"tickmux_check_unexpected":[null,{"x":-0.5}]}`
+			if _, declared := schema.Properties["tickmux_check_unexpected"]; !declared && fits(`{}`) && !fits(extra) {
+				return t.Name, json.RawMessage(extra)
+			}
+			continue
+		}
+		if len(schema.Required) > 0 && !fits(`{}`) {
+			return t.Name, json.RawMessage(`{}`)
+		}
+		names := make([]string, 0, len(schema.Properties))
+		for name := range schema.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			var prop struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(schema.Properties[name], &prop) != nil || prop.Type == "" {
+				continue
+			}
+			wrong := `"tickmux-check"`
+			if prop.Type == "string" {
+				wrong = `-0.5`
+			}
+			key, _ := json.Marshal(name)
+			a := `{` + string(key) + `:` + wrong + `}`
+			if !fits(a) && fits(`{}`) {
+				return t.Name, json.RawMessage(a)
+			}
 		}
 	}
-	what := fmt.Sprintf("a call to %q with args its input_schema rejects (%s)", t.Name, args)
-	_, err := c.call(ctx, what, wire.CallParams{Tool: t.Name, Args: args, Revision: c.cat.Revision()})
-	ok := c.expectCode(err, wire.CodeInvalidParams, "C-K3", SevFailure, what, "spec 7.2: a Tick checks args itself and does not run the tool")
-	c.r.step("args that do not fit get -32602", ok, "called %q with %s", t.Name, args)
+	return "", nil
 }
 
 // probeUnknownMethod sends a request the protocol does not define: -32601.
 func (c *checker) probeUnknownMethod(ctx context.Context) {
 	const method = "tick/tickmux-check-unknown"
 	_, err := c.sess.Request(ctx, method, struct{}{}, c.callTimeout)
+	c.sawError("the error answering "+method, err)
 	ok := c.expectCode(err, wire.CodeMethodNotFound, "C-M2", SevWarning,
 		fmt.Sprintf("the unknown method %q", method), "JSON-RPC 2.0")
 	c.r.step("unknown method gets -32601", ok, "sent %q", method)
@@ -344,6 +542,7 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 	extra := map[string]any{unknownParam: map[string]any{"x": 1}}
 	var refused []string
 	judge := func(what string, err error) {
+		c.sawError("the error answering "+what, err)
 		if err == nil {
 			return
 		}
@@ -369,11 +568,20 @@ func (c *checker) probeUnknownParams(ctx context.Context) {
 	sent := "describe and read"
 	if t := c.query(); t != nil {
 		sent = fmt.Sprintf("describe, read and a call to %q", t.Name)
-		p := map[string]any{"tool": t.Name, "args": map[string]any{}, "revision": c.cat.Revision(), unknownParam: true}
-		var took time.Duration
-		took = timed(func() { raw, err = c.sess.Request(ctx, wire.MethodCall, p, c.callTimeout) })
 		what := fmt.Sprintf("a call to %q with an unknown param", t.Name)
-		c.slow(what, took, err)
+		for i := 0; ; i++ {
+			p := map[string]any{"tool": t.Name, "args": map[string]any{}, "revision": c.cat.Revision(), unknownParam: true}
+			var took time.Duration
+			took = timed(func() { raw, err = c.sess.Request(ctx, wire.MethodCall, p, c.callTimeout) })
+			c.slow(what, took, err)
+			// A catalog that moved on (spec 5.5): follow it while the tool is still a query.
+			if code, _ := codeOf(err); code != wire.CodeCatalogChanged || i == maxFollows || !c.follow(ctx) {
+				break
+			}
+			if q := c.cat.Tool(t.Name); q == nil || q.Mutates || c.cat.CheckArgs(t.Name, json.RawMessage("{}")) != nil {
+				break
+			}
+		}
 		if err == nil {
 			c.saw("a tick/call result", raw)
 		} else if code, answered := codeOf(err); answered && code != wire.CodeInvalidParams && code != wire.CodeInvalidRequest {
@@ -402,7 +610,7 @@ func (c *checker) probeWhileCalling(ctx context.Context) {
 	start := time.Now()
 	go func() { // owner: probeWhileCalling; returns when the call is answered or times out
 		defer close(done)
-		_, callErr = c.call(ctx, fmt.Sprintf("a call to %q", t.Name), wire.CallParams{Tool: t.Name, Args: json.RawMessage("{}"), Revision: c.cat.Revision()})
+		_, _, callErr = c.callFollowing(ctx, fmt.Sprintf("a call to %q", t.Name), c.prepareQuery(t.Name))
 		callDone = time.Now()
 	}()
 	for sent := false; !sent && c.in.SessionStats().InFlight == 0; {
@@ -485,6 +693,9 @@ func (c *checker) sessionCounters() {
 	if st.DroppedResponses > 0 {
 		c.r.find("C-M1", SevFailure, "the Tick sent %d responses with ids no request had in flight: each request is answered exactly once (spec 3.2)", st.DroppedResponses)
 	}
+	if s := c.in.State(); s.Repeats > 0 {
+		c.r.find("C-U3", SevWarning, "%d of %d tick/update notifications carried the same data as the update before; an update stands for a business change, and redraws send none (spec 8.3)", s.Repeats, s.Updates)
+	}
 	if st.IgnoredNotifications > 0 {
 		c.r.find("H-M3", SevWarning, "the Tick sent %d notifications other than tick/update; the host ignores them", st.IgnoredNotifications)
 	}
@@ -524,6 +735,13 @@ func (c *checker) probeEOF(ctx context.Context) {
 	select {
 	case <-c.in.Process().Exited():
 		c.r.step("exits on EOF", true, "exited %v after its stdin closed (%s)", time.Since(start).Round(time.Millisecond), c.in.Process().ExitStatus())
+		// Judge only once the host has read the Tick's stdout to its end: what it wrote last
+		// (a final line without its newline, spec 3.1, 3.6) must be judged every time, not
+		// lost to check ending the instance first.
+		select {
+		case <-c.in.Ended():
+		case <-timer.C:
+		}
 	case <-timer.C:
 		c.r.step("exits on EOF", false, "still running %v after its stdin closed", promptExit)
 		c.r.find("C-X1", SevWarning, "the Tick did not exit within %v of EOF on stdin (spec 4.5)", promptExit)

@@ -8,33 +8,53 @@ import (
 	"tickmux/host"
 )
 
-// Rules lists the C-… ids: what the spec asks of Ticks that HOST.md, written for the host, does
-// not name. The README lists them too.
-var Rules = []struct{ ID, Severity, Rule string }{
-	{"C-M1", SevFailure, "every request is answered exactly once, with its own id (spec 3.2)"},
-	{"C-M2", SevWarning, "an unknown method is answered with -32601 (JSON-RPC 2.0)"},
-	{"C-M3", SevWarning, "unknown params in a request are ignored (spec 4.3)"},
-	{"C-D1", SevWarning, "the descriptor has a description of one or two sentences (spec 5.2)"},
-	{"C-D2", SevWarning, "every tool has a description, written for a model deciding whether to call it (spec 5.2)"},
-	{"C-D3", SevFailure, "the catalog's revision changes whenever any tool's name, description, input_schema or mutates changes; tools are compared as a set and schemas as JSON values (spec 5.5)"},
-	{"C-D4", SevWarning, "kind is lowercase names separated by dots, the first naming the publisher (spec 5.4)"},
-	{"C-K1", SevFailure, "a call with a revision that is not current is refused with -32004 and not run (spec 7.2)"},
-	{"C-K2", SevFailure, "a call of an unknown tool is refused with -32602 (spec 7.2)"},
-	{"C-K3", SevFailure, "a call whose args do not fit input_schema is refused with -32602 and not run; the Tick checks for itself (spec 7.2)"},
-	{"C-K4", SevFailure, "the revision is checked before the tool: a stale revision with an unknown tool gets -32004 (spec 7.2)"},
-	{"C-K5", SevWarning, "a call that needs no work (a refusal, a query without args) is answered within 1 s; a slower answer is reported with its time, never as missing (spec 7.3)"},
-	{"C-R1", SevFailure, "tick/describe and tick/read have no side effects: across several, seq and state stay and no update is sent (spec 4.4)"},
-	{"C-R2", SevWarning, "tick/describe and tick/read answer within milliseconds (spec 4.4)"},
-	{"C-R3", SevWarning, "tick/describe and tick/read answer while a call is running, without waiting for it (spec 3.3)"},
-	{"C-S1", SevWarning, "a state is a summary of about 4 KiB or less; bulk goes behind query tools (spec 6.4)"},
-	{"C-S2", SevFailure, "the instance id (TICKLOOP_INSTANCE_ID) appears in no protocol message (spec 4.1)"},
-	{"C-U2", SevWarning, "updates come no faster than the UI needs (spec 8.3)"},
-	{"C-L1", SevWarning, "nothing is logged to stderr, which shows in the view (spec 3.1)"},
-	{"C-X1", SevWarning, "the Tick exits soon after EOF on stdin (spec 4.5)"},
-	{"C-X2", SevWarning, "the Tick exits soon after SIGTERM (spec 4.5)"},
-	{"C-X3", SevWarning, "the Tick can be started again (spec 4.5: nothing depends on cleanup)"},
-	{"C-X4", SevWarning, "at EOF on stdin the Tick answers the calls in flight before it exits (spec 4.5)"},
-	{"C-X5", SevFailure, "the Tick runs until its stdin closes or it is signalled: one that ends before check has probed it is not ok, and the skipped probes are listed (spec 4.5)"},
+// Rule is one finding check can report: its id, its severity, what check judges, and the
+// sentence of the draft it rests on (section and a short quote in English).
+type Rule struct{ ID, Severity, Rule, Draft string }
+
+// Rules lists every finding check can report: the C-… ids, what the spec asks of Ticks that
+// HOST.md, written for the host, does not name, and the H-… ids of the host's own rules that end
+// a session or fail a request (HOST.md). The README's table is this list, row for row
+// (TestReadmeTableIsRules).
+var Rules = []Rule{
+	{"C-M1", SevFailure, "every request is answered exactly once, with its own id", "3.2: “the Tick MUST answer each request exactly once, with the request's id”"},
+	{"C-M2", SevWarning, "an unknown method is answered with -32601", "JSON-RPC 2.0 (-32601 method not found); 3.2: “every message follows JSON-RPC 2.0”"},
+	{"C-M3", SevWarning, "unknown params in a request are ignored", "4.3: “the Tick SHOULD ignore fields of request params it does not know”"},
+	{"C-D1", SevWarning, "the descriptor has a description of one or two sentences", "5.2: “description: one or two sentences on what the Tick shows and does”"},
+	{"C-D2", SevWarning, "every tool has a description, written for a model deciding whether to call it", "5.2: “what the tool does, written for a model deciding whether to call it”"},
+	{"C-D3", SevFailure, "the catalog's revision changes whenever any tool's name, description, input_schema or mutates changes; tools are compared as a set and schemas as JSON values", "5.5: “when any tool's name, description, input schema or mutates changes, the Tick MUST use a new revision”"},
+	{"C-D4", SevWarning, "kind is lowercase names separated by dots, the first naming the publisher", "5.4: “kind SHOULD be dot-separated lowercase names, the first naming the publisher”"},
+	{"C-K1", SevFailure, "a call with a revision that is not current is refused with -32004 and not run", "7.2: “when revision differs from the current catalog, the Tick MUST reply -32004 and not execute”"},
+	{"C-K2", SevFailure, "a call of an unknown tool is refused with -32602; probes follow a catalog that moves on (describe again on -32004)", "7.2: “an unknown tool, or args that do not fit, MUST get -32602 without executing”"},
+	{"C-K3", SevFailure + " / " + SevWarning, "a query's args that break what its input_schema declares required or typed are refused with -32602 and not run (failure); args whose only fault is a member the schema forbids as additional should be refused too (warning: Appendix B, which meets every MUST, checks only the members it uses)", "7.2: “args that do not fit MUST get -32602 without executing … the Tick SHOULD check them itself, not rely on the host”"},
+	{"C-K4", SevFailure, "the revision is checked before the tool: a stale revision with an unknown tool gets -32004", "7.2: the steps in order, “1. revision differs: -32004; 2. tool does not exist: -32602”"},
+	{"C-K5", SevWarning, "a probe's call is answered within the host's 60 s timeout; one answered later (with --call-timeout above 60 s) is reported with its time. Quicker answers are never findings", "7.3: “the tick/call timeout is 60 seconds … operations that may run longer than 60 s SHOULD return at once and continue in the background”"},
+	{"C-K6", SevFailure, "a tool declared mutates: false changes nothing: after its call on a quiet Tick, no update comes and seq stays", "5.6: “a tool whose call may change anything beyond its result MUST be declared mutates: true … declaring a mutating tool false bypasses the user's approval”"},
+	{"C-R1", SevFailure, "tick/describe and tick/read have no side effects: across several, seq stays and no update is sent", "4.4: “these two methods MUST have no side effects”"},
+	{"C-R2", SevWarning, "tick/describe and tick/read answer within milliseconds", "4.4: “and SHOULD answer within a few milliseconds”"},
+	{"C-R3", SevWarning, "tick/describe and tick/read answer while a call is running, without waiting for it", "3.3: “tick/describe and tick/read SHOULD be answered at once, not waiting for tool calls in progress”"},
+	{"C-S1", SevWarning, "a state is a summary of about 4 KiB or less; bulk goes behind query tools", "6.4: “a typical state SHOULD be about 4 KiB or less”"},
+	{"C-S2", SevFailure, "the instance id (TICKLOOP_INSTANCE_ID) appears in no protocol message: results, states, updates, error messages and error data", "4.1: “TICKLOOP_INSTANCE_ID is only for the Tick's logs … it appears in no protocol message”"},
+	{"C-U2", SevWarning, "updates come no faster than the UI needs (more than 60 a second while idle)", "8.3: “updates SHOULD come no more often than the UI needs to refresh”"},
+	{"C-U3", SevWarning, "an update carries a change: updates whose data repeats the update before are counted", "8.3: “an update stands for a business change … cursor movement, scrolling, redraws MUST NOT send updates”"},
+	{"C-L1", SevWarning, "nothing is logged to stderr, coloured or not; drawing there (cursor movement, clearing, the alternate screen) is the Tick's UI, not logging", "3.1: “what is written to stderr shows in the view; the Tick SHOULD NOT write diagnostic logs to stderr”"},
+	{"C-X1", SevWarning, "the Tick exits soon after EOF on stdin", "4.5: “on EOF on stdin the Tick SHOULD exit once the calls in flight are done”"},
+	{"C-X2", SevWarning, "the Tick exits soon after SIGTERM", "4.5: “the host sends SIGTERM, then may send SIGKILL without grace”"},
+	{"C-X3", SevWarning, "the Tick can be started again", "4.5: “the Tick MUST NOT rely on cleanup before exit to keep important data”"},
+	{"C-X4", SevWarning, "at EOF on stdin the Tick answers the calls in flight before it exits", "4.5: “on EOF on stdin the Tick SHOULD exit once the calls in flight are done”"},
+	{"C-X5", SevFailure, "the Tick runs until its stdin closes or it is signalled: one that ends before check has probed it is not ok, and the skipped probes are listed", "4.5: “when the Tick exits on its own, the session ends”, with 4.4: “the host may send describe and read at any time”"},
+	{"H-I1", SevFailure, "initialization (describe, then read, within 10 s) failed; the precise rule is a finding beside it", "4.2: “any step that fails, times out or gives a non-conforming result fails initialization”"},
+	{"H-I2", SevFailure, "protocol is not the number 3", "4.3: “the host accepts only the version it implements”"},
+	{"H-D1", SevFailure, "the descriptor breaks a validation rule (HOST.md H-D1)", "5.3: “the host MUST reject results that do not meet these conditions”"},
+	{"H-RD1", SevFailure, "a read result's seq is below the read floor", "6.3: “the seq of a tick/read result MUST NOT be less than the read floor”"},
+	{"H-RD3", SevFailure, "a read result's at is not an RFC 3339 date-time", "6.2: “if at is present, it MUST be a valid RFC 3339 time”"},
+	{"H-M3", SevWarning, "the Tick sent notifications other than tick/update", "3.2: “the only notification a Tick sends the host is tick/update”"},
+	{"H-M5", SevViolation, "a line with neither an integer id nor a method", "3.6: “a line with neither an integer id nor method … is a violation”"},
+	{"H-M6", SevFailure, "a response with both or neither of result and error", "3.2: “a response MUST hold exactly one of result and error”"},
+	{"H-M7", SevFailure, "the Tick sent requests to the host", "3.2: “requests go only from the host to the Tick; the Tick MUST NOT send requests”"},
+	{"H-U1", SevViolation, "a tick/update breaks 8.2 (data null, seq not increasing, bad at, over 512 KiB)", "8.2: “every tick/update MUST meet these conditions, or the host ends the session as a violation”"},
+	{"H-V2", SevViolation, "a line that is not JSON or not JSON-RPC 2.0, non-protocol output on stdout, output ending without a newline, a line over 8 MiB", "3.1: “the Tick MUST NOT write anything but protocol messages to stdout … output that ends without a newline is a violation”"},
+	{"H-V3", SevFailure, "a result larger than 8 MiB re-encoded", "3.6: “a result over 8 MiB encoded fails only that request”"},
 }
 
 // kindPattern is what a descriptor's kind must look like; compiled at its first use, not in

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -89,14 +88,14 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 		r.step("no logging to stderr", true, "nothing written to stderr")
 		return
 	}
-	if bytes.IndexByte(b, 0x1b) >= 0 {
-		// Escape sequences: the Tick draws its UI on fd 2, which is its terminal in a real run.
-		// The draft forbids diagnostic logs there, not drawing.
-		r.step("no logging to stderr", true, "%d bytes of terminal drawing (escape sequences) on stderr, taken for its UI", len(b))
+	if draws(b) {
+		// Cursor movement, clearing, the alternate screen: the Tick draws its UI on fd 2, which
+		// is its terminal in a real run. The draft forbids diagnostic logs there, not drawing.
+		r.step("no logging to stderr", true, "%d bytes of terminal drawing (escape sequences that move the cursor or clear) on stderr, taken for its UI", len(b))
 		return
 	}
 	r.step("no logging to stderr", false, "%d bytes written to stderr", len(b))
-	first, _, _ := strings.Cut(string(b), "\n")
+	first, _, _ := strings.Cut(string(stripSGR(b)), "\n")
 	if len(first) > 120 {
 		first = first[:120] + "…"
 	}
@@ -138,4 +137,59 @@ func resolveArgv0(name, dir string) (string, error) {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// draws reports whether output on stderr is terminal drawing rather than lines of text: any
+// escape sequence other than SGR (colour and attributes: CSI ... m), such as cursor movement,
+// clearing or the alternate screen, or a carriage return that does not end a line (a line drawn
+// over). Coloured log lines are lines of text: logging, coloured or not (C-L1).
+func draws(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\r':
+			if i+1 < len(b) && b[i+1] != '\n' {
+				return true
+			}
+		case 0x1b:
+			n, sgr := csiLen(b[i:])
+			if !sgr {
+				return true
+			}
+			i += n - 1
+		}
+	}
+	return false
+}
+
+// csiLen measures the escape sequence at the start of b (which begins with ESC) and reports
+// whether it is a complete SGR sequence: ESC [, parameter bytes 0-9 ; :, and the final m.
+func csiLen(b []byte) (int, bool) {
+	if len(b) < 2 || b[1] != '[' {
+		return 1, false
+	}
+	for j := 2; j < len(b); j++ {
+		switch c := b[j]; {
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		case c == 'm':
+			return j + 1, true
+		default:
+			return j + 1, false
+		}
+	}
+	return len(b), false
+}
+
+// stripSGR removes SGR sequences, so a coloured log line is quoted as its text.
+func stripSGR(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0x1b {
+			if n, sgr := csiLen(b[i:]); sgr {
+				i += n - 1
+				continue
+			}
+		}
+		out = append(out, b[i])
+	}
+	return out
 }

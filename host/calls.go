@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,8 +29,10 @@ type CallRequest struct {
 // Call runs a tool of a ready Tick. In order: the revision must be current, the tool must exist,
 // the args must fit its input_schema (H-K1), a mutating tool needs the person's approval (H-K2),
 // the approval is void if the catalog moved on meanwhile (H-K3), and then the call goes out once,
-// carrying the approved revision, never to be resent (H-K5). A -32004 answer makes the host
-// describe the Tick again. Every failure is a *CallError with its effect (H-E1).
+// carrying the approved revision, never to be resent (H-K5). A -32004 answer, and any answer to a
+// mutating call, makes the host describe the Tick again before Call returns; a query refused with
+// -32004 goes out once more against the new catalog when it holds the tool unchanged. Every
+// failure is a *CallError with its effect (H-E1).
 func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
 	if !in.isTick {
 		return nil, failNone(ErrNotReady, "%s is a plain terminal program; it has no tools", in.id)
@@ -80,11 +83,42 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 	}
 
 	res, err := in.sess.Call(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
-	if errors.Is(err, ErrCatalogChanged) {
-		go in.refreshCatalog() // owner: the instance; one describe, bounded by InitTimeout
+	if errors.Is(err, ErrCatalogChanged) || (mutates && answered(err)) {
+		// The catalog may have moved (-32004 says so; a mutating call may have moved it, spec
+		// 5.5): describe again before the caller prepares its next call and before the next card
+		// is shown, so neither is built on the old catalog.
+		fresh := in.refreshCatalog()
+		if errors.Is(err, ErrCatalogChanged) && !mutates && sameQuery(tool, fresh, args) &&
+			!in.needsApproval(fresh.Revision(), fresh.Tool(tool.Name)) {
+			// -32004: never executed (spec 7.2). A query may be prepared again against the new
+			// catalog and sent once more; a mutating call never is (H-K5).
+			revision = fresh.Revision()
+			in.updateCall(rec, func(r *CallRecord) { r.Revision = revision })
+			res, err = in.sess.Call(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
+			if errors.Is(err, ErrCatalogChanged) {
+				in.refreshCatalog()
+			}
+		}
 	}
 	in.finishCall(rec, res, err)
 	return res, err
+}
+
+// answered reports whether the Tick answered the call, with a result or an error of its own.
+func answered(err error) bool {
+	var ce *CallError
+	return err == nil || (errors.As(err, &ce) && ce.Code != 0)
+}
+
+// sameQuery reports whether cat still holds tool unchanged (description, input_schema and
+// mutates: false) and args still fit it: a query refused with -32004 may then go out again.
+func sameQuery(tool *wire.Tool, cat *Catalog, args json.RawMessage) bool {
+	if cat == nil || tool.Mutates {
+		return false
+	}
+	t := cat.Tool(tool.Name)
+	return t != nil && !t.Mutates && t.Description == tool.Description &&
+		bytes.Equal(t.InputSchema, tool.InputSchema) && cat.CheckArgs(t.Name, args) == nil
 }
 
 // approve waits for the person. It returns how the call was allowed ("approved" or "granted").
@@ -142,11 +176,13 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 	return "", failNone(err, "the call was withdrawn before the person answered: %v", err)
 }
 
-// refreshCatalog describes the Tick again and adopts the result (H-R1, H-K3).
-func (in *Instance) refreshCatalog() {
+// refreshCatalog describes the Tick again and adopts the result (H-R1, H-K3). It returns the
+// catalog held afterwards (the old one when the describe failed), nil when the instance has none.
+func (in *Instance) refreshCatalog() *Catalog {
 	ctx, cancel := context.WithTimeout(context.Background(), in.host.initTimeout)
 	defer cancel()
 	_, _ = in.Describe(ctx)
+	return in.Catalog()
 }
 
 // Describe sends tick/describe and adopts the catalog if it is valid. A new revision voids every

@@ -76,6 +76,21 @@ func fakeTickMain(mode string) int {
 	if mode == "ignoreall" { // not even its terminal's hangup ends it
 		signal.Ignore(syscall.SIGHUP)
 	}
+	if mode == "silentbump" {
+		// SIGUSR1 moves the catalog to a new revision on the Tick's own (a plugin loaded, spec
+		// 5.5), then an update tells the test it happened.
+		usr1 := make(chan os.Signal, 1)
+		signal.Notify(usr1, syscall.SIGUSR1)
+		go func() {
+			for range usr1 {
+				ft.mu.Lock()
+				ft.revision++
+				rev := ft.revision
+				ft.mu.Unlock()
+				ft.update(map[string]any{"value": 0, "revision": rev})
+			}
+		}()
+	}
 	if mode == "updatefirst" {
 		ft.update(map[string]any{"value": 0, "early": true})
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,6 +72,9 @@ type StateInfo struct {
 	Received time.Time
 	// Updates is how many tick/update notifications arrived since launch.
 	Updates uint64
+	// Repeats is how many of them carried the same data as the update before (compact bytes
+	// equal): a redraw, not the business change an update stands for (spec 8.3). check reports it.
+	Repeats uint64
 }
 
 // CallRecord is one call by a client, for the side panel's recent calls.
@@ -117,7 +121,8 @@ type Instance struct {
 	end         *EndInfo
 	catalog     *Catalog
 	state       StateInfo
-	seqs        []uint64 // the last seqHistory update seqs, oldest first
+	seqs        []uint64        // the last seqHistory update seqs, oldest first
+	lastData    json.RawMessage // the last update's data, for StateInfo.Repeats
 	rate        rateCounter
 	calls       []CallRecord
 	nextCall    uint64
@@ -338,6 +343,10 @@ func ruleOf(err error) string {
 func (in *Instance) onUpdate(st wire.State, received time.Time) {
 	in.mu.Lock()
 	in.state.Updates++
+	if in.lastData != nil && bytes.Equal(in.lastData, st.Data) {
+		in.state.Repeats++
+	}
+	in.lastData = st.Data
 	in.seqs = append(in.seqs, st.Seq)
 	if len(in.seqs) > seqHistory {
 		in.seqs = in.seqs[len(in.seqs)-seqHistory:]

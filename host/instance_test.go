@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -246,12 +247,13 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 	q := NewApprovalQueue(nil)
 	h := newTestHost(t, Config{Approver: q})
 	in := openReady(t, h, "good")
-	done := make(chan error, 1)
+	done, bumped := make(chan error, 1), make(chan error, 1)
 	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
 	pending := waitCard(t, q)
 
-	// The Tick changes its catalog (another card, approved), and the host describes it again.
-	go func() { _, err := callJSON(t, in, "bump", ``); done <- err }()
+	// The Tick changes its catalog (another card, approved), and the host describes it again
+	// before bump's call returns.
+	go func() { _, err := callJSON(t, in, "bump", ``); bumped <- err }()
 	var bump Card
 	for deadline := time.Now().Add(hangGuard); ; {
 		if p := q.Pending(); len(p) == 2 {
@@ -264,11 +266,8 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	q.Answer(bump.ID, AllowOnce)
-	if err := <-done; err != nil {
+	if err := <-bumped; err != nil {
 		t.Fatalf("bump: %v", err)
-	}
-	if _, err := in.Describe(context.Background()); err != nil {
-		t.Fatal(err)
 	}
 	// The card for r1 is voided: gone from the queue, the caller told, nothing sent.
 	err := <-done
@@ -295,9 +294,11 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 // spec: H-K3
 func TestCatalogChangedAnswerTriggersDescribe(t *testing.T) {
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
-	in := openReady(t, h, "good")
-	mustCall(t, in, "bump", "") // the Tick is at r2; the host still believes r1
-	_, err := callJSON(t, in, "echo", `{"text":"x"}`)
+	in := openReady(t, h, "silentbump")
+	bumpSilently(t, in, 1) // the Tick is at r2; the host still believes r1
+	// increment mutates: refused with -32004, it is never sent again (H-K5), but the host has
+	// described the Tick before the call returns.
+	_, err := callJSON(t, in, "increment", `{"amount":1}`)
 	if !errors.Is(err, ErrCatalogChanged) || EffectOf(err) != wire.EffectNone || EffectOf(err) == "" {
 		t.Fatalf("call against the stale catalog: %v", err)
 	}
@@ -306,14 +307,42 @@ func TestCatalogChangedAnswerTriggersDescribe(t *testing.T) {
 	if ce.Code != wire.CodeCatalogChanged {
 		t.Fatalf("code %d", ce.Code)
 	}
-	deadline := time.Now().Add(hangGuard)
-	for in.Catalog().Revision() != "r2" {
-		if time.Now().After(deadline) {
-			t.Fatal("the host did not describe the Tick again after -32004")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if rev := in.Catalog().Revision(); rev != "r2" {
+		t.Fatalf("after -32004 the host holds revision %q, want r2 at once", rev)
 	}
-	mustCall(t, in, "echo", `{"text":"prepared again"}`)
+	mustCall(t, in, "increment", `{"amount":1}`) // prepared again, it goes
+	if calls := fakeCalls(t, in); calls["increment"] != 2 {
+		t.Fatalf("the Tick got %d increment calls, want 2 (one refused, one prepared again)", calls["increment"])
+	}
+}
+
+// bumpSilently has a silentbump fake move its catalog n times without a call, and waits until it
+// has (its update).
+func bumpSilently(t *testing.T, in *Instance, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		before := in.State().Updates
+		if err := in.Process().Signal(syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(hangGuard)
+		for in.State().Updates == before {
+			if time.Now().After(deadline) {
+				t.Fatal("the fake did not announce its new revision")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// fakeCalls returns how many calls of each tool the fake received.
+func fakeCalls(t *testing.T, in *Instance) map[string]int {
+	t.Helper()
+	var calls map[string]int
+	if err := json.Unmarshal(mustCall(t, in, "calls", ""), &calls); err != nil {
+		t.Fatal(err)
+	}
+	return calls
 }
 
 // spec: H-K4

@@ -1,0 +1,55 @@
+package check
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// spec 5.5 — a Tick whose catalog moves to a new revision (a tool added) while check probes it is
+// followed: the probes describe it again on -32004 and are prepared again against the new revision,
+// so no probe takes the legal refusal for a wrong answer.
+func TestProbesFollowACatalogThatMoves(t *testing.T) {
+	r, mutated := runFake(t, "catalogmoves")
+	if !r.OK || len(r.Findings) > 0 {
+		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
+	}
+	if mutated != "" {
+		t.Fatalf("check called a mutating tool: %q", mutated)
+	}
+	for _, s := range r.Steps {
+		if s.Name == "unknown tool gets -32602" && strings.Contains(s.Detail, `revision "2"`) {
+			return
+		}
+	}
+	t.Fatalf("no step says the unknown-tool probe followed the catalog to revision 2: %+v", r.Steps)
+}
+
+// spec 7.3 — C-K5 rests on the host's 60 s timeout only: a refusal that came after the bound is
+// a warning with its time (the bound is lowered here so the test does not wait a minute).
+func TestLateCallWarns(t *testing.T) {
+	r, _ := runFakeWith(t, "slowrefusal", Options{lateCall: time.Second})
+	if !hasFinding(r, "C-K5", SevWarning) || !r.OK {
+		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
+	}
+}
+
+// spec 8.3 — the warning about updates that repeat their predecessor's data says how many.
+func TestRepeatedUpdatesCounted(t *testing.T) {
+	r, _ := runFake(t, "repeatupdates")
+	for _, f := range r.Findings {
+		if f.Rule == "C-U3" && strings.Contains(f.Message, "2 of ") {
+			return
+		}
+	}
+	t.Fatalf("no C-U3 finding counting 2 repeats: %+v", r.Findings)
+}
+
+// spec 3.1, 3.6 — a last update without its newline, written as stdin ends, is judged every
+// time: the reader reaches the end of the Tick's stdout before check judges. Run with -count=30.
+func TestLastLineWithoutNewlineAlwaysJudged(t *testing.T) {
+	r, _ := runFake(t, "lastnonl")
+	if r.OK || !hasFinding(r, "H-V2", SevViolation) {
+		t.Fatalf("ok %v, findings %+v, ended %+v", r.OK, r.Findings, r.Ended)
+	}
+}
