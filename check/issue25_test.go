@@ -1,6 +1,8 @@
 package check
 
 import (
+	"context"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +53,36 @@ func TestLastLineWithoutNewlineAlwaysJudged(t *testing.T) {
 	r, _ := runFake(t, "lastnonl")
 	if r.OK || !hasFinding(r, "H-V2", SevViolation) {
 		t.Fatalf("ok %v, findings %+v, ended %+v", r.OK, r.Findings, r.Ended)
+	}
+}
+
+// spec 5.5, 7.2 — a Tick written in a third style (Perl, core modules only, one select loop; see
+// testdata/ticker.pl) whose catalog moves on a second after start passes check with no finding.
+func TestPerlTickPasses(t *testing.T) {
+	perl, err := exec.LookPath("perl")
+	if err != nil || exec.Command(perl, "-MJSON::PP", "-e", "1").Run() != nil {
+		t.Skip("needs perl with JSON::PP (a core module)")
+	}
+	for _, watch := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
+		// The catalog moves during the probes with the short watch, before them with the long one.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		r, err := Run(ctx, Options{Argv: []string{perl, "testdata/ticker.pl"}, Watch: watch})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.OK || len(r.Findings) > 0 {
+			t.Errorf("watch %v: ok %v, findings %+v", watch, r.OK, r.Findings)
+		}
+		followed := false
+		for _, s := range r.Steps {
+			if !s.OK {
+				t.Errorf("watch %v: step %q failed: %s", watch, s.Name, s.Detail)
+			}
+			followed = followed || s.Name == "follow the catalog"
+		}
+		if !followed {
+			t.Errorf("watch %v: check never followed the catalog to r2: %+v", watch, r.Steps)
+		}
 	}
 }
