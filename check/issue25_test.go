@@ -86,3 +86,25 @@ func TestPerlTickPasses(t *testing.T) {
 		}
 	}
 }
+
+// spec 3.1 — what on stderr is a log line (C-L1) and what is a UI drawn there.
+func TestStderrDrawingOrLogging(t *testing.T) {
+	for in, drawing := range map[string]bool{
+		"debug: listening\n":                              false,
+		"\x1b[2m12:00:01\x1b[0m \x1b[32mINFO\x1b[0m up\n": false, // colour is still a log line
+		"\x1b[1;38;5;208mWARN\x1b[m slow\r\n":             false,
+		"\x1b[38:2::255:0:0mred\x1b[0m\n":                 false,
+		"\x1b[H\x1b[2JNotes\r\n":                          true, // home, clear
+		"\x1b[?1049hscreen":                               true, // the alternate screen
+		"\x1b[5;1Hrow five":                               true,
+		"working 40%\rworking 80%\r":                      true, // a line drawn over
+		"\x1b]0;title\x07":                                true,
+	} {
+		if got := draws([]byte(in)); got != drawing {
+			t.Errorf("draws(%q) = %v, want %v", in, got, drawing)
+		}
+	}
+	if got := string(stripSGR([]byte("\x1b[32mINFO\x1b[0m up"))); got != "INFO up" {
+		t.Errorf("stripSGR: %q", got)
+	}
+}

@@ -720,6 +720,8 @@ func (c *checker) probeEOF(ctx context.Context) {
 		case err == nil || answered:
 			if err == nil {
 				c.saw("a tick/call result", res)
+			} else {
+				c.sawError("a tick/call error", err)
 			}
 			c.r.step("answers calls in flight at EOF", true, "%q answered after %v", t.Name, time.Since(start).Round(time.Microsecond))
 		case errors.Is(err, host.ErrSessionEnded):
