@@ -55,9 +55,9 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{"it is not valid JSON"}}
 	}
-	if compact.Len() > MaxDescribeBytes {
+	if n := wire.EncodedLen(compact.Bytes()); n > MaxDescribeBytes {
 		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{
-			fmt.Sprintf("it is %d bytes re-encoded, over the limit of %d (512 KiB)", compact.Len(), MaxDescribeBytes)}}
+			fmt.Sprintf("it is %d bytes re-encoded, over the limit of %d (512 KiB)", n, MaxDescribeBytes)}}
 	}
 	var top map[string]json.RawMessage
 	if compact.Bytes()[0] != '{' || json.Unmarshal(compact.Bytes(), &top) != nil {
