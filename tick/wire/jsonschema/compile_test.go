@@ -178,6 +178,10 @@ func TestPatternsNotCheckedAreNotRefused(t *testing.T) {
 	}
 	if err := s.ValidateJSON([]byte(`{"a":"x","b":"z","zz":5}`)); err != nil {
 		t.Error(err)
+	} // A pattern nested 4,998 groups deep, just under the limit, compiles and runs.
+	deep := mustCompile(t, `{"pattern":"^`+strings.Repeat("(", 4998)+"x"+strings.Repeat(")", 4998)+`$"}`)
+	if deep.Unchecked() != nil || deep.ValidateJSON([]byte(`"x"`)) != nil || deep.ValidateJSON([]byte(`"y"`)) == nil {
+		t.Errorf("deep pattern: %v", deep.Unchecked())
 	}
 }
 
@@ -286,6 +290,242 @@ func TestUnknownDrafts(t *testing.T) {
 	s = mustCompile(t, `{"$defs":{"a":{"$id":"a.json","$schema":"http://json-schema.org/draft-07/schema#"}}}`)
 	if u := fmt.Sprint(s.Unchecked()); !strings.Contains(u, "at /$defs/a/$schema: names \"http://json-schema.org/draft-07/schema#\" inside a draft 2020-12 schema: checked as draft 2020-12") {
 		t.Errorf("switching drafts: %s", u)
+	}
+}
+
+// The keywords that differ between the drafts behave as each draft says.
+func TestDraftDifferences(t *testing.T) {
+	const d7 = `"$schema":"http://json-schema.org/draft-07/schema#",`
+	cases := []struct {
+		name, schema  string
+		fits, misfits []string
+	}{
+		{"draft-07 items array and additionalItems", `{` + d7 + `"items":[{"type":"string"}],"additionalItems":false}`,
+			[]string{`["a"]`, `[]`}, []string{`[1]`, `["a","b"]`}},
+		{"draft-07 additionalItems ignored beside one items schema", `{` + d7 + `"items":{"type":"string"},"additionalItems":false}`,
+			[]string{`["a","b"]`}, []string{`[1]`}},
+		{"2020-12 prefixItems and items", `{"prefixItems":[{"type":"string"}],"items":false}`,
+			[]string{`["a"]`}, []string{`[1]`, `["a","b"]`}},
+		{"draft-07 knows no prefixItems", `{` + d7 + `"prefixItems":[{"type":"string"}]}`, []string{`[1]`}, nil},
+		{"draft-07 $ref siblings ignored", `{` + d7 + `"definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n","minimum":10}}}`,
+			[]string{`{"a":5}`}, []string{`{"a":"x"}`}},
+		{"2020-12 $ref siblings apply", `{"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n","minimum":10}}}`,
+			[]string{`{"a":15}`}, []string{`{"a":5}`, `{"a":"x"}`}},
+		{"draft-07 dependencies", `{` + d7 + `"dependencies":{"a":["b"],"c":{"required":["d"]}}}`,
+			[]string{`{"a":1,"b":1}`, `{"c":1,"d":1}`, `{"b":1}`}, []string{`{"a":1}`, `{"c":1}`}},
+		{"2020-12 dependentRequired and dependentSchemas", `{"dependentRequired":{"a":["b"]},"dependentSchemas":{"c":{"required":["d"]}}}`,
+			[]string{`{"a":1,"b":1}`, `{"c":1,"d":1}`}, []string{`{"a":1}`, `{"c":1}`}},
+		{"draft-07 $id fragment is an anchor", `{` + d7 + `"definitions":{"s":{"$id":"#str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`,
+			[]string{`{"a":"x"}`}, []string{`{"a":1}`}},
+		{"2020-12 $anchor", `{"$defs":{"s":{"$anchor":"str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`,
+			[]string{`{"a":"x"}`}, []string{`{"a":1}`}},
+		{"draft-07 has no unevaluatedProperties", `{` + d7 + `"unevaluatedProperties":false}`, []string{`{"a":1}`}, nil},
+		{"2020-12 unevaluatedProperties", `{"allOf":[{"properties":{"a":true}}],"unevaluatedProperties":false}`,
+			[]string{`{"a":1}`}, []string{`{"a":1,"b":2}`}},
+		{"refs into unknown keywords (definitions in 2020-12)", `{"definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}}}`,
+			[]string{`{"a":1}`}, []string{`{"a":"x"}`}},
+		{"format is an annotation in both drafts", `{` + d7 + `"properties":{"d":{"format":"date-time"},"e":{"format":"email"}}}`,
+			[]string{`{"d":"not a date","e":"not an address"}`}, nil},
+	}
+	for _, c := range cases {
+		s, err := Compile([]byte(c.schema))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		for _, v := range c.fits {
+			if err := s.ValidateJSON([]byte(v)); err != nil {
+				t.Errorf("%s: %s: %v", c.name, v, err)
+			}
+		}
+		for _, v := range c.misfits {
+			if err := s.ValidateJSON([]byte(v)); err == nil {
+				t.Errorf("%s: %s fits", c.name, v)
+			}
+		}
+	}
+}
+
+// A reference must land inside the schema: nothing is ever fetched or read.
+func TestReferences(t *testing.T) {
+	for ref, want := range map[string]string{
+		"file:///etc/passwd":                           `at /properties/a/$ref: external reference "file:///etc/passwd" is not allowed`,
+		"http://example.com/s.json":                    `external reference "http://example.com/s.json" is not allowed`,
+		"other.json#/$defs/x":                          `external reference "other.json#/$defs/x" is not allowed`,
+		"https://json-schema.org/draft/2020-12/schema": `external reference "https://json-schema.org/draft/2020-12/schema" is not allowed`,
+		"#/$defs/nope":                                 `"#/$defs/nope" points to nothing: #/$defs has no "nope"`,
+		"#/required":                                   `"#/required" points to an array, which is not a schema`,
+		"#/required/5":                                 `points to nothing: #/required has no item "5"`,
+		"#nope":                                        `names the anchor "nope", which the schema does not declare`,
+		"#/$defs/a~2":                                  `is not a JSON Pointer`,
+	} {
+		_, err := Compile([]byte(`{"required":["x"],"$defs":{"a":{}},"properties":{"a":{"$ref":"` + ref + `"}}}`))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v\nwant %s", ref, err, want)
+		}
+	}
+	// Inside the schema: pointers (escaped and percent-encoded), anchors, embedded $ids.
+	s := mustCompile(t, `{"$id":"https://example.com/root.json",
+		"$defs":{"a/b":{"type":"integer"},"c d":{"type":"string"},
+		         "e":{"$id":"e.json","$defs":{"f":{"type":"boolean"}}}},
+		"properties":{"p":{"$ref":"#/$defs/a~1b"},"q":{"$ref":"#/$defs/c%20d"},
+		              "r":{"$ref":"e.json#/$defs/f"},"s":{"$ref":"https://example.com/e.json#/$defs/f"}}}`)
+	if err := s.ValidateJSON([]byte(`{"p":1,"q":"x","r":true,"s":false}`)); err != nil {
+		t.Error(err)
+	}
+	err := s.ValidateJSON([]byte(`{"p":"x","q":1,"r":1,"s":1}`))
+	for _, p := range []string{"/p", "/q", "/r", "/s"} {
+		if err == nil || !strings.Contains(err.Error(), "at "+p+":") {
+			t.Errorf("%s not reported: %v", p, err)
+		}
+	}
+}
+
+// A reference cycle that would apply schemas to the same value without end is refused when
+// compiled; recursion that goes into the value (a tree) is fine.
+func TestCycles(t *testing.T) {
+	for _, schema := range []string{
+		`{"$ref":"#"}`,
+		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+		`{"allOf":[{"$ref":"#"}]}`,
+		`{"anyOf":[{"type":"string"},{"$ref":"#"}]}`,
+		`{"not":{"$ref":"#"}}`,
+		`{"if":{"$ref":"#"}}`,
+		`{"if":true,"then":{"$ref":"#"}}`,
+		`{"dependentSchemas":{"a":{"$ref":"#"}}}`,
+		`{"$defs":{"a":{"$anchor":"A","oneOf":[{"$ref":"#A"}]}}}`,
+		`{"$dynamicAnchor":"m","allOf":[{"$dynamicRef":"#m"}]}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$ref":"#/definitions/a"}}}`,
+	} {
+		_, err := Compile([]byte(schema))
+		if err == nil || !strings.Contains(err.Error(), "a $ref cycle") {
+			t.Errorf("%s: %v", schema, err)
+		}
+	}
+	for _, schema := range []string{
+		`{"properties":{"child":{"$ref":"#"}}}`,
+		`{"items":{"$ref":"#"}}`,
+		`{"then":{"$ref":"#"}}`, // no if: then never applies
+		`{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/a","definitions":{"a":{"properties":{"b":{"$ref":"#"}}}}}`,
+	} {
+		mustCompile(t, schema)
+	}
+	s := mustCompile(t, `{"type":"object","properties":{"child":{"$ref":"#"},"n":{"type":"integer"}}}`)
+	deep := strings.Repeat(`{"child":`, 5000) + `{"n":"x"}` + strings.Repeat("}", 5000)
+	err := s.ValidateJSON([]byte(deep))
+	if err == nil || !strings.Contains(err.Error(), "/child/child/") || !strings.Contains(err.Error(), "must be an integer") {
+		t.Errorf("deep tree: %v", err)
+	}
+}
+
+// Hostile schemas end in a clear error, quickly: none hangs or crashes the checker.
+func TestHostileSchemas(t *testing.T) {
+	deep := strings.Repeat(`{"not":`, 5000) + `{}` + strings.Repeat(`}`, 5000)
+	if _, err := Compile([]byte(deep)); err == nil || !strings.Contains(err.Error(), "schemas nest more than 200 levels deep") {
+		t.Errorf("5000 nested schemas: %v", err)
+	}
+	deepProps := strings.Repeat(`{"properties":{"a":`, 201) + `{}` + strings.Repeat(`}}`, 201)
+	if _, err := Compile([]byte(deepProps)); err == nil || !strings.Contains(err.Error(), "nest more than 200") {
+		t.Errorf("201 nested properties: %v", err)
+	}
+	mustCompile(t, strings.Repeat(`{"properties":{"a":`, 100)+`{}`+strings.Repeat(`}}`, 100))
+
+	// A chain of 10,000 references, each to the next.
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/d0","$defs":{`)
+	for i := range 10_000 {
+		fmt.Fprintf(&b, `"d%d":{"$ref":"#/$defs/d%d"},`, i, i+1)
+	}
+	b.WriteString(`"d10000":{"type":"integer"}}}`)
+	s := mustCompile(t, b.String())
+	if err := s.ValidateJSON([]byte(`"x"`)); err == nil || !strings.Contains(err.Error(), "must be an integer") {
+		t.Errorf("ref chain: %v", err)
+	}
+
+	// The same chain closed into a loop.
+	closed := strings.Replace(b.String(), `"d10000":{"type":"integer"}`, `"d10000":{"$ref":"#/$defs/d0"}`, 1)
+	if _, err := Compile([]byte(closed)); err == nil || !strings.Contains(err.Error(), "a $ref cycle: #/$defs/d0 → #/$defs/d1 → #/$defs/d2 → #/$defs/d3 → … → #/$defs/d10000 → #/$defs/d0") {
+		t.Errorf("ref loop of 10,001: %v", err)
+	}
+
+	// A schema whose work doubles at each of 40 levels: the check gives up with a CostError.
+	b.Reset()
+	b.WriteString(`{"$ref":"#/$defs/d0","$defs":{`)
+	for i := range 40 {
+		fmt.Fprintf(&b, `"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	b.WriteString(`"d40":false}}`)
+	s = mustCompile(t, b.String())
+	var ce *CostError
+	if err := s.ValidateJSON([]byte(`{}`)); !errors.As(err, &ce) || !strings.Contains(err.Error(), "was given up after") {
+		t.Errorf("exponential schema: %v", err)
+	}
+
+	// A wide schema: 20,000 properties, each checked.
+	b.Reset()
+	b.WriteString(`{"properties":{`)
+	for i := range 20_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"integer","minimum":%d}`, i, i)
+	}
+	b.WriteString(`}}`)
+	s = mustCompile(t, b.String())
+	if err := s.ValidateJSON([]byte(`{"p0":0,"p19999":19999}`)); err != nil {
+		t.Error(err)
+	}
+	if err := s.ValidateJSON([]byte(`{"p19999":1}`)); err == nil || !strings.Contains(err.Error(), "at /p19999: must be at least 19999, not 1") {
+		t.Errorf("wide schema: %v", err)
+	}
+}
+
+// Work that grows with the schema times the value (patterns times keys, long enums times items)
+// is counted too: a large enough product gives up rather than runs for long.
+func TestHostileProducts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"patternProperties":{`)
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"^k%d$":{}`, i)
+	}
+	b.WriteString(`}}`)
+	s := mustCompile(t, b.String())
+	b.Reset()
+	b.WriteByte('{')
+	for i := range 3000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"x%d":1`, i)
+	}
+	b.WriteByte('}')
+	var ce *CostError
+	if err := s.ValidateJSON([]byte(b.String())); !errors.As(err, &ce) {
+		t.Errorf("3000 patterns × 3000 keys: %v", err)
+	}
+	if err := s.ValidateJSON([]byte(`{"k1":1,"k2999":2,"zz":3}`)); err != nil {
+		t.Errorf("3000 patterns × 3 keys: %v", err)
+	}
+
+	// 50,000 required names (duplicates found by a set, not by pairs), 5,000 resources.
+	b.Reset()
+	b.WriteString(`{"required":[`)
+	for i := range 50_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"n%d"`, i)
+	}
+	b.WriteString(`,"n7"],"$defs":{`)
+	for i := range 5000 {
+		fmt.Fprintf(&b, `"r%d":{"$id":"r%d.json","x-data":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/x-data/s"}}},`, i, i)
+	}
+	b.WriteString(`"end":true}}`)
+	if _, err := Compile([]byte(b.String())); err == nil || !strings.Contains(err.Error(), "at /required/50000: repeats 'n7'") {
+		t.Errorf("50,000 required: %v", err)
 	}
 }
 
