@@ -10,8 +10,10 @@ import (
 
 // describe, read and wait print a Tick's JSON re-encoded, not as the Tick spelled it: a state
 // written {"\u0070ul\u0073es" : 5000E-1} reads {"pulses": 500} and a schema's "m\u0061ximum":1E3
-// reads "maximum":1000, in the CLI and over MCP.
+// reads "maximum":1000, in the CLI and over MCP. describe also says what of a tool's schema
+// tickmux does not check (the Tick does).
 //
+// spec: 7.2
 // spec: 2.3
 // spec: 3.5
 func TestOddSpellingsPrintClean(t *testing.T) {
@@ -28,7 +30,7 @@ func TestOddSpellingsPrintClean(t *testing.T) {
 	}
 
 	out, _, code := runCLI(t, h.Socket, "describe", id)
-	if code != 0 || !strings.Contains(out, `"maximum":1000`) {
+	if code != 0 || !strings.Contains(out, `"maximum":1000`) || !strings.Contains(out, `not checked by tickmux: at /properties/tag/pattern: the pattern "(unclosed" is not checked`) {
 		t.Errorf("describe: exit %d\n%s", code, out)
 	}
 	odd("describe", out)
@@ -45,7 +47,7 @@ func TestOddSpellingsPrintClean(t *testing.T) {
 
 	cs := connectMCP(t, h.Socket, nil)
 	for _, c := range []struct{ tool, want string }{
-		{"describe_tick", `"maximum":1000`},
+		{"describe_tick", `"not_checked":["at /properties/tag/pattern: the pattern \"(unclosed\" is not checked`},
 		{"read_tick", `"pulses":500`},
 		{"wait", `"pulses":500`},
 	} {

@@ -172,7 +172,8 @@ func (s *Server) describe(ctx context.Context, p IDParams) (Description, error) 
 	out := Description{ID: in.ID(), Kind: d.Kind, Title: d.Title, Description: d.Description, Revision: d.Revision,
 		Tools: make([]ToolInfo, 0, len(d.Tools)), RecoverWith: d.RecoverWith, State: d.State}
 	for _, t := range d.Tools {
-		out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description, InputSchema: clean(t.InputSchema), Mutates: t.Mutates})
+		out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description, InputSchema: clean(t.InputSchema), Mutates: t.Mutates,
+			NotChecked: cat.Unchecked(t.Name)})
 	}
 	return out, nil
 }

@@ -58,7 +58,7 @@ type fake struct {
 
 // EnvFakeOdd is the value of EnvFake for a fake whose JSON is spelled oddly but legally, as
 // other encoders do: its state holds {"\u0070ul\u0073es":5000E-1} (pulses: 500) and the set tool's
-// schema says "m\u0061ximum":1E3. Its first state has seq 1, so a wait after seq 0 is answered
+// schema says "m\u0061ximum":1E3 (and has a pattern no engine runs, "(unclosed"). Its first state has seq 1, so a wait after seq 0 is answered
 // at once.
 const EnvFakeOdd = "odd"
 
@@ -67,7 +67,7 @@ func runFake() int {
 	if os.Getenv(EnvFake) == EnvFakeOdd {
 		f.seq = 1
 		f.extra = map[string]any{"odd": json.RawMessage(`{"\u0070ul\u0073es" : 5000E-1}`)}
-		setSchema = `{"type":"object","properties":{"value":{"type":"integer","m\u0061ximum":1E3}},"required":["value"],"additionalProperties":false}`
+		setSchema = `{"type":"object","properties":{"value":{"type":"integer","m\u0061ximum":1E3},"tag":{"type":"string","pattern":"(unclosed"}},"required":["value"],"additionalProperties":false}`
 	}
 	fmt.Fprintln(os.Stderr, "fake tick ready")
 	usr1 := make(chan os.Signal, 1)
