@@ -100,3 +100,21 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkEncodedLen: a 1 KiB state without escapes (the hot path: length less whitespace) and
+// 300 KiB of CJK written as 600 KiB of \u escapes (every escape decoded and counted).
+func BenchmarkEncodedLen(b *testing.B) {
+	plain := []byte(`{"recent":[` + strings.Repeat(`{"t":"2026-11-30T09:00:00Z","price":1234.5678,"qty":42},`, 17) + `{}]}`)
+	escaped := []byte(`"` + strings.Repeat(`\u4e2d`, 100<<10) + `"`)
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{{"plain-1KiB", plain}, {"escaped-600KiB", escaped}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			for b.Loop() {
+				EncodedLen(c.raw)
+			}
+		})
+	}
+}
