@@ -335,6 +335,9 @@ var runDescribe = request[IDParams, Description]{method: MethodDescribe, min: 1,
 				fmt.Fprintf(r.out, "      %s\n", safe(t.Description))
 			}
 			fmt.Fprintf(r.out, "      args: %s\n", safe(string(t.InputSchema)))
+			for _, u := range t.NotChecked {
+				fmt.Fprintf(r.out, "      not checked by tickmux: %s\n", safe(u))
+			}
 		}
 		return ExitOK
 	},

@@ -172,7 +172,8 @@ func (s *Server) describe(ctx context.Context, p IDParams) (Description, error) 
 	out := Description{ID: in.ID(), Kind: d.Kind, Title: d.Title, Description: d.Description, Revision: d.Revision,
 		Tools: make([]ToolInfo, 0, len(d.Tools)), RecoverWith: d.RecoverWith, State: d.State}
 	for _, t := range d.Tools {
-		out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Mutates: t.Mutates})
+		out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description, InputSchema: clean(t.InputSchema), Mutates: t.Mutates,
+			NotChecked: cat.Unchecked(t.Name)})
 	}
 	return out, nil
 }
@@ -195,13 +196,24 @@ func (s *Server) read(c *conn, p ReadParams) (ReadResult, error) {
 	return ReadResult{ID: e.ID, Seq: e.Seq, At: e.At, Data: e.Data, RecoverWith: e.RecoverWith, Trimmed: e.Trimmed}, nil
 }
 
-// entryOf is the instance's latest state as a delivery entry, merged not yet counted.
+// clean is a Tick's JSON as people and models read it (wire.Clean): the fewest escapes and
+// plain, exact numbers, whatever the Tick's encoder wrote (`"\u0070ulses": 5000E-1` is
+// `"pulses": 500`). The host validated it; should Clean refuse it all the same, it goes as it is.
+func clean(raw json.RawMessage) json.RawMessage {
+	if c, err := wire.Clean(raw); err == nil {
+		return c
+	}
+	return raw
+}
+
+// entryOf is the instance's latest state as a delivery entry, merged not yet counted. Its data
+// is clean (see clean) before any trimming, so the delivery budget counts what is delivered.
 func entryOf(in *host.Instance) (trim.Entry, bool) {
 	st := in.State()
 	if !st.Valid {
 		return trim.Entry{}, false
 	}
-	e := trim.Entry{ID: in.ID(), Seq: st.Seq, At: st.At, Data: st.Data}
+	e := trim.Entry{ID: in.ID(), Seq: st.Seq, At: st.At, Data: clean(st.Data)}
 	if cat := in.Catalog(); cat != nil {
 		e.RecoverWith = cat.Descriptor.RecoverWith // H-RC1: named, never called by the host
 		if cat.Descriptor.State != nil {

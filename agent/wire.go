@@ -194,6 +194,9 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Mutates     bool            `json:"mutates"`
+	// NotChecked lists what of input_schema tickmux does not check in args (a pattern it cannot
+	// run, a $schema it does not know), one sentence each: the Tick checks it (spec 7.2).
+	NotChecked []string `json:"not_checked,omitempty"`
 }
 
 // Description is a Tick's catalog, fresh from tick/describe (spec 5.2).

@@ -34,6 +34,10 @@ type ApprovalRequest struct {
 	ToolDescription string
 	Args            json.RawMessage
 	Revision        string
+	// Unchecked lists what of the tool's input_schema the host did not check in Args, one
+	// sentence each (Catalog.Unchecked, and patterns that ran past their time budget): the Tick
+	// checks it (spec 7.2).
+	Unchecked []string
 	// Argv and Dir describe an ActionOpen; Shell tells a plain program from a Tick.
 	Argv  []string
 	Dir   string

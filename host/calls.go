@@ -58,7 +58,8 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if err := cat.CheckArgs(tool.Name, args); err != nil {
+	unchecked, err := cat.checkArgs(tool.Name, args)
+	if err != nil {
 		return nil, failNone(ErrInvalidArgs, "the args do not fit the input_schema of %s: %v", tool.Name, err)
 	}
 
@@ -68,7 +69,7 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		how, err := in.approve(ctx, ApprovalRequest{
 			Action: ActionCall, Client: req.Client, Instance: in.id, Title: cat.Descriptor.Title,
 			Tool: tool.Name, ToolDescription: tool.Description, Args: args, Revision: revision,
-			Shown: req.Card,
+			Unchecked: unchecked, Shown: req.Card,
 		}, revision, rec)
 		if err != nil {
 			in.finishCall(rec, nil, err)

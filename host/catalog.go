@@ -29,11 +29,33 @@ func (c *Catalog) Tool(name string) *wire.Tool { return c.Descriptor.Tool(name) 
 // CheckArgs validates args against the tool's input_schema (H-K1). The error lists each field
 // that does not fit.
 func (c *Catalog) CheckArgs(tool string, args json.RawMessage) error {
+	_, err := c.checkArgs(tool, args)
+	return err
+}
+
+// checkArgs is CheckArgs that also lists what of args was not checked (Unchecked, and patterns
+// that ran past their time budget on these args), one sentence each.
+func (c *Catalog) checkArgs(tool string, args json.RawMessage) ([]string, error) {
 	s, ok := c.schemas[tool]
 	if !ok || s == nil {
-		return fmt.Errorf("%w: %q", ErrUnknownTool, tool)
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTool, tool)
 	}
-	return s.Validate(args)
+	skipped, err := s.Check(args)
+	if err != nil {
+		return nil, err
+	}
+	return append(s.Unchecked(), skipped...), nil
+}
+
+// Unchecked lists, one sentence each, what of the tool's input_schema the host does not apply
+// to args: a pattern it cannot run, a $schema it does not know (H-D1 never refuses a Tick for
+// those). The args go to the Tick all the same, which checks them itself (spec 7.2). Nil when
+// the host checks the whole schema, or the tool is unknown.
+func (c *Catalog) Unchecked(tool string) []string {
+	if s := c.schemas[tool]; s != nil {
+		return s.Unchecked()
+	}
+	return nil
 }
 
 // DescriptorError lists every way a describe result breaks H-D1 (or H-I2).
@@ -55,9 +77,9 @@ func ParseDescriptor(raw json.RawMessage) (*Catalog, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{"it is not valid JSON"}}
 	}
-	if compact.Len() > MaxDescribeBytes {
+	if n := wire.EncodedLen(compact.Bytes()); n > MaxDescribeBytes {
 		return nil, &DescriptorError{Rule: "H-D1", Problems: []string{
-			fmt.Sprintf("it is %d bytes re-encoded, over the limit of %d (512 KiB)", compact.Len(), MaxDescribeBytes)}}
+			fmt.Sprintf("it is %d bytes re-encoded, over the limit of %d (512 KiB)", n, MaxDescribeBytes)}}
 	}
 	var top map[string]json.RawMessage
 	if compact.Bytes()[0] != '{' || json.Unmarshal(compact.Bytes(), &top) != nil {

@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -75,12 +76,6 @@ func TestParseDescriptorRejects(t *testing.T) {
 				s = map[string]any{"not": s}
 			}
 			tool0(d)["input_schema"] = s
-		}},
-		{"schema of draft-04", "at /$schema: draft-04 is not supported: the drafts checked are 2020-12 (the default: leave $schema out) and draft-07", func(d map[string]any) {
-			tool0(d)["input_schema"] = map[string]any{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}
-		}},
-		{"schema pattern with lookahead", "at /properties/a/pattern: \"(?=x)\" is not a regular expression this host can run (RE2 syntax", func(d map[string]any) {
-			tool0(d)["input_schema"] = map[string]any{"properties": map[string]any{"a": map[string]any{"pattern": "(?=x)"}}}
 		}},
 		{"mutates missing", "has no mutates boolean", func(d map[string]any) { delete(tool0(d), "mutates") }},
 		{"mutates a string", "has no mutates boolean", func(d map[string]any) { tool0(d)["mutates"] = "no" }},
@@ -219,6 +214,66 @@ func TestCheckArgsDraft07(t *testing.T) {
 	}
 	if err := cat.CheckArgs("increment", json.RawMessage(`{"label":"x"}`)); err == nil || !strings.Contains(err.Error(), "has 'label', so it must also have 'at'") {
 		t.Errorf("dependencies: %v", err)
+	}
+}
+
+// Every published draft is accepted and checked as itself, ECMA-262 patterns run, and what the
+// host cannot apply never refuses the Tick: the catalog says what it does not check, and args
+// go to the Tick (spec 7.2).
+//
+// spec: 5.3
+// spec: H-D1
+// spec: H-K1
+func TestParseDescriptorAcceptsEveryDraft(t *testing.T) {
+	schemas := []string{
+		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"n":{"type":"number","maximum":10,"exclusiveMaximum":true}}}`,
+		`{"$schema":"http://json-schema.org/draft-06/schema#","type":"object","properties":{"n":{"const":1}}}`,
+		`{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"type":"object","properties":{"kid":{"$recursiveRef":"#"}}}`,
+		`{"type":"object","properties":{"slug":{"type":"string","pattern":"^(?!-)[a-z-]+$"},"note":{"type":"string","pattern":"^(?!\\s*$).+"}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","pattern":"(unclosed"}}}`,
+		`{"$schema":"http://json-schema.org/draft-03/schema#","properties":{"a":{"required":true}}}`,
+	}
+	raw := edit(t, func(d map[string]any) {
+		tools := d["tools"].([]any)
+		for i, sc := range schemas {
+			var schema map[string]any
+			if err := json.Unmarshal([]byte(sc), &schema); err != nil {
+				t.Fatal(err)
+			}
+			tools = append(tools, map[string]any{"name": fmt.Sprintf("t%d", i), "description": "d", "input_schema": schema, "mutates": false})
+		}
+		d["tools"] = tools
+	})
+	cat, err := ParseDescriptor(json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ tool, args, misfit string }{
+		{"t0", `{"n":9.5}`, `{"n":10}`},
+		{"t1", `{"n":1}`, `{"n":2}`},
+		{"t2", `{"kid":{"kid":{}}}`, `{"kid":{"kid":5}}`},
+		{"t3", `{"slug":"a-b","note":" x"}`, `{"slug":"-a","note":"  "}`},
+	} {
+		if err := cat.CheckArgs(c.tool, json.RawMessage(c.args)); err != nil {
+			t.Errorf("%s %s: %v", c.tool, c.args, err)
+		}
+		if err := cat.CheckArgs(c.tool, json.RawMessage(c.misfit)); err == nil {
+			t.Errorf("%s %s: accepted", c.tool, c.misfit)
+		}
+		if u := cat.Unchecked(c.tool); u != nil {
+			t.Errorf("%s: unchecked %v", c.tool, u)
+		}
+	}
+	if u := cat.Unchecked("t4"); len(u) != 1 || !strings.Contains(u[0], `at /properties/a/pattern: the pattern "(unclosed" is not checked`) {
+		t.Errorf("t4: unchecked %q", u)
+	}
+	if u := cat.Unchecked("t5"); len(u) != 1 || !strings.Contains(u[0], "draft-03") {
+		t.Errorf("t5: unchecked %q", u)
+	}
+	for _, tool := range []string{"t4", "t5"} {
+		if err := cat.CheckArgs(tool, json.RawMessage(`{"a":"x"}`)); err != nil {
+			t.Errorf("%s: args the host cannot check were refused: %v", tool, err)
+		}
 	}
 }
 

@@ -38,7 +38,8 @@ type message struct {
 	update wire.State
 }
 
-// Sizes measured on the host's re-encoding: the compact form of what arrived (limits table).
+// Sizes measured on the host's re-encoding (spec 2.3, 3.5; wire.EncodedLen): compact, strings
+// in UTF-8 with the fewest escapes, numbers as written (limits table).
 const (
 	MaxResultBytes   = 8 << 20   // a response's result
 	MaxDescribeBytes = 512 << 10 // a tick/describe result
@@ -193,26 +194,10 @@ func parseState(raw json.RawMessage, limit int) (wire.State, *RuleError) {
 	if err != nil {
 		return wire.State{}, &RuleError{Rule: "H-RD3", Reason: "is not valid JSON"}
 	}
-	if n := len(raw) - countWS(raw); n > limit {
+	if n := wire.EncodedLen(raw); n > limit {
 		return wire.State{}, &RuleError{Rule: "H-V3", Reason: "is " + strconv.Itoa(n) + " bytes re-encoded, over the limit of " + strconv.Itoa(limit)}
 	}
 	return stateFromSpans(raw, st)
-}
-
-// countWS counts insignificant whitespace in valid JSON.
-func countWS(b []byte) int {
-	n, inStr := 0, false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case inStr && c == '\\':
-			i++
-		case c == '"':
-			inStr = !inStr
-		case !inStr && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			n++
-		}
-	}
-	return n
 }
 
 // stateFromSpans checks the members of a TickState found by the scanner: seq is an unsigned

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf16"
 
 	"golang.org/x/sys/unix"
 )
@@ -131,7 +132,37 @@ func (ft *fakeTick) raw(s string) {
 
 func (ft *fakeTick) send(v any) {
 	b, _ := json.Marshal(v)
+	if ft.mode == "asciijson" {
+		b = asciiEscaped(b)
+	}
 	ft.raw(string(b) + "\n")
+}
+
+// asciiEscaped writes every non-ASCII character of valid JSON as \u escapes, as Python's
+// json.dumps does by default (ensure_ascii): a CJK character's 3 UTF-8 bytes become 6.
+func asciiEscaped(b []byte) []byte {
+	out := make([]byte, 0, 2*len(b))
+	for _, r := range string(b) {
+		switch {
+		case r < 0x80:
+			out = append(out, byte(r))
+		case r >= 0x10000:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, "\\u%04x\\u%04x", hi, lo)
+		default:
+			out = fmt.Appendf(out, "\\u%04x", r)
+		}
+	}
+	return out
+}
+
+// cjk is n CJK characters (3 UTF-8 bytes each).
+func cjk(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteRune(rune(0x4e00 + i%0x5000))
+	}
+	return b.String()
 }
 
 func (ft *fakeTick) reply(id json.RawMessage, result any) {
@@ -208,6 +239,9 @@ func (ft *fakeTick) descriptor() map[string]any {
 		delete(d, "recover_with")
 	case "bigdescribe":
 		d["description"] = strings.Repeat("x", 600<<10)
+	case "asciijson":
+		// 420 KiB re-encoded, 840 KiB as written.
+		d["description"] = cjk(140 << 10)
 	case "flipmutates":
 		ft.mu.Lock()
 		if ft.flipped {
@@ -226,6 +260,9 @@ func (ft *fakeTick) state() map[string]any {
 		seq = *ft.readSeq
 	}
 	data := map[string]any{"value": ft.value, "recent": []int{ft.value}, "unknown_extra": 1}
+	if ft.mode == "asciijson" {
+		data["pad"] = cjk(140 << 10)
+	}
 	if ft.readPad > 0 {
 		data["pad"] = strings.Repeat("p", ft.readPad)
 	}
@@ -440,6 +477,9 @@ func (ft *fakeTick) misbehave(what string) {
 		ft.raw(upd(fmt.Sprintf(`{"seq":%d,"data":{}}`, seq)))
 	case "updatebadat":
 		ft.raw(upd(fmt.Sprintf(`{"seq":%d,"data":{},"at":"yesterday"}`, seq+1)))
+	case "updatecjk":
+		// 300 KiB of CJK in the state: within 512 KiB re-encoded, 600 KiB written with \u escapes.
+		ft.update(map[string]any{"text": cjk(100 << 10)})
 	case "updatebig":
 		ft.raw(upd(fmt.Sprintf(`{"seq":%d,"data":{"s":"%s"}}`, seq+1, strings.Repeat("b", 520<<10))))
 	case "updatenoseq":

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"tickmux/tick/wire"
 )
 
 // The classifier reads every line a Tick writes, and a Tick may flood. Instead of decoding a
@@ -14,15 +16,18 @@ import (
 // notes where the members the host reads begin and end. Member names are matched exactly
 // (case-sensitive, as JSON-RPC means them); a repeated member counts by its last occurrence.
 
-// span is where a value lies in the line; ws counts the insignificant whitespace inside it,
-// so its compact size is end-start-ws without compacting it.
+// span is where a value lies in the line; ws counts the insignificant whitespace inside it, and
+// shrink the bytes its strings' escapes lose when re-encoded (wire.EncodedLen: "\u00e9" is 2
+// bytes, "\/" 1), so its re-encoded size is end-start-ws-shrink without re-encoding it.
 type span struct {
-	start, end, ws int
-	set            bool
+	start, end, ws, shrink int
+	set                    bool
 }
 
 func (s span) bytes(b []byte) []byte { return b[s.start:s.end] }
-func (s span) compactLen() int       { return s.end - s.start - s.ws }
+
+// compactLen is the span's size as the host re-encodes it (spec 2.3, 3.5).
+func (s span) compactLen() int { return s.end - s.start - s.ws - s.shrink }
 
 // scanned holds the members of a message, and of its params when they are an object.
 type scanned struct {
@@ -40,10 +45,11 @@ type stateSpans struct {
 const maxDepth = 10000
 
 type scanner struct {
-	b     []byte
-	i     int
-	ws    int // insignificant whitespace seen so far
-	depth int
+	b      []byte
+	i      int
+	ws     int // insignificant whitespace seen so far
+	shrink int // bytes the escapes seen so far lose when re-encoded
+	depth  int
 }
 
 var errScanDepth = errors.New("nested too deeply")
@@ -93,12 +99,12 @@ func scanLine(b []byte) (scanned, error) {
 			sp = &m.method
 		case "params":
 			// Scan params' own members in the same pass.
-			start, ws0 := s.i, s.ws
+			start, ws0, shrink0 := s.i, s.ws, s.shrink
 			st, err := s.stateObject()
 			if err != nil {
 				return err
 			}
-			m.params = span{start: start, end: s.i, ws: s.ws - ws0, set: true}
+			m.params = span{start: start, end: s.i, ws: s.ws - ws0, shrink: s.shrink - shrink0, set: true}
 			m.state = st
 			return nil
 		case "result":
@@ -260,7 +266,7 @@ func (s *scanner) object(member func(key []byte, escaped bool) error) error {
 
 // value scans any JSON value at s.i and returns its span.
 func (s *scanner) value() (span, error) {
-	start, ws0 := s.i, s.ws
+	start, ws0, shrink0 := s.i, s.ws, s.shrink
 	if s.i >= len(s.b) {
 		return span{}, s.fail("looking for a value")
 	}
@@ -283,7 +289,7 @@ func (s *scanner) value() (span, error) {
 	default:
 		err = s.fail("looking for a value")
 	}
-	return span{start: start, end: s.i, ws: s.ws - ws0, set: true}, err
+	return span{start: start, end: s.i, ws: s.ws - ws0, shrink: s.shrink - shrink0, set: true}, err
 }
 
 func (s *scanner) array() error {
@@ -348,14 +354,20 @@ func (s *scanner) str() (escaped bool, err error) {
 				return escaped, s.fail("in an escape")
 			}
 			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case '/':
+				s.shrink++ // re-encoded as itself
 				i += 2
 			case 'u':
 				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
 					s.i = i + 1
 					return escaped, s.fail("in a \\u escape")
 				}
-				i += 6
+				// A pair of surrogates is taken whole: its second half is valid, EscapeLen checked.
+				in, out := wire.EscapeLen(b[i:])
+				s.shrink += in - out
+				i += in
 			default:
 				s.i = i + 1
 				return escaped, s.fail("in an escape")

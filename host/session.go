@@ -314,13 +314,13 @@ func (s *Session) judge(p *pending, m message) reply {
 	if err := json.Compact(&buf, m.result); err != nil {
 		return reply{err: failUnknown(ErrMalformedResponse, "the result is not valid JSON")}
 	}
-	if buf.Len() > limit {
+	if n := wire.EncodedLen(buf.Bytes()); n > limit {
 		effect := wire.EffectUnknown
 		if p.method == wire.MethodCall {
 			effect = wire.EffectPossible // the tool ran and answered; only its result is lost
 		}
 		return reply{err: &CallError{Effect: effect, Err: ErrResultTooLarge,
-			Message: fmt.Sprintf("the %s result is %d bytes re-encoded, over the limit of %d", p.method, buf.Len(), limit)}}
+			Message: fmt.Sprintf("the %s result is %d bytes re-encoded, over the limit of %d", p.method, n, limit)}}
 	}
 	result := json.RawMessage(buf.Bytes())
 	if p.method == wire.MethodRead {

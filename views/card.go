@@ -95,6 +95,9 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 			exact(append(line{{"  ", th.Card}}, l...))
 		}
 		exact(line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
+		for _, u := range r.Unchecked { // what tickmux did not check in the args (the Tick does, spec 7.2)
+			text("not checked by tickmux: "+host.Printable(capText(u, maxTickField), false), th.Card)
+		}
 	case host.ActionOpen:
 		n := 0
 		for _, a := range r.Argv {

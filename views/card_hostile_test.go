@@ -25,7 +25,7 @@ func TestHostileTextCannotBreakTheCard(t *testing.T) {
 	args, _ := json.Marshal(map[string]string{"note": hostileText})
 	for _, req := range []host.ApprovalRequest{
 		{Action: host.ActionCall, Client: hostileText, Instance: "hosted:1", Title: hostileText, Tool: "set" + hostileText,
-			ToolDescription: hostileText, Args: args, Revision: hostileText},
+			ToolDescription: hostileText, Args: args, Revision: hostileText, Unchecked: []string{hostileText}},
 		{Action: host.ActionOpen, Client: "agent", Argv: []string{"bash", "-c", hostileText}, Dir: "/tmp/" + hostileText},
 		{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Title: hostileText, Text: hostileText},
 	} {
@@ -86,4 +86,20 @@ func onUIValue3(hs *harness) ([]tcell.SimCell, int, int) {
 		cells = append(cells, c...)
 	})
 	return cells, w, h
+}
+
+// The card says what tickmux did not check in the args (a pattern it cannot run, a draft it does
+// not know): the Tick checks it itself.
+// spec: 7.2
+// spec: H-D1
+func TestCardSaysWhatWasNotChecked(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	hs.start()
+	done, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionCall, Client: "agent", Instance: "hosted:1", Title: "T",
+		Tool: "set", Args: json.RawMessage(`{"a":"x"}`), Revision: "r1",
+		Unchecked: []string{`at /properties/a/pattern: the pattern "(unclosed" is not checked`}})
+	defer cancel()
+	waitCards(t, hs.queue, 1)
+	hs.waitFor(`not checked by tickmux: at /properties/a/pattern:`)
+	stillPending(t, done, "drawing the card")
 }

@@ -56,8 +56,19 @@ type fake struct {
 	extra    map[string]any // big's payload
 }
 
+// EnvFakeOdd is the value of EnvFake for a fake whose JSON is spelled oddly but legally, as
+// other encoders do: its state holds {"\u0070ul\u0073es":5000E-1} (pulses: 500) and the set tool's
+// schema says "m\u0061ximum":1E3 (and has a pattern no engine runs, "(unclosed"). Its first state has seq 1, so a wait after seq 0 is answered
+// at once.
+const EnvFakeOdd = "odd"
+
 func runFake() int {
 	f := &fake{out: bufio.NewWriter(os.Stdout), revision: 1}
+	if os.Getenv(EnvFake) == EnvFakeOdd {
+		f.seq = 1
+		f.extra = map[string]any{"odd": json.RawMessage(`{"\u0070ul\u0073es" : 5000E-1}`)}
+		setSchema = `{"type":"object","properties":{"value":{"type":"integer","m\u0061ximum":1E3},"tag":{"type":"string","pattern":"(unclosed"}},"required":["value"],"additionalProperties":false}`
+	}
 	fmt.Fprintln(os.Stderr, "fake tick ready")
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
@@ -129,6 +140,8 @@ func (f *fake) set(v int64) {
 
 const noArgs = `{"type":"object","additionalProperties":false}`
 
+var setSchema = `{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false}`
+
 func (f *fake) describe() map[string]any {
 	tool := func(name, desc, schema string, mutates bool) map[string]any {
 		return map[string]any{"name": name, "description": desc, "input_schema": json.RawMessage(schema), "mutates": mutates}
@@ -138,7 +151,7 @@ func (f *fake) describe() map[string]any {
 		"revision": f.rev(), "recover_with": "history",
 		"state": map[string]any{"series": []any{map[string]any{"path": "/recent", "newest": "last"}}},
 		"tools": []any{
-			tool("set", "Set the value.", `{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false}`, true),
+			tool("set", "Set the value.", setSchema, true),
 			tool("get", "Get the value.", noArgs, false),
 			tool("history", "Every value ever set, oldest first.", noArgs, false),
 			tool("flood", "Send n updates, then answer.", `{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":100000}},"required":["n"],"additionalProperties":false}`, true),

@@ -1,5 +1,6 @@
-// Package jsonschema checks JSON values against JSON Schema, drafts 2020-12 and 07, for
-// Tick protocol 3's input_schema (spec 5.2, host rules H-D1 and H-K1).
+// Package jsonschema checks JSON values against JSON Schema, every published draft a Tick may
+// name (draft-04, -06, -07, 2019-09, and 2020-12, the default), for Tick protocol 3's
+// input_schema (spec 5.2, 5.3, host rules H-D1 and H-K1).
 //
 // It is written for schemas that come from programs the host does not trust:
 //   - Compile checks that a schema is a valid schema of its draft (what the draft's meta-schema
@@ -8,14 +9,39 @@
 //   - References stay inside the schema: a $ref to anything the schema does not itself hold
 //     (a file, a URL, another draft's meta-schema) is refused, so compiling reads nothing.
 //   - A $ref cycle that would apply schemas to the same value without end is refused when
-//     compiled; schemas nest at most maxDepth levels; a pattern is Go's RE2 (linear time) and
-//     at most maxPatternSize instructions; Validate gives up with a clear error after a number
-//     of steps proportional to the value's size, so no schema can make it run away.
+//     compiled; schemas nest at most maxDepth levels; Validate gives up with a clear error after
+//     a number of steps proportional to the value's size, so no schema can make it run away.
+//   - Patterns are ECMA-262, as every draft says (pattern.go): lookaround and backreferences
+//     work. Such an engine backtracks, so each match has a time budget, and all the matches of
+//     one check another; a pattern that runs past it is taken as matched and reported
+//     (Schema.Check), never a reason to hang.
+//   - What the package cannot apply is never a reason to refuse a schema: a pattern it cannot
+//     run or longer than 10,000 bytes, a $schema it does not know (checked as 2020-12 when it
+//     is valid as such; otherwise, and for draft-03, whose keywords mean other things, nothing is
+//     checked). Schema.Unchecked lists each at its path; the program that receives the value
+//     checks it itself (spec 7.2).
 //   - Validate reports every part of the value that does not fit, each at its JSON Pointer.
 //
 // format and the content keywords are annotations, as draft 2020-12 has them by default: they
-// are checked for shape, not applied. $schema may name draft 2020-12 (the default) or draft-07;
-// any other draft is refused with a message that says so.
+// are checked for shape, not applied, in every draft.
+//
+// Why our own package and not a library (STYLE.md 18), measured on 2026-12-02:
+//   - Conformance: TestOfficialSuite runs the JSON-Schema-Test-Suite for every draft accepted,
+//     from two copies fetched as Go modules, with the optional ECMA-262 regex files: all tests
+//     pass (2020-12: 1051 and 1036, 2019-09: 1044, draft-07: 886 and 822, draft-06: 748,
+//     draft-04: 584); only the 9 to 22 cases per draft whose schema refers outside itself are
+//     refused, by design.
+//   - Start-up: santhosh-tekuri/jsonschema/v6, which covers every draft too, was dropped for
+//     compiling every draft's meta-schema at init in every tickmux process (10-20 ms, 1.7 MB).
+//     This package has no init work; the pattern engine, dlclark/regexp2 v1.12, costs 0.06-0.09
+//     ms and 29 KB of init (GODEBUG=inittrace=1 on tickmux --help), and runs after the early
+//     start (TestEarlyViewBeforeHeavyInits). regexp2/v2 (v2.13) was measured too: 0.17-1.3 ms and
+//     140 KB of init for Unicode 17 tables this use does not need; v1.12's ECMAScript|Unicode
+//     mode passes the suite's ECMA-262 tests.
+//   - google/jsonschema-go, which the binary links through the MCP SDK, knows only 2020-12 and
+//     draft-07 and runs patterns with Go's RE2 (no lookaround, no backreferences).
+//   - Hostile schemas: the limits above, with tests (TestHostileSchemas, TestCatastrophicPattern
+//     WithinBudget): nesting, cycles, products of anyOf behind $ref, catastrophic backtracking.
 //
 // The package has no init work: it builds nothing until a schema is compiled.
 package jsonschema
@@ -24,8 +50,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,19 +62,43 @@ type Draft int
 const (
 	Draft2020 Draft = iota // draft 2020-12, the default when $schema is absent
 	Draft7                 // draft-07
+	Draft4                 // draft-04
+	Draft6                 // draft-06
+	Draft2019              // draft 2019-09
 )
 
 func (d Draft) String() string {
-	if d == Draft7 {
+	switch d {
+	case Draft7:
 		return "draft-07"
+	case Draft4:
+		return "draft-04"
+	case Draft6:
+		return "draft-06"
+	case Draft2019:
+		return "draft 2019-09"
 	}
 	return "draft 2020-12"
 }
 
+// at is the draft's place in time (4, 6, 7, 2019, 2020), so that "since draft-06" reads v >= 6.
+func (d Draft) at() int {
+	switch d {
+	case Draft7:
+		return 7
+	case Draft4:
+		return 4
+	case Draft6:
+		return 6
+	case Draft2019:
+		return 2019
+	}
+	return 2020
+}
+
 // Limits on what a schema may ask of the checker.
 const (
-	maxDepth       = 200   // subschemas inside subschemas
-	maxPatternSize = 10000 // instructions of one compiled pattern
+	maxDepth = 200 // subschemas inside subschemas
 )
 
 // defaultBase is the URI a schema without $id is known by while references are resolved.
@@ -133,7 +181,13 @@ type Schema struct {
 	// annotations: the schema has unevaluatedItems or unevaluatedProperties, so evaluation must
 	// note which items and properties each subschema looked at.
 	annotations bool
+	unchecked   []Problem
 }
+
+// Unchecked lists what of the schema is not applied, each at its path in the schema with why
+// (a pattern this package cannot run, a $schema it does not know): a value always passes it, so
+// the program that receives the value must check it itself (spec 7.2). Nil when everything is.
+func (s *Schema) Unchecked() []Problem { return s.unchecked }
 
 // Draft is the draft the schema was checked as.
 func (s *Schema) Draft() Draft { return s.draft }
@@ -145,7 +199,7 @@ type node struct {
 	isBool  bool
 	boolVal bool
 
-	refOnly       bool // draft-07: a $ref's siblings are ignored
+	refOnly       bool // drafts 04 to 07: a $ref's siblings are ignored
 	ref           *node
 	dynamicRef    *node
 	dynamicAnchor string // $dynamicRef resolves in the dynamic scope to this anchor
@@ -157,7 +211,8 @@ type node struct {
 	hasConst bool
 
 	multipleOf, minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
-	minLength, maxLength                                             int // -1: absent
+	exclusiveMinFlag, exclusiveMaxFlag                               bool // draft-04: the boolean forms
+	minLength, maxLength                                             int  // -1: absent
 	pattern                                                          *pattern
 
 	allOf, anyOf, oneOf    []*node
@@ -165,8 +220,8 @@ type node struct {
 
 	prefixItems              []*node
 	items                    *node
-	additionalItems          *node // draft-07 only; folded into items once compiled
-	itemsIsArray             bool  // draft-07 items held an array (now prefixItems)
+	additionalItems          *node // before 2020-12 only; folded into items once compiled
+	itemsIsArray             bool  // before 2020-12, items held an array (now prefixItems)
 	contains                 *node
 	minItems, maxItems       int
 	minContains, maxContains int
@@ -192,9 +247,8 @@ type bound struct {
 }
 
 type pattern struct {
-	src  string
-	re   *regexp.Regexp
-	size int // instructions: the cost of a match is at most about size × the text's length
+	src string
+	re  *ecmaRegexp
 }
 
 type property struct {
@@ -237,6 +291,7 @@ type refSite struct {
 
 type compiler struct {
 	draft       Draft
+	v           int // draft.at()
 	nodes       map[string]*node
 	byURI       map[string]*resource
 	byPath      map[string]*resource // the innermost resource rooted at each path
@@ -244,6 +299,7 @@ type compiler struct {
 	refs        []refSite
 	probs       []Problem
 	annotations bool
+	unchecked   []Problem // keywords kept but not applied (see Schema.Unchecked)
 }
 
 // Compile reads a schema (a JSON object or boolean) and checks it (see the package comment).
@@ -259,17 +315,43 @@ func Compile(data []byte) (*Schema, error) {
 
 // CompileValue is Compile of a value that Decode returned.
 func CompileValue(doc any) (*Schema, error) {
-	c := &compiler{nodes: map[string]*node{}, byURI: map[string]*resource{}, byPath: map[string]*resource{},
-		dynamic: map[string][]*node{}}
+	draft, note := Draft2020, ""
 	if m, ok := doc.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
-			d, why := draftOf(v)
-			if why != "" {
+			d, known, why := draftOf(v)
+			switch {
+			case why != "":
 				return nil, &SchemaError{Problems: []Problem{{Path: "/$schema", Message: why}}}
+			case known:
+				draft = d
+			case d == draftNone:
+				return uncheckedSchema(fmt.Sprintf("%s names draft-03, whose keywords mean other things than in "+
+					"the drafts this host checks: nothing of this schema is checked", quote(v.(string))))
+			default:
+				note = fmt.Sprintf("%s is not a JSON Schema draft this host knows (draft-04, -06, -07, 2019-09, 2020-12): "+
+					"the schema is checked as draft 2020-12", quote(v.(string)))
 			}
-			c.draft = d
 		}
 	}
+	s, err := compileAs(doc, draft)
+	if note == "" {
+		return s, err
+	}
+	if err != nil {
+		return uncheckedSchema(note + ", and is not valid as such (" + err.Error() + "): nothing of it is checked")
+	}
+	s.unchecked = append([]Problem{{Path: "/$schema", Message: note}}, s.unchecked...)
+	return s, nil
+}
+
+// uncheckedSchema accepts every value and says why.
+func uncheckedSchema(why string) (*Schema, error) {
+	return &Schema{root: &node{isBool: true, boolVal: true}, unchecked: []Problem{{Path: "/$schema", Message: why}}}, nil
+}
+
+func compileAs(doc any, draft Draft) (*Schema, error) {
+	c := &compiler{draft: draft, v: draft.at(), nodes: map[string]*node{}, byURI: map[string]*resource{}, byPath: map[string]*resource{},
+		dynamic: map[string][]*node{}}
 	root := &resource{uri: defaultBase, value: doc}
 	c.byURI[defaultBase] = root
 	c.byPath[""] = root
@@ -286,33 +368,45 @@ func CompileValue(doc any) (*Schema, error) {
 		return nil, &SchemaError{Problems: c.probs}
 	}
 	for _, n := range c.nodes {
-		if c.draft == Draft7 && n.itemsIsArray {
+		if c.v < 2020 && n.itemsIsArray {
 			n.items = n.additionalItems // items past the array's end
 		}
 	}
-	return &Schema{root: rootNode, draft: c.draft, annotations: c.annotations}, nil
+	slices.SortFunc(c.unchecked, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	return &Schema{root: rootNode, draft: c.draft, annotations: c.annotations, unchecked: c.unchecked}, nil
 }
 
-// draftOf reads a $schema value; why says what is wrong with it.
-func draftOf(v any) (Draft, string) {
+// draftNone marks draft-03 in draftOf's answer.
+const draftNone Draft = -1
+
+// draftOf reads a $schema value: the draft and whether this package knows it (draftNone for
+// draft-03); why says what is wrong with it when it is not a string.
+func draftOf(v any) (d Draft, known bool, why string) {
 	s, ok := v.(string)
 	if !ok {
-		return 0, fmt.Sprintf("must be a string (the URI of a draft), not %s", kindWords(v))
+		return 0, false, fmt.Sprintf("must be a string (the URI of a draft), not %s", kindWords(v))
 	}
 	u := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://"), "#")
 	switch u {
 	case "json-schema.org/draft/2020-12/schema":
-		return Draft2020, ""
+		return Draft2020, true, ""
+	case "json-schema.org/draft/2019-09/schema":
+		return Draft2019, true, ""
 	case "json-schema.org/draft-07/schema":
-		return Draft7, ""
+		return Draft7, true, ""
+	case "json-schema.org/draft-06/schema":
+		return Draft6, true, ""
+	case "json-schema.org/draft-04/schema":
+		return Draft4, true, ""
+	case "json-schema.org/draft-03/schema":
+		return draftNone, false, ""
 	}
-	supported := "the drafts checked are 2020-12 (the default: leave $schema out) and draft-07"
-	for _, old := range []string{"draft-03", "draft-04", "draft-06", "draft/2019-09"} {
-		if strings.HasPrefix(u, "json-schema.org/"+old+"/") {
-			return 0, fmt.Sprintf("%s is not supported: %s", strings.TrimPrefix(old, "draft/"), supported)
-		}
-	}
-	return 0, fmt.Sprintf("%s is not a JSON Schema draft this host knows: %s", quote(s), supported)
+	return Draft2020, false, ""
+}
+
+// notApplied notes a keyword kept but not applied.
+func (c *compiler) notApplied(path, format string, args ...any) {
+	c.unchecked = append(c.unchecked, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *compiler) problem(path, format string, args ...any) {
@@ -342,36 +436,57 @@ func (c *compiler) schema(v any, path string, res *resource, depth int) *node {
 		n.isBool = true
 		return n
 	}
-	d7 := c.draft == Draft7
-	n.refOnly = d7 && m["$ref"] != nil
+	n.refOnly = c.v <= 7 && m["$ref"] != nil
 	if v, ok := m["$schema"]; ok && path != "" {
-		if d, why := draftOf(v); why != "" {
+		if d, known, why := draftOf(v); why != "" {
 			c.problem(path+"/$schema", "%s", why)
-		} else if d != c.draft {
-			c.problem(path+"/$schema", "names %s inside a %s schema: one schema, one draft", d, c.draft)
+		} else if !known || d != c.draft {
+			c.notApplied(path+"/$schema", "names %s inside a %s schema: checked as %s", quote(v.(string)), c.draft, c.draft)
 		}
 	}
-	if id, ok := m["$id"]; ok && !n.refOnly {
-		res = c.identify(id, n, m, path, res)
+	idKeyword := "$id"
+	if c.v == 4 {
+		idKeyword = "id"
+	}
+	if id, ok := m[idKeyword]; ok && !n.refOnly {
+		res = c.identify(id, n, m, path, idKeyword, res)
 		n.res = res
 	}
-	if !d7 {
+	if c.v >= 2019 {
 		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
-			if v, ok := m[kw]; ok {
+			if v, ok := m[kw]; ok && (kw == "$anchor" || c.v >= 2020) {
 				c.anchor(v, n, res, kw == "$dynamicAnchor", path+"/"+kw)
 			}
+		}
+	}
+	if v, ok := m["$recursiveAnchor"]; ok && c.v == 2019 {
+		// draft 2019-09: a resource that says true is where "$recursiveRef": "#" may land.
+		if b, _ := c.boolean(v, path+"/$recursiveAnchor"); b && res.path == path {
+			c.addAnchor(res, recursiveAnchor, n, true, path+"/$recursiveAnchor")
+			c.dynamic[recursiveAnchor] = append(c.dynamic[recursiveAnchor], n)
 		}
 	}
 	for _, kw := range sortedKeys(m) {
 		c.keyword(n, kw, m[kw], path+"/"+escapeToken(kw), res, depth)
 	}
+	// draft-04: exclusiveMaximum and exclusiveMinimum are booleans that make the bound exclusive.
+	if n.exclusiveMaxFlag && n.maximum != nil {
+		n.exclusiveMaximum, n.maximum = n.maximum, nil
+	}
+	if n.exclusiveMinFlag && n.minimum != nil {
+		n.exclusiveMinimum, n.minimum = n.minimum, nil
+	}
 	return n
 }
 
+// recursiveAnchor is the anchor name a draft 2019-09 "$recursiveAnchor": true stands for; no
+// $anchor can have it (an anchor name starts with a letter or _).
+const recursiveAnchor = "#recursive"
+
 // identify reads the $id of n (the schema m at path): a new resource, or (draft-07 "#name") an
 // anchor in res.
-func (c *compiler) identify(id any, n *node, m map[string]any, path string, res *resource) *resource {
-	where := path + "/$id"
+func (c *compiler) identify(id any, n *node, m map[string]any, path, keyword string, res *resource) *resource {
+	where := path + "/" + keyword
 	s, ok := id.(string)
 	if !ok {
 		c.problem(where, "must be a string, not %s", kindWords(id))
@@ -384,8 +499,8 @@ func (c *compiler) identify(id any, n *node, m map[string]any, path string, res 
 	}
 	frag := u.Fragment
 	u.Fragment, u.RawFragment = "", ""
-	if frag != "" && c.draft == Draft2020 {
-		c.problem(where, "%s has a fragment; in draft 2020-12 name a subschema with $anchor", quote(s))
+	if frag != "" && c.v >= 2019 {
+		c.problem(where, "%s has a fragment; in %s name a subschema with $anchor", quote(s), c.draft)
 		return res
 	}
 	if frag != "" && strings.HasPrefix(frag, "/") {
@@ -464,27 +579,35 @@ func (c *compiler) addAnchor(res *resource, name string, n *node, dynamic bool, 
 // keyword compiles one keyword of n. Keywords the draft does not know are ignored, as the drafts
 // ask; a $ref may still point into them.
 func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, depth int) {
-	d7 := c.draft == Draft7
+	v7 := c.v
 	sub := func(v any, p string) *node { return c.schema(v, p, res, depth+1) }
 	switch kw {
 	case "$ref":
 		c.ref(n, kw, v, p, res)
 	case "$dynamicRef":
-		if !d7 {
+		if v7 >= 2020 {
 			c.ref(n, kw, v, p, res)
 		}
-	case "$comment", "title", "description", "format", "contentEncoding", "contentMediaType":
+	case "$recursiveRef":
+		if v7 == 2019 {
+			c.ref(n, kw, v, p, res)
+		}
+	case "title", "description", "format":
 		c.str(v, p)
+	case "$comment", "contentEncoding", "contentMediaType":
+		if v7 >= 7 {
+			c.str(v, p)
+		}
 	case "$defs":
-		if !d7 {
+		if v7 >= 2019 {
 			c.schemaMap(v, p, sub)
 		}
 	case "definitions":
-		if d7 {
+		if v7 <= 7 {
 			c.schemaMap(v, p, sub)
 		}
 	case "$vocabulary":
-		if !d7 {
+		if v7 >= 2019 {
 			if m, ok := c.object(v, p); ok {
 				for _, k := range sortedKeys(m) {
 					if _, ok := m[k].(bool); !ok {
@@ -494,13 +617,15 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 			}
 		}
 	case "readOnly", "writeOnly":
-		c.boolean(v, p)
+		if v7 >= 7 {
+			c.boolean(v, p)
+		}
 	case "deprecated":
-		if !d7 {
+		if v7 >= 2019 {
 			c.boolean(v, p)
 		}
 	case "examples":
-		if _, ok := v.([]any); !ok {
+		if _, ok := v.([]any); !ok && v7 >= 6 {
 			c.problem(p, "must be an array, not %s", kindWords(v))
 		}
 	case "type":
@@ -513,7 +638,9 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 		}
 		n.enum, n.hasEnum = arr, true
 	case "const":
-		n.constant, n.hasConst = v, true
+		if v7 >= 6 {
+			n.constant, n.hasConst = v, true
+		}
 	case "multipleOf":
 		if b := c.number(v, p); b != nil {
 			if b.d.sign() <= 0 {
@@ -527,9 +654,17 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 	case "maximum":
 		n.maximum = c.number(v, p)
 	case "exclusiveMinimum":
-		n.exclusiveMinimum = c.number(v, p)
+		if v7 == 4 {
+			n.exclusiveMinFlag, _ = c.boolean(v, p)
+		} else {
+			n.exclusiveMinimum = c.number(v, p)
+		}
 	case "exclusiveMaximum":
-		n.exclusiveMaximum = c.number(v, p)
+		if v7 == 4 {
+			n.exclusiveMaxFlag, _ = c.boolean(v, p)
+		} else {
+			n.exclusiveMaximum = c.number(v, p)
+		}
 	case "minLength":
 		n.minLength = c.count(v, p)
 	case "maxLength":
@@ -543,11 +678,11 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 	case "maxProperties":
 		n.maxProperties = c.count(v, p)
 	case "minContains":
-		if !d7 {
+		if v7 >= 2019 {
 			n.minContains = c.count(v, p)
 		}
 	case "maxContains":
-		if !d7 {
+		if v7 >= 2019 {
 			n.maxContains = c.count(v, p)
 		}
 	case "pattern":
@@ -559,7 +694,7 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 	case "required":
 		n.required = c.names(v, p)
 	case "dependentRequired":
-		if d7 {
+		if v7 < 2019 {
 			return
 		}
 		if m, ok := c.object(v, p); ok {
@@ -568,7 +703,7 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 			}
 		}
 	case "dependencies":
-		if !d7 {
+		if v7 >= 2019 {
 			return
 		}
 		if m, ok := c.object(v, p); ok {
@@ -582,7 +717,7 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 			}
 		}
 	case "dependentSchemas":
-		if !d7 {
+		if v7 >= 2019 {
 			m := c.schemaMap(v, p, sub)
 			for _, k := range sortedKeys(m) {
 				n.dependentSchemas = append(n.dependentSchemas, dependency{name: k, schema: m[k]})
@@ -604,17 +739,27 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 	case "additionalProperties":
 		n.additionalProperties = sub(v, p)
 	case "propertyNames":
-		n.propertyNames = sub(v, p)
+		if v7 >= 6 {
+			n.propertyNames = sub(v, p)
+		}
 	case "not":
 		n.not = sub(v, p)
 	case "if":
-		n.ifS = sub(v, p)
+		if v7 >= 7 {
+			n.ifS = sub(v, p)
+		}
 	case "then":
-		n.thenS = sub(v, p)
+		if v7 >= 7 {
+			n.thenS = sub(v, p)
+		}
 	case "else":
-		n.elseS = sub(v, p)
+		if v7 >= 7 {
+			n.elseS = sub(v, p)
+		}
 	case "contains":
-		n.contains = sub(v, p)
+		if v7 >= 6 {
+			n.contains = sub(v, p)
+		}
 	case "allOf":
 		n.allOf = c.schemaList(v, p, sub)
 	case "anyOf":
@@ -622,13 +767,13 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 	case "oneOf":
 		n.oneOf = c.schemaList(v, p, sub)
 	case "prefixItems":
-		if !d7 {
+		if v7 >= 2020 {
 			n.prefixItems = c.schemaList(v, p, sub)
 		}
 	case "items":
 		if _, isArr := v.([]any); isArr {
-			if !d7 {
-				c.problem(p, "must be a schema; an array of schemas is draft-07's form (in draft 2020-12 use prefixItems)")
+			if v7 >= 2020 {
+				c.problem(p, "must be a schema; an array of schemas is the form of drafts before 2020-12 (in draft 2020-12 use prefixItems)")
 				return
 			}
 			n.prefixItems, n.itemsIsArray = c.schemaList(v, p, sub), true
@@ -636,21 +781,21 @@ func (c *compiler) keyword(n *node, kw string, v any, p string, res *resource, d
 		}
 		n.items = sub(v, p)
 	case "additionalItems":
-		if d7 {
+		if v7 < 2020 {
 			n.additionalItems = sub(v, p)
 		}
 	case "unevaluatedItems":
-		if !d7 {
+		if v7 >= 2019 {
 			n.unevaluatedItems = sub(v, p)
 			c.annotations = true
 		}
 	case "unevaluatedProperties":
-		if !d7 {
+		if v7 >= 2019 {
 			n.unevaluatedProperties = sub(v, p)
 			c.annotations = true
 		}
 	case "contentSchema":
-		if !d7 {
+		if v7 >= 2019 {
 			sub(v, p) // an annotation: checked, never applied
 		}
 	}
@@ -777,26 +922,16 @@ func (c *compiler) schemaList(v any, p string, sub func(any, string) *node) []*n
 	return out
 }
 
-// pattern compiles a regular expression with Go's regexp (RE2: no backtracking, so a match takes
-// time linear in the text).
+// pattern compiles a regular expression as ECMA-262 reads it (the dialect every draft names).
+// One this package cannot run is not applied, never refused: the drafts only say a pattern SHOULD
+// be a valid ECMA-262 expression, and the program that receives the value checks it too.
 func (c *compiler) pattern(s, p string) *pattern {
-	re, err := regexp.Compile(s)
-	if err != nil {
-		c.problem(p, "%s is not a regular expression this host can run (RE2 syntax, as Go reads it: "+
-			"no lookahead, lookbehind or backreferences): %v", quote(s), err)
+	re, why := compileECMA(s)
+	if why != "" {
+		c.notApplied(p, "the pattern %s is not checked: %s", quoteLong(s), why)
 		return nil
 	}
-	size := 0
-	if sre, err := syntax.Parse(s, syntax.Perl); err == nil {
-		if prog, err := syntax.Compile(sre.Simplify()); err == nil {
-			size = len(prog.Inst)
-		}
-	}
-	if size > maxPatternSize {
-		c.problem(p, "the regular expression %s is too large (%d instructions compiled, at most %d)", quote(s), size, maxPatternSize)
-		return nil
-	}
-	return &pattern{src: s, re: re, size: max(size, 1)}
+	return &pattern{src: s, re: re}
 }
 
 func (c *compiler) ref(n *node, kw string, v any, p string, res *resource) {
@@ -832,6 +967,12 @@ func (c *compiler) link(site refSite) {
 	switch {
 	case frag == "":
 		target = c.nodes[res.path]
+		if site.keyword == "$recursiveRef" {
+			// draft 2019-09: dynamic only when the target's resource says "$recursiveAnchor": true.
+			if a, ok := res.anchors[recursiveAnchor]; ok && a.dynamic {
+				site.n.dynamicAnchor = recursiveAnchor
+			}
+		}
 	case frag[0] == '/':
 		target = c.pointer(res, frag, site)
 	default:

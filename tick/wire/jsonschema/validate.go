@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -30,7 +31,7 @@ func (e *CostError) Error() string {
 }
 
 // Budget: steps a check may take, a base plus a share per value in the instance. A step is a
-// schema applied to a value, or about 10,000 bytes × instructions of pattern matching.
+// schema applied to a value, or a pattern run on 10,000 bytes (patterns also have a time budget).
 const (
 	baseSteps     = 100_000
 	stepsPerValue = 50
@@ -52,16 +53,25 @@ func (s *Schema) ValidateJSON(data []byte) error {
 // Validate checks v, a value as Decode returns them, against the schema: nil when it fits, a
 // *ValidationError listing every misfit, or a *CostError.
 func (s *Schema) Validate(v any) error {
-	e := &evaluator{annotations: s.annotations, budget: baseSteps + stepsPerValue*countValues(v, 0)}
+	_, err := s.Check(v)
+	return err
+}
+
+// Check is Validate that also lists, at their paths in v, the patterns it could not run on v
+// within their time budget (a pattern that backtracks without end, such as "(a+)+$" on a long
+// string): those were taken as matched, so the program that receives v must check them itself.
+func (s *Schema) Check(v any) (skipped []Problem, err error) {
+	e := &evaluator{annotations: s.annotations, containsMarks: s.draft != Draft2019,
+		budget: baseSteps + stepsPerValue*countValues(v, 0)}
 	var out problems
 	ok := e.eval(s.root, v, &out, nil)
 	switch {
 	case e.over:
-		return &CostError{Steps: e.budget}
+		return e.skipped, &CostError{Steps: e.budget}
 	case ok:
-		return nil
+		return e.skipped, nil
 	}
-	return &ValidationError{Problems: out.list, More: out.more}
+	return e.skipped, &ValidationError{Problems: out.list, More: out.more}
 }
 
 func countValues(v any, n int) int {
@@ -90,12 +100,15 @@ type token struct {
 }
 
 type evaluator struct {
-	annotations bool
-	steps       int
-	budget      int
-	over        bool
-	scope       []*resource // the dynamic scope, outermost first
-	path        []token     // where in the value the check is
+	annotations   bool
+	containsMarks bool // contains marks the items it matched as evaluated (not in draft 2019-09)
+	patternTime   time.Duration
+	skipped       []Problem
+	steps         int
+	budget        int
+	over          bool
+	scope         []*resource // the dynamic scope, outermost first
+	path          []token     // where in the value the check is
 }
 
 // annots notes which properties and items the subschemas applied to a value looked at (for
@@ -173,11 +186,43 @@ func (e *evaluator) charge(n int) bool {
 	return !e.over
 }
 
-func (e *evaluator) match(p *pattern, s string) bool {
-	if !e.charge(1 + len(s)*p.size/patternCost) {
-		return false
+// match runs a pattern within its budget (pattern.go). One that runs past it, or comes after the
+// check's patterns have used theirs, is skipped (and noted in e.skipped): the caller takes it as
+// passed.
+// A key (patternProperties) is named in the note as the property it is.
+func (e *evaluator) match(p *pattern, s string, key bool) (matched, skipped bool) {
+	if !e.charge(1 + len(s)/patternCost) {
+		return false, false
 	}
-	return p.re.MatchString(s)
+	if e.patternTime >= patternBudget {
+		e.skip(p, s, key, fmt.Sprintf("the patterns of this check used their %v", patternBudget))
+		return false, true
+	}
+	start := time.Now()
+	ok, err := p.re.MatchString(s)
+	e.patternTime += time.Since(start)
+	if err != nil {
+		e.skip(p, s, key, fmt.Sprintf("the match ran past its time budget of %v", matchBudget))
+		return false, true
+	}
+	return ok, false
+}
+
+// fits is match for the pattern keyword: a skipped pattern passes.
+func (e *evaluator) fits(p *pattern, s string) bool {
+	matched, skipped := e.match(p, s, false)
+	return matched || skipped
+}
+
+func (e *evaluator) skip(p *pattern, s string, key bool, why string) {
+	if len(e.skipped) >= maxKept {
+		return
+	}
+	path, what := e.where(), "not checked against the pattern"
+	if key {
+		path, what = path+"/"+escapeToken(s), "the property name is not checked against the pattern"
+	}
+	e.skipped = append(e.skipped, Problem{Path: path, Message: fmt.Sprintf("%s %s: %s", what, quoteLong(p.src), why)})
 }
 
 // eval reports whether v fits n. With out nil it stops at the first misfit and says nothing;
@@ -283,7 +328,7 @@ func (e *evaluator) evalKeywords(n *node, v any, out *problems, a *annots) bool 
 				return false
 			}
 		}
-		if n.pattern != nil && !e.match(n.pattern, s) && !e.over && !miss("must match the pattern %s, not %s", quote(n.pattern.src), quote(s)) {
+		if n.pattern != nil && !e.fits(n.pattern, s) && !e.over && !miss("must match the pattern %s, not %s", quote(n.pattern.src), quote(s)) {
 			return false
 		}
 	}
@@ -464,7 +509,7 @@ func (e *evaluator) arrayKeywords(n *node, arr []any, out *problems, a *annots, 
 			e.path = e.path[:len(e.path)-1]
 			if fits {
 				found++
-				if a != nil {
+				if a != nil && e.containsMarks {
 					if a.itemSet == nil {
 						a.itemSet = map[int]bool{}
 					}
@@ -572,17 +617,18 @@ func (e *evaluator) objectKeywords(n *node, obj map[string]any, out *problems, a
 		byPattern = map[string]bool{}
 		for _, k := range keys {
 			for _, pp := range n.patternProperties {
-				if !e.match(pp.p, k) {
+				matched, skipped := e.match(pp.p, k, true)
+				if !matched && !skipped {
 					if e.over {
 						return false
 					}
 					continue
 				}
-				byPattern[k] = true
+				byPattern[k] = true // a skipped pattern: not additional, and its schema not applied
 				if a != nil {
 					a.prop(k)
 				}
-				if !prop(k, pp.n) {
+				if matched && !prop(k, pp.n) {
 					return false
 				}
 			}
