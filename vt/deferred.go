@@ -127,9 +127,17 @@ func (o *overlay) clearRow(y int, id uint32) {
 }
 
 // overlayOK reports whether a run of printable ASCII at the cursor may go to the overlay: it
-// starts no new row and overwrites no half of a wide character, so it needs nothing of vt10x.
+// starts no new row, so it needs nothing of vt10x unless it overwrites half of a wide character
+// (the caller asks orphans).
 func (g *guard) overlayOK() bool {
-	return !g.noOverlay && !g.pending && g.autowrap && !g.anyWide && g.known
+	return !g.noOverlay && !g.pending && g.autowrap && g.known
+}
+
+// holds reports whether cell x of row y waits in the overlay: printed ASCII or blanked there,
+// so it is no half of a wide character whatever vt10x's grid says.
+func (o *overlay) holds(y, x int) bool {
+	row := &o.rows[y]
+	return row.cleared || x >= row.lo && x < row.hi && row.r[x] != 0
 }
 
 // eraseOK reports whether an erase may go to the overlay.

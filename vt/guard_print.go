@@ -30,10 +30,12 @@ func (g *guard) printASCII(b []byte) {
 		}
 		if g.overlayOK() {
 			n := min(len(b), g.cols-g.cx)
-			g.printDeferred(b[:n])
-			g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
-			b = b[n:]
-			continue
+			if !g.anyWide || !g.orphans(g.cx, n) {
+				g.printDeferred(b[:n])
+				g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
+				b = b[n:]
+				continue
+			}
 		}
 		if !g.autowrap && g.cx == g.cols-1 {
 			// Everything past the last column lands on it: only the last character stays.
@@ -214,12 +216,26 @@ func (g *guard) clusterID(s string) rune {
 	return r
 }
 
-// isWideHead reports whether cell x holds the left half of a wide character.
+// orphans reports whether n cells of ASCII printed at column x0 of the cursor's row, the cursor
+// not pending and autowrap on, would leave half of a wide character behind: the left half before
+// x0 (which tmux blanks only from column 2 on) or the right half after the run.
+func (g *guard) orphans(x0, n int) bool {
+	return x0 > 1 && g.isWideHead(x0-1) || g.isWideHead(x0+n-1)
+}
+
+// isWideHead reports whether cell x holds the left half of a wide character. A cell waiting in
+// the overlay is ASCII or blank, so the overlay is not handed over for this: a pane that once
+// showed a wide character keeps the deferred path for its ASCII (a full drain per printed run
+// made such a pane's redraws 7-10x slower).
 func (g *guard) isWideHead(x int) bool {
 	if x < 0 || x+1 >= g.cols {
 		return false
 	}
-	g.flush()
+	if g.ov.n > 0 && (g.ov.holds(g.cy, x) || g.ov.holds(g.cy, x+1)) {
+		return false
+	}
+	g.flushScrolls() // the overlay's rows already moved with them; vt10x's grid must too
+	g.e.flush()
 	if next, _, _ := g.e.glyph(x+1, g.cy); next != continuationRune {
 		return false
 	}
