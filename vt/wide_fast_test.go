@@ -31,10 +31,10 @@ func TestWideCharacterKeepsTheFastPath(t *testing.T) {
 		return []byte(b.String())
 	}
 	for _, poison := range []string{
-		"✅ done\r\n",                      // scrolls off below
+		"✅ done\r\n", // scrolls off below
 		"中文字符测试 日本語\r\n\x1b[H\x1b[2J", // then clear
-		"\x1b[5;10H😀\x1bc",                // then a full reset
-		"\x1b[20;70H한",                    // still on screen, away from the frame's cells
+		"\x1b[5;10H😀\x1bc",            // then a full reset
+		"\x1b[20;70H한",                // still on screen, away from the frame's cells
 	} {
 		fresh, used := NewWithOptions(80, 24, Options{Scrollback: 100}), NewWithOptions(80, 24, Options{Scrollback: 100})
 		used.Write([]byte(poison))
