@@ -30,12 +30,14 @@ func (g *guard) printASCII(b []byte) {
 		}
 		if g.overlayOK() {
 			n := min(len(b), g.cols-g.cx)
-			if !g.anyWide || !g.orphans(g.cx, n) {
-				g.printDeferred(b[:n])
-				g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
-				b = b[n:]
-				continue
-			}
+			x0 := g.cx
+			// Halves of wide characters the run overwrites are blanked as in the path below.
+			left := g.anyWide && x0 > 1 && g.isWideHead(x0-1)
+			right := g.anyWide && g.isWideHead(x0+n-1)
+			g.printDeferred(b[:n], left, right)
+			g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
+			b = b[n:]
+			continue
 		}
 		if !g.autowrap && g.cx == g.cols-1 {
 			// Everything past the last column lands on it: only the last character stays.
@@ -111,6 +113,11 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 	// tmux inserts before it wraps, so a character that wraps after a pending cursor
 	// overwrites instead.
 	insert := g.insert && !g.pending
+	if !insert && cluster == "" && r < clusterBase && g.overlayOK() && g.cx+w <= g.cols {
+		g.printCellDeferred(r, w)
+		g.last = lastPrint{valid: true, styleID: g.penID}
+		return
+	}
 	if w == 2 && g.cx == g.cols-1 && !g.pending {
 		if insert {
 			g.insertBlanks(w) // in the last column: blanks it
@@ -216,34 +223,33 @@ func (g *guard) clusterID(s string) rune {
 	return r
 }
 
-// orphans reports whether n cells of ASCII printed at column x0 of the cursor's row, the cursor
-// not pending and autowrap on, would leave half of a wide character behind: the left half before
-// x0 (which tmux blanks only from column 2 on) or the right half after the run.
-func (g *guard) orphans(x0, n int) bool {
-	return x0 > 1 && g.isWideHead(x0-1) || g.isWideHead(x0+n-1)
-}
-
-// isWideHead reports whether cell x holds the left half of a wide character. A cell waiting in
-// the overlay is ASCII or blank, so the overlay is not handed over for this: a pane that once
-// showed a wide character keeps the deferred path for its ASCII (a full drain per printed run
-// made such a pane's redraws 7-10x slower).
+// isWideHead reports whether cell x of the cursor's row holds the left half of a wide
+// character. The overlay is read first and not handed over for this: a pane that once showed a
+// wide character keeps the deferred path (a drain per printed run made such a pane's redraws
+// 7-10x slower).
 func (g *guard) isWideHead(x int) bool {
 	if x < 0 || x+1 >= g.cols {
 		return false
 	}
-	if g.ov.n > 0 && (g.ov.holds(g.cy, x) || g.ov.holds(g.cy, x+1)) {
+	head, headHeld := g.ov.at(g.cy, x)
+	next, nextHeld := g.ov.at(g.cy, x+1)
+	if !headHeld || !nextHeld {
+		g.flushScrolls() // the overlay's rows already moved with them; vt10x's grid must too
+		g.e.flush()
+	}
+	if !nextHeld {
+		next, _, _ = g.e.glyph(x+1, g.cy)
+	}
+	if next != continuationRune {
 		return false
 	}
-	g.flushScrolls() // the overlay's rows already moved with them; vt10x's grid must too
-	g.e.flush()
-	if next, _, _ := g.e.glyph(x+1, g.cy); next != continuationRune {
-		return false
+	if !headHeld {
+		head, _, _ = g.e.glyph(x, g.cy)
+		if isClusterID(head) {
+			head, _ = utf8.DecodeRuneInString(g.clusters.text(head))
+		}
 	}
-	ch, _, _ := g.e.glyph(x, g.cy)
-	if isClusterID(ch) {
-		ch, _ = utf8.DecodeRuneInString(g.clusters.text(ch))
-	}
-	return RuneWidth(ch) == 2
+	return RuneWidth(head) == 2
 }
 
 // fixLeft blanks the left half of a wide character whose right half is about to be overwritten
