@@ -80,5 +80,3 @@ func logDir(path string) string {
 	}
 	return filepath.Dir(path)
 }
-
-
