@@ -34,6 +34,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
+		os.Remove(path)
 		return nil, fmt.Errorf("cannot start the CPU profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil

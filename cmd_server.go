@@ -93,6 +93,7 @@ func runServer(args []string, std stdio) int {
 			defer stop()
 		}
 	}
+	defer profileOnSignal(logDir(f.logPath), logf)()
 	// SIGHUP, SIGTERM and SIGINT stop the server in order, or end it after hardStopAfter
 	// whatever the UI loop is doing (the guardian then ends every program); so does any other
 	// stop (quit, kill-server), counted from when it began.

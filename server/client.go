@@ -143,6 +143,9 @@ func peerPID(nc *net.UnixConn) int {
 // stopped waits up to d for the server to end: its process gone when pid is known, else its
 // socket no longer answering.
 func stopped(path string, pid int, d time.Duration) bool {
+	if pid > 0 && exitedWithin(pid, d) {
+		return true
+	}
 	deadline := time.Now().Add(d)
 	for {
 		if pid > 0 {
@@ -261,4 +264,28 @@ func resume(early *earlyview.Handover) (nc *net.UnixConn, rd *bufio.Reader, err 
 		return nil, nil, fmt.Errorf("cannot connect to tickmux on %s: not a Unix socket", early.Socket)
 	}
 	return nc, bufio.NewReader(io.MultiReader(bytes.NewReader(early.Read), nc)), nil
+}
+
+// exitedWithin waits up to d for process pid to exit, told by the kernel (a pidfd becomes
+// readable when the process exits) rather than found by polling: kill-server returned up to
+// 20 ms after the server had gone. False when it did not exit or pidfds are not to be had.
+func exitedWithin(pid int, d time.Duration) bool {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return errors.Is(err, unix.ESRCH) // gone already
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(d)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && n > 0
+	}
 }

@@ -101,3 +101,27 @@ func BenchmarkWriteFloodRIS(b *testing.B) { benchWrite(b, flood("x\x1bc")) }
 func BenchmarkWriteFloodRegion(b *testing.B) {
 	benchWrite(b, flood("\x1b[5;20r\x1b[20Hline\n\x1b[5H\x1bMz\x1b[r"))
 }
+
+// wideFrames is dashboard frames with a CJK label and an emoji on every third row, as a
+// dashboard of file names or a status line with a glyph draws them.
+func wideFrames(cols, rows int) []byte {
+	var buf bytes.Buffer
+	for f := 0; buf.Len() < 1<<20; f++ {
+		for y := 0; y < rows; y++ {
+			fmt.Fprintf(&buf, "\x1b[%d;1H", y+1)
+			label := fmt.Sprintf("metric %d", y)
+			if y%3 == 0 {
+				label = fmt.Sprintf("指标 %d ✅", y)
+			}
+			fmt.Fprintf(&buf, "\x1b[1;34m%s\x1b[m\x1b[K\x1b[%d;24H\x1b[33m%12d\x1b[m  %s", label, y+1, f*7919+y*104729, strings.Repeat("#", (y*7)%(cols-40)))
+		}
+	}
+	return buf.Bytes()
+}
+
+// A pane that once showed a wide character redraws as fast as a fresh one (issue 29).
+func BenchmarkWriteDashboardAfterWide(b *testing.B) {
+	benchWrite(b, append([]byte("✅ done\r\n\x1b[H\x1b[2J"), dashboard(120, 30, false)...))
+}
+
+func BenchmarkWriteDashboardWideCells(b *testing.B) { benchWrite(b, wideFrames(120, 30)) }

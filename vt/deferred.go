@@ -13,8 +13,9 @@ import (
 //   - the scrolling region, which vt10x needs only to scroll;
 //   - the cursor: moves only change cx and cy (lazy); one CUP goes out when a byte needs it;
 //   - the pen: usePen only records the style; its SGR goes out before the next byte;
-//   - printed text: runs of printable ASCII go into the overlay, one cell per cell, the newest
-//     write winning. When they are handed over (drain), cells that vt10x already holds with the
+//   - printed text: runs of printable ASCII and single-width or wide characters (not clusters)
+//     go into the overlay, one cell per cell, the newest write winning; a wide character holds
+//     its cell and continuationRune in the next. When they are handed over (drain), cells that vt10x already holds with the
 //     same character and style are left out, and each run of changed cells is one CUP and the
 //     characters.
 //
@@ -29,7 +30,7 @@ type overlay struct {
 }
 
 type ovRow struct {
-	r      []byte // printable ASCII; 0 where nothing waits
+	r      []rune // a character or continuationRune; 0 where nothing waits
 	st     []uint32
 	lo, hi int // the waiting cells are within [lo, hi)
 	// cleared: the whole row is blanked in style clearID before the waiting cells.
@@ -44,10 +45,10 @@ func (o *overlay) reset(rows int) {
 }
 
 // cells returns the waiting cells x..x+n-1 of row y, to be filled in.
-func (o *overlay) cells(y, x, n, cols int) ([]byte, []uint32) {
+func (o *overlay) cells(y, x, n, cols int) ([]rune, []uint32) {
 	row := &o.rows[y]
 	if len(row.r) != cols {
-		row.r, row.st = make([]byte, cols), make([]uint32, cols)
+		row.r, row.st = make([]rune, cols), make([]uint32, cols)
 	}
 	if !row.waiting() {
 		o.n++
@@ -63,10 +64,15 @@ func (o *overlay) cells(y, x, n, cols int) ([]byte, []uint32) {
 // write puts printable ASCII at column x of row y, in style id.
 func (o *overlay) write(y, x, cols int, b []byte, id uint32) {
 	r, st := o.cells(y, x, len(b), cols)
-	copy(r, b)
-	for i := range st {
-		st[i] = id
+	for i, c := range b {
+		r[i], st[i] = rune(c), id
 	}
+}
+
+// put puts one cell, a character or continuationRune, at column x of row y in style id.
+func (o *overlay) put(y, x, cols int, c rune, id uint32) {
+	r, st := o.cells(y, x, 1, cols)
+	r[0], st[0] = c, id
 }
 
 // blank blanks cells x..x+n-1 of row y in style id, as an erase does.
@@ -127,9 +133,22 @@ func (o *overlay) clearRow(y int, id uint32) {
 }
 
 // overlayOK reports whether a run of printable ASCII at the cursor may go to the overlay: it
-// starts no new row and overwrites no half of a wide character, so it needs nothing of vt10x.
+// starts no new row, so it needs nothing of vt10x unless it overwrites half of a wide character
+// (the caller asks orphans).
 func (g *guard) overlayOK() bool {
-	return !g.noOverlay && !g.pending && g.autowrap && !g.anyWide && g.known
+	return !g.noOverlay && !g.pending && g.autowrap && g.known
+}
+
+// at returns what waits in cell x of row y, if anything does.
+func (o *overlay) at(y, x int) (c rune, held bool) {
+	row := &o.rows[y]
+	if x >= row.lo && x < row.hi && row.r[x] != 0 {
+		return row.r[x], true
+	}
+	if row.cleared {
+		return ' ', true
+	}
+	return 0, false
 }
 
 // eraseOK reports whether an erase may go to the overlay.
@@ -144,10 +163,37 @@ func (g *guard) eraseDeferred(x0, y0, x1, y1 int) {
 	}
 }
 
-// printDeferred prints b (at most the rest of the row) into the overlay.
-func (g *guard) printDeferred(b []byte) {
-	g.ov.write(g.cy, g.cx, g.cols, b, g.penID)
+// printDeferred prints b (at most the rest of the row) into the overlay, blanking into it the
+// halves of wide characters the run leaves behind (see orphans).
+func (g *guard) printDeferred(b []byte, left, right bool) {
+	x0 := g.cx
+	if left {
+		g.ov.blank(g.cy, x0-1, 1, g.cols, 0) // tmux blanks with the default cell
+	}
+	g.ov.write(g.cy, x0, g.cols, b, g.penID)
+	if right && x0+len(b) < g.cols {
+		g.ov.blank(g.cy, x0+len(b), 1, g.cols, 0)
+	}
 	g.advance(len(b))
+	g.lazy = true
+}
+
+// printCellDeferred prints a character of width w that fits in the row into the overlay.
+func (g *guard) printCellDeferred(r rune, w int) {
+	x0 := g.cx
+	left, right := g.anyWide && g.isWideHead(x0-1), g.anyWide && g.isWideHead(x0+w-1)
+	if left {
+		g.ov.blank(g.cy, x0-1, 1, g.cols, 0)
+	}
+	g.ov.put(g.cy, x0, g.cols, r, g.penID)
+	if w == 2 {
+		g.ov.put(g.cy, x0+1, g.cols, continuationRune, g.penID)
+		g.anyWide = true
+	}
+	if right && x0+w < g.cols {
+		g.ov.blank(g.cy, x0+w, 1, g.cols, 0)
+	}
+	g.advance(w)
 	g.lazy = true
 }
 
@@ -264,7 +310,7 @@ func (g *guard) drain() {
 		for x := lo; x < hi; x++ {
 			r, st := rune(' '), row.clearID
 			if x < len(row.r) && row.r[x] != 0 {
-				r, st = rune(row.r[x]), row.st[x]
+				r, st = row.r[x], row.st[x]
 				row.r[x] = 0
 			} else if !row.cleared {
 				continue
@@ -280,7 +326,11 @@ func (g *guard) drain() {
 			if g.engPen != st {
 				g.rawPen(st)
 			}
-			g.e.out = append(g.e.out, byte(r))
+			if r < utf8.RuneSelf {
+				g.e.out = append(g.e.out, byte(r))
+			} else {
+				g.e.out = utf8.AppendRune(g.e.out, r)
+			}
 			at = x + 1
 		}
 		row.lo, row.hi, row.cleared = 0, 0, false

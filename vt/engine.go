@@ -25,6 +25,7 @@ type engine struct {
 	cols, rows int
 	out        []byte // sanitised bytes not yet parsed
 	rd         bytes.Reader
+	parsed     int // bytes parsed so far, for tests that check what reaches vt10x
 }
 
 // parseReaders are the buffered readers vt10x parses from, lent to one flush at a time: an
@@ -60,6 +61,7 @@ func (e *engine) flush() {
 	for e.emu.Parse(br) == nil {
 	}
 	putParseReader(br)
+	e.parsed += len(e.out)
 	e.out = e.out[:0]
 }
 

@@ -30,7 +30,11 @@ func (g *guard) printASCII(b []byte) {
 		}
 		if g.overlayOK() {
 			n := min(len(b), g.cols-g.cx)
-			g.printDeferred(b[:n])
+			x0 := g.cx
+			// Halves of wide characters the run overwrites are blanked as in the path below.
+			left := g.anyWide && x0 > 1 && g.isWideHead(x0-1)
+			right := g.anyWide && g.isWideHead(x0+n-1)
+			g.printDeferred(b[:n], left, right)
 			g.last = lastPrint{valid: true, styleID: g.penID, ascii: b[n-1]}
 			b = b[n:]
 			continue
@@ -109,6 +113,11 @@ func (g *guard) printCell(r rune, cluster string, w int) {
 	// tmux inserts before it wraps, so a character that wraps after a pending cursor
 	// overwrites instead.
 	insert := g.insert && !g.pending
+	if !insert && cluster == "" && r < clusterBase && g.overlayOK() && g.cx+w <= g.cols {
+		g.printCellDeferred(r, w)
+		g.last = lastPrint{valid: true, styleID: g.penID}
+		return
+	}
 	if w == 2 && g.cx == g.cols-1 && !g.pending {
 		if insert {
 			g.insertBlanks(w) // in the last column: blanks it
@@ -214,20 +223,33 @@ func (g *guard) clusterID(s string) rune {
 	return r
 }
 
-// isWideHead reports whether cell x holds the left half of a wide character.
+// isWideHead reports whether cell x of the cursor's row holds the left half of a wide
+// character. The overlay is read first and not handed over for this: a pane that once showed a
+// wide character keeps the deferred path (a drain per printed run made such a pane's redraws
+// 7-10x slower).
 func (g *guard) isWideHead(x int) bool {
 	if x < 0 || x+1 >= g.cols {
 		return false
 	}
-	g.flush()
-	if next, _, _ := g.e.glyph(x+1, g.cy); next != continuationRune {
+	head, headHeld := g.ov.at(g.cy, x)
+	next, nextHeld := g.ov.at(g.cy, x+1)
+	if !headHeld || !nextHeld {
+		g.flushScrolls() // the overlay's rows already moved with them; vt10x's grid must too
+		g.e.flush()
+	}
+	if !nextHeld {
+		next, _, _ = g.e.glyph(x+1, g.cy)
+	}
+	if next != continuationRune {
 		return false
 	}
-	ch, _, _ := g.e.glyph(x, g.cy)
-	if isClusterID(ch) {
-		ch, _ = utf8.DecodeRuneInString(g.clusters.text(ch))
+	if !headHeld {
+		head, _, _ = g.e.glyph(x, g.cy)
+		if isClusterID(head) {
+			head, _ = utf8.DecodeRuneInString(g.clusters.text(head))
+		}
 	}
-	return RuneWidth(ch) == 2
+	return RuneWidth(head) == 2
 }
 
 // fixLeft blanks the left half of a wide character whose right half is about to be overwritten

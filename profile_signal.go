@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A running server is profiled with `kill -USR1 PID`: it writes a CPU profile of the next
+// profileSeconds (TICKMUX_PROFILE_SECONDS, default 10) to cpu-TIME.pprof beside its log file,
+// and logs where. A signal that comes while a profile is being taken is logged and ignored;
+// so is one while TICKMUX_SERVER_CPUPROFILE profiles the whole run.
+const EnvProfileSeconds = "TICKMUX_PROFILE_SECONDS"
+
+const defaultProfileSeconds = 10
+
+// profileOnSignal starts the watch; stop ends it, and a profile being taken with it (written
+// out as far as it got).
+func profileOnSignal(dir string, logf func(string, ...any)) (stop func()) {
+	secs := defaultProfileSeconds
+	if v, err := strconv.Atoi(os.Getenv(EnvProfileSeconds)); err == nil && v > 0 {
+		secs = v
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // owner: profileOnSignal's stop; ends when done closes
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+			}
+			path := filepath.Join(dir, "cpu-"+time.Now().Format("20060102-150405")+".pprof")
+			end, err := startCPUProfile(path)
+			if err != nil {
+				logf("SIGUSR1: no CPU profile: %v", err)
+				continue
+			}
+			logf("SIGUSR1: writing a CPU profile of %d s to %s", secs, path)
+			t := time.NewTimer(time.Duration(secs) * time.Second)
+			select {
+			case <-t.C:
+			case <-done:
+				t.Stop()
+			}
+			end()
+			logf("CPU profile written: %s (read it with go tool pprof)", path)
+			drain(sigs) // signals sent while it ran asked for the profile just written
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		wg.Wait()
+	}
+}
+
+func drain(c chan os.Signal) {
+	for {
+		select {
+		case <-c:
+		default:
+			return
+		}
+	}
+}
+
+// logDir is the directory of the log file at path ("" for the default).
+func logDir(path string) string {
+	if path == "" {
+		path = defaultLogPath()
+	}
+	return filepath.Dir(path)
+}
