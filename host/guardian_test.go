@@ -14,10 +14,16 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"tickmux/host/guardian"
 )
 
 // envGuardedJob is the sleep the guarded tickmux's shell runs in the background.
 const envGuardedJob = "HOSTTEST_GUARDED_JOB"
+
+// envGuardEarly, set to "1", has the guarded tickmux start its guardian at init, as the tickmux
+// server does (guardian.EnvEarly).
+const envGuardEarly = "HOSTTEST_GUARD_EARLY"
 
 // guardParentMain stands between the test and the guarded tickmux, as a login shell or tmux
 // would: a subreaper of its own that reaps what tickmux leaves. (Were the test process the
@@ -30,6 +36,9 @@ func guardParentMain() int {
 	self, _ := os.Executable()
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), envFakeMode+"=guarded")
+	if os.Getenv(envGuardEarly) == "1" { // as the tickmux server starts it: at init, then adopted
+		cmd.Env = append(cmd.Env, guardian.EnvEarly+"=1")
+	}
 	cmd.Stdout = os.Stdout
 	if err := cmd.Start(); err != nil {
 		fmt.Println("ERROR", err)
@@ -100,6 +109,9 @@ func testKill9(t *testing.T, killGuardianFirst bool) {
 	}
 	cmd := exec.Command(testExecutable(t))
 	cmd.Env = append(os.Environ(), envFakeMode+"=guardparent", envGuardedJob+"="+job)
+	if killGuardianFirst {
+		cmd.Env = append(cmd.Env, envGuardEarly+"=1") // the server's way: started at init, adopted
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
