@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -55,7 +56,16 @@ type Guardian struct {
 	pid     int      // the guardian's pid; 0 while none runs
 	down    error    // why none runs (w nil)
 	watched map[int]*guardWatch
+	starts  []time.Time // the replacements' starts in the last restartWindow
 }
+
+// A guardian that dies as soon as it starts (a broken binary, a memory limit that kills it at
+// once) is replaced at most maxRestarts times in restartWindow; then the panes say they are
+// unguarded, and the next pane opened tries again.
+const (
+	maxRestarts   = 5
+	restartWindow = 10 * time.Second
+)
 
 // guardWatch is one group the guardian watches, as it was told.
 type guardWatch struct {
@@ -199,7 +209,24 @@ func (g *Guardian) restartLocked(what string) {
 		_ = unix.Kill(g.pid, unix.SIGKILL)
 	}
 	g.w, g.pid = nil, 0
-	if err := g.spawnLocked(); err != nil {
+	now := time.Now()
+	recent := g.starts[:0]
+	for _, t := range g.starts {
+		if now.Sub(t) < restartWindow {
+			recent = append(recent, t)
+		}
+	}
+	g.starts = recent
+	var err error
+	if len(g.starts) >= maxRestarts {
+		err = fmt.Errorf("%d guardians started in the last %v died", len(g.starts), restartWindow)
+		g.down = err
+		g.starts = g.starts[1:] // the next pane opened tries once more
+	} else {
+		g.starts = append(g.starts, now)
+		err = g.spawnLocked()
+	}
+	if err != nil {
 		err = fmt.Errorf("%s, and no new one could be started: if tickmux is killed now, the programs in its panes keep running; quit tickmux normally, or start it again: %w", what, err)
 		g.down = err
 		logGuardian("%v", err)

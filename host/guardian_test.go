@@ -276,7 +276,7 @@ func guardFailMain() int {
 	}
 	g := processGuardian()
 	g.mu.Lock()
-	g.exe = "/nonexistent/tickmux"
+	g.exe = os.Getenv(envGuardExe)
 	old := g.pid
 	g.mu.Unlock()
 	syscall.Kill(old, syscall.SIGKILL)
@@ -296,13 +296,45 @@ func guardFailMain() int {
 	return 0
 }
 
+// envGuardExe is what guardFailMain's replacement guardians run.
+const envGuardExe = "HOSTTEST_GUARD_EXE"
+
+// A guardian that dies as soon as it starts is not replaced for ever: after maxRestarts within
+// restartWindow the panes say they are unguarded, and why.
+func TestGuardianThatDiesAtOnceIsNotRestartedForever(t *testing.T) {
+	exe, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("true(1) plays a guardian that exits at once")
+	}
+	cmd := exec.Command(testExecutable(t))
+	cmd.Env = append(os.Environ(), envFakeMode+"=guardfail", envGuardExe+"="+exe)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("the tickmux whose guardian failed: %v", err)
+	}
+	// Up to the moment the pane said it is unguarded (a pane opened later tries once more).
+	before, _, _ := strings.Cut(string(out), "\nPANE ")
+	if n := strings.Count(before, "LOG guardian: the guardian (pid "); n != maxRestarts+1 {
+		t.Errorf("%d guardians ended, want %d (the first and %d replacements)", n, maxRestarts+1, maxRestarts)
+	}
+	for _, want := range []string{
+		"\nPANE the guardian (pid ",
+		fmt.Sprintf("it exited with status 0, and no new one could be started: if tickmux is killed now, the programs in its panes keep running; quit tickmux normally, or start it again: %d guardians started in the last 10s died", maxRestarts),
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+}
+
 // Every failure of the guardian path is logged and shown on the pane: a guardian that died and
 // could not be replaced leaves the open panes unguarded (GuardError, which the pane's border and
 // the panel show), and a pane opened then is unguarded too, with the reason. (Before, Launch
 // dropped the error of Watch: the pane was unprotected, silently.)
 func TestGuardianFailureShownOnThePane(t *testing.T) {
 	cmd := exec.Command(testExecutable(t))
-	cmd.Env = append(os.Environ(), envFakeMode+"=guardfail")
+	cmd.Env = append(os.Environ(), envFakeMode+"=guardfail", envGuardExe+"=/nonexistent/tickmux")
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
