@@ -247,7 +247,11 @@ func (g *Guardian) restartLocked(what string) {
 		told++
 		wt.proc.setGuardError(nil)
 	}
-	logGuardian("%s; started a new guardian (pid %d), which now watches %d process groups", what, g.pid, told)
+	groups := "process groups"
+	if told == 1 {
+		groups = "process group"
+	}
+	logGuardian("%s; started a new guardian (pid %d), which now watches %d %s", what, g.pid, told, groups)
 	if failed > 0 {
 		logGuardian("the new guardian (pid %d) could not be told of %d process groups: %v", g.pid, failed, sendErr)
 	}
