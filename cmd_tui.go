@@ -3,10 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"log"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/term"
@@ -56,34 +53,6 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	}
 	f.argv = fs.Args()
 	return f, nil
-}
-
-// defaultLogPath is $XDG_STATE_HOME/tickmux/tickmux.log, or ~/.local/state/tickmux/tickmux.log.
-func defaultLogPath() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return filepath.Join(os.TempDir(), "tickmux.log")
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "tickmux", "tickmux.log")
-}
-
-// openLog opens the log file for appending. tickmux never logs to the terminal it draws on.
-func openLog(path string) (*log.Logger, io.Closer, error) {
-	if path == "" {
-		path = defaultLogPath()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("cannot create the log directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot open the log file: %w", err)
-	}
-	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), f, nil
 }
 
 // tui is `tickmux`, `tickmux -- CMD` and `tickmux demo`: it starts a server in the background

@@ -22,13 +22,18 @@ import (
 // everything it still runs). The outcome is kept until this connection collects it, by wait with
 // calls or by cancel_call, in a book of at most maxTickets calls. A call with Keep (the CLI's
 // call --no-wait, whose process exits) runs under the server instead, in a server-wide book that
-// every connection may collect from.
+// every connection may collect from, bounded per client (the peer's pid) and in all.
 
-// maxTickets bounds the calls one connection (or the server's kept book) may have running or
-// uncollected. When the book is
-// full, the oldest uncollected outcome is dropped; when every entry is still running, a new call
-// is refused.
+// maxTickets bounds the calls one connection may have running or uncollected, and the kept calls
+// (Keep) of one client: when the book holds that many, the oldest uncollected outcome is dropped;
+// when every entry is still running, a new call is refused.
 const maxTickets = 64
+
+// maxKept bounds the server's kept book, all clients together, the same way. Kept calls are
+// bounded per client (maxTickets) first, so that one client that made many and hung up (their
+// cards still up) does not leave the others without any; this bound holds the server's memory
+// against many clients at once.
+const maxKept = 1024
 
 // maxTicketAfter bounds TicketAfterS (a longer bound is clamped: it only delays the ticket).
 const maxTicketAfter = 24 * time.Hour
@@ -36,6 +41,7 @@ const maxTicketAfter = 24 * time.Hour
 // ticket is one call in a connection's book.
 type ticket struct {
 	name      string // call:N
+	client    peer   // who made the call (kept calls are bounded per client)
 	instance  string
 	tool      string
 	revision  string
@@ -69,30 +75,42 @@ func (b *callBook) watch() <-chan struct{} {
 }
 
 // add enters a new call in the book, dropping the oldest uncollected outcome when it is full.
-// prefix starts the names: "call:" on connections, keptPrefix on the server.
+// prefix starts the names: "call:" on connections, keptPrefix on the server. The server's kept
+// book is bounded per client (maxTickets) and in all (maxKept); a connection's, in all
+// (maxTickets).
 func (b *callBook) add(t *ticket, prefix string, logf func(string, ...any)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.calls == nil {
 		b.calls = map[string]*ticket{}
 	}
-	if len(b.calls) >= maxTickets {
-		dropped := false
-		for i, name := range b.order {
-			old := b.calls[name]
-			select {
-			case <-old.done:
-			default:
-				continue
+	kept := prefix == keptPrefix
+	if kept {
+		mine := 0
+		for _, o := range b.calls {
+			if o.client.pid == t.client.pid {
+				mine++
 			}
-			logf("control socket: dropped the uncollected outcome of %s (%s on %s): more than %d calls on one connection", name, old.tool, old.instance, maxTickets)
-			delete(b.calls, name)
-			b.order = append(b.order[:i], b.order[i+1:]...)
-			dropped = true
-			break
 		}
-		if !dropped {
-			return failure(ReasonTooMany, "%d calls on this connection still wait for the person or their Tick; wait for their outcomes (wait with calls) or withdraw some (cancel_call) first", maxTickets)
+		if mine >= maxTickets && !b.dropOldestDone(func(o *ticket) bool { return o.client.pid == t.client.pid }, logf,
+			fmt.Sprintf("more than %d kept calls of %s", maxTickets, t.client)) {
+			return failure(ReasonTooMany, "%d kept calls (call --no-wait) of this client (%s) still wait for the person or their Tick; "+
+				"collect their outcomes (tickmux wait --call) or withdraw some (cancel_call) first", maxTickets, t.client)
+		}
+	}
+	limit := maxTickets
+	if kept {
+		limit = maxKept
+	}
+	if len(b.calls) >= limit {
+		why, refusal := fmt.Sprintf("more than %d calls on one connection", maxTickets),
+			fmt.Sprintf("%d calls on this connection still wait for the person or their Tick; wait for their outcomes (wait with calls) or withdraw some (cancel_call) first", maxTickets)
+		if kept {
+			why, refusal = fmt.Sprintf("more than %d kept calls in all", maxKept),
+				fmt.Sprintf("%d kept calls (call --no-wait), of all clients together, still wait for the person or their Tick; answer their cards, or collect outcomes (tickmux wait --call) or withdraw some (cancel_call) first", maxKept)
+		}
+		if !b.dropOldestDone(func(*ticket) bool { return true }, logf, why) {
+			return failure(ReasonTooMany, "%s", refusal)
 		}
 	}
 	b.next++
@@ -100,6 +118,27 @@ func (b *callBook) add(t *ticket, prefix string, logf func(string, ...any)) erro
 	b.calls[t.name] = t
 	b.order = append(b.order, t.name)
 	return nil
+}
+
+// dropOldestDone drops the oldest finished, uncollected call that which picks, logging why, and
+// reports whether there was one. Called with b.mu held.
+func (b *callBook) dropOldestDone(which func(*ticket) bool, logf func(string, ...any), why string) bool {
+	for i, name := range b.order {
+		old := b.calls[name]
+		select {
+		case <-old.done:
+		default:
+			continue
+		}
+		if !which(old) {
+			continue
+		}
+		logf("control socket: dropped the uncollected outcome of %s (%s on %s): %s", name, old.tool, old.instance, why)
+		delete(b.calls, name)
+		b.order = append(b.order[:i], b.order[i+1:]...)
+		return true
+	}
+	return false
 }
 
 // finish records a call's outcome and wakes whoever waits for one.
@@ -218,7 +257,8 @@ func outcomeOf(t *ticket, res CallResult, err error) CallOutcome {
 // notifications/cancelled, the CLI's Ctrl-C) withdraws the call as an unbounded one would be.
 func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.Instance, req host.CallRequest,
 	bound time.Duration, keep bool, status func() Progress, card *atomic.Uint64) (any, error) {
-	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, card: card, done: make(chan struct{})}
+	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, card: card, done: make(chan struct{}),
+		client: peer{name: c.client(), pid: c.pid}}
 	book, prefix, parent, wg := &c.calls, "call:", c.ctx, &c.reqs
 	if keep {
 		book, prefix, parent, wg = &s.kept, keptPrefix, s.ctx, &s.wg
@@ -296,3 +336,12 @@ func (s *Server) cancelCall(ctx context.Context, c *conn, p CancelCallParams) (C
 
 // errWithdrawnByClient is the cause of a call withdrawn with cancel_call.
 var errWithdrawnByClient = fmt.Errorf("the client withdrew the call: %w", context.Canceled)
+
+// peer is a client as the server knows it: the name it gave itself (hello; not authenticated)
+// and its process (SO_PEERCRED), which bounds its kept calls.
+type peer struct {
+	name string
+	pid  int
+}
+
+func (p peer) String() string { return fmt.Sprintf("%s, pid %d", p.name, p.pid) }

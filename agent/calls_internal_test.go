@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -36,5 +37,27 @@ func TestCallBookBounded(t *testing.T) {
 	if got := b.collect([]string{all[3].name, all[7].name, all[8].name}); len(got) != 2 ||
 		got[0].Status != StatusUnknown || got[1].Call != all[7].name || got[1].Status != StatusOK {
 		t.Errorf("collect: %+v", got)
+	}
+}
+
+// The server's kept book is bounded per client (maxTickets), then in all (maxKept): once every
+// client's share is running, a new client is refused with the limit of all clients, not its own.
+func TestKeptBookBoundedPerClientAndInAll(t *testing.T) {
+	var b callBook
+	logf := func(string, ...any) {}
+	for pid := 1; pid <= maxKept/maxTickets; pid++ {
+		for range maxTickets {
+			if err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid}}, keptPrefix, logf); err != nil {
+				t.Fatalf("client %d: %v", pid, err)
+			}
+		}
+		err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid}}, keptPrefix, logf)
+		if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany || !strings.Contains(e.Message, "of this client (c, pid ") {
+			t.Fatalf("client %d past its share: %v", pid, err)
+		}
+	}
+	err := b.add(&ticket{done: make(chan struct{}), client: peer{"late", 9999}}, keptPrefix, logf)
+	if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany || !strings.Contains(e.Message, "1024 kept calls (call --no-wait), of all clients together") {
+		t.Fatalf("a new client with the book full: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -247,6 +248,47 @@ func TestCLICallNoWait(t *testing.T) {
 	out, _, code = runCLI(t, h.Socket, "wait", "--call", name, "--timeout", "50ms")
 	if code != agent.ExitFailed || !strings.HasPrefix(out, name+": unknown") {
 		t.Errorf("wait --call for a collected call: exit %d, %q", code, out)
+	}
+}
+
+// Kept calls are bounded per client: one client that left 64 kept calls waiting for the person
+// and hung up is refused a 65th with a message naming its own limit, and another client's call
+// --no-wait (the real CLI, another process) still gets a ticket. (Before, the server's one book of
+// 64 kept calls was full for everyone, with a message about "this connection".)
+// README "CLI verbs": call --no-wait.
+func TestKeptCallsBoundedPerClient(t *testing.T) {
+	h := agenttest.Start(t)
+	in := h.OpenFake(t)
+	ctx, cancel := context.WithTimeout(context.Background(), agenttest.HangGuard)
+	defer cancel()
+	hog, err := agent.Dial(ctx, h.Socket, "hog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := func(c *agent.Client, value int) error {
+		var tk agent.Ticket
+		return c.Do(ctx, agent.MethodCall, agent.CallParams{ID: in.ID(), Tool: "set", Args: json.RawMessage(fmt.Sprintf(`{"value": %d}`, value)),
+			TicketAfterS: ptr(0.0), Keep: true}, &tk, nil)
+	}
+	for i := range 64 {
+		if err := keep(hog, i); err != nil {
+			t.Fatalf("kept call %d: %v", i+1, err)
+		}
+	}
+	err = keep(hog, 64)
+	var e *agent.Error
+	if !errors.As(err, &e) || e.Reason != agent.ReasonTooMany || !strings.Contains(e.Message, "64 kept calls (call --no-wait) of this client (hog, pid ") ||
+		strings.Contains(e.Message, "this connection") {
+		t.Fatalf("the 65th kept call of one client: %v", err)
+	}
+	hog.Close() // it hangs up; its kept calls and their cards stay
+
+	out, stderr, code := runCLI(t, h.Socket, "call", "--no-wait", in.ID(), "set", `{"value": 99}`)
+	if name, _, _ := strings.Cut(strings.TrimSpace(out), " "); code != 0 || !strings.HasPrefix(name, "call:kept-") {
+		t.Fatalf("another client's call --no-wait: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if n := len(h.Cards.Queue.Pending()); n != 65 {
+		t.Errorf("%d cards up, want 65 (64 of the client that hung up, 1 of the CLI)", n)
 	}
 }
 

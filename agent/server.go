@@ -155,7 +155,8 @@ func (s *Server) accept() {
 			}
 			continue
 		}
-		if uid, err := peerUID(nc); err != nil || uid != s.uid {
+		uid, pid, err := peerCred(nc)
+		if err != nil || uid != s.uid {
 			// H-SEC3: the socket is the user's alone; 0600 should already have kept others out.
 			s.logf("control socket: refused a peer with uid %d (want %d): %v", uid, s.uid, err)
 			nc.Close()
@@ -165,6 +166,7 @@ func (s *Server) accept() {
 		// the request, rather than one page fault at a time along its path.
 		guardian.WakeCode()
 		c := newConn(s, nc)
+		c.pid = pid
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -182,6 +184,7 @@ func (s *Server) accept() {
 type conn struct {
 	s      *Server
 	nc     *net.UnixConn
+	pid    int             // the client's process (SO_PEERCRED): its kept calls are bounded together
 	ctx    context.Context // cancelled when the connection ends
 	cancel context.CancelFunc
 	reqs   sync.WaitGroup // the connection's request goroutines

@@ -126,21 +126,28 @@ func prepareDir(dir string, isDefault bool) error {
 
 // peerUID returns the uid of the process at the other end of a Unix socket (SO_PEERCRED).
 func peerUID(c *net.UnixConn) (int, error) {
+	uid, _, err := peerCred(c)
+	return uid, err
+}
+
+// peerCred returns the uid and the pid of the process at the other end of a Unix socket
+// (SO_PEERCRED: the process that connected, as of the connect).
+func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	var cred *unix.Ucred
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	if serr != nil {
-		return -1, serr
+		return -1, 0, serr
 	}
-	return int(cred.Uid), nil
+	return int(cred.Uid), int(cred.Pid), nil
 }
 
 // expectedUID is the uid a client trusts: its own. Tests replace it to prove each check.

@@ -82,12 +82,20 @@ type RevisionWatcher interface {
 	RevisionChanged(instance, revision string)
 }
 
+// GrantDropper is an Approver whose grants the host can withdraw: a Tick that changes its tools
+// under the same revision (a spec 5.5 violation) no longer has the catalog the person allowed,
+// so every grant of the instance goes. It returns how many it dropped; it must not block.
+type GrantDropper interface {
+	DropGrants(instance string) int
+}
+
 // The TUI's queue offers every optional part.
 var (
 	_ Approver          = (*ApprovalQueue)(nil)
 	_ Granter           = (*ApprovalQueue)(nil)
 	_ InstanceForgetter = (*ApprovalQueue)(nil)
 	_ RevisionWatcher   = (*ApprovalQueue)(nil)
+	_ GrantDropper      = (*ApprovalQueue)(nil)
 )
 
 // Decision is the person's answer to a card.
@@ -297,6 +305,24 @@ func (q *ApprovalQueue) RevisionChanged(instance, revision string) {
 	if dropped {
 		q.changed()
 	}
+}
+
+// DropGrants drops every grant of an instance, whatever its revision, and returns how many
+// there were: the instance broke spec 5.5, so a grant no longer names what the person saw.
+func (q *ApprovalQueue) DropGrants(instance string) int {
+	q.mu.Lock()
+	n := 0
+	for g := range q.grants {
+		if g.instance == instance {
+			delete(q.grants, g)
+			n++
+		}
+	}
+	q.mu.Unlock()
+	if n > 0 {
+		q.changed()
+	}
+	return n
 }
 
 // ForgetInstance drops the grants of an instance that ended.

@@ -70,6 +70,7 @@ func New(cfg Config) *Host {
 	if h.callTimeout <= 0 {
 		h.callTimeout = CallTimeout
 	}
+	hearGuardian(h, true) // until Close
 	return h
 }
 
@@ -162,6 +163,17 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.order = append(h.order, id)
 	h.mu.Unlock()
 
+	// A pane whose group no guardian watches says so, in the log and on the pane (GuardError).
+	if err := proc.whenGuardChanges(func(err error) {
+		if err != nil {
+			h.logf("%s: %v", id, err)
+		} else {
+			h.logf("%s: a guardian watches its processes again", id)
+		}
+		h.bus.post(EventStatus, id)
+	}); err != nil {
+		h.logf("%s: %v", id, err)
+	}
 	in.exitWG.Add(1)
 	proc.WhenExited(in.watchExit) // on the process's waiter, once the process has exited
 	if in.isTick {
@@ -217,6 +229,7 @@ func (h *Host) Remove(id string) error {
 // Close ends every instance, in parallel, and waits for all of them (H-X1). No new instance can
 // be opened afterwards.
 func (h *Host) Close() {
+	defer hearGuardian(h, false)
 	h.mu.Lock()
 	h.closed = true
 	all := make([]*Instance, 0, len(h.instances))

@@ -242,6 +242,15 @@ func (in *Instance) Calls() []CallRecord {
 	return append([]CallRecord(nil), in.calls...)
 }
 
+// GuardError says why no guardian watches the instance's processes (see Process.GuardError), ""
+// while one does. Views show it on the pane.
+func (in *Instance) GuardError() string {
+	if err := in.proc.GuardError(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // Session is the protocol session (nil for shells). Clients use Call, Describe and Read;
 // the session is for probes that must bend the rules on purpose (tickmux check).
 func (in *Instance) Session() *Session { return in.sess }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -216,6 +218,83 @@ func TestAllowForRevision(t *testing.T) {
 	}
 	q.Answer(card.ID, Deny)
 	<-done
+}
+
+// A Tick granted "allow for this revision" that changes a tool's description and schema under the
+// same revision (breaking spec 5.5) loses every grant: the next call to the tool needs a card,
+// the recorded violation (the side panel's warning) says the grants were dropped, and the log
+// says so too. (Before, the call went out with no card under the old grant.)
+// spec: H-K2
+// spec: H-SEC1
+func TestSpec55ViolationDropsGrants(t *testing.T) {
+	q := NewApprovalQueue(nil)
+	var logged strings.Builder
+	var logMu sync.Mutex
+	h := newTestHost(t, Config{Approver: q, Logf: func(format string, args ...any) {
+		logMu.Lock()
+		fmt.Fprintf(&logged, format+"\n", args...)
+		logMu.Unlock()
+	}})
+	in := openReady(t, h, "flipdesc")
+	done := make(chan error, 1)
+	go func() { _, err := callJSON(t, in, "increment", `{"amount":1}`); done <- err }()
+	q.Answer(waitCard(t, q).ID, AllowRevision)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, err := callJSON(t, in, "bump", ``); done <- err }() // changes increment, keeps r1
+	q.Answer(waitCard(t, q).ID, AllowRevision)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if gs := q.Grants(); len(gs) != 2 {
+		t.Fatalf("grants before the describe: %+v", gs)
+	}
+	sub := h.Subscribe()
+	defer sub.Close()
+	cat, err := in.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat.Revision() != "r1" || cat.Tool("increment").Description != "Add amount, or wipe everything." {
+		t.Fatalf("the fake Tick did not change increment under r1: %+v", cat.Tool("increment"))
+	}
+	if gs := q.Grants(); len(gs) != 0 {
+		t.Fatalf("grants after a spec 5.5 violation: %+v", gs)
+	}
+	v := in.RevisionViolations()
+	if len(v) != 1 || !strings.Contains(v[0], "spec 5.5") || !strings.Contains(v[0], "2 grants (allow for this revision) were dropped") {
+		t.Fatalf("violation recorded: %q", v)
+	}
+	seen := false
+	for deadline := time.Now().Add(hangGuard); !seen && time.Now().Before(deadline); {
+		select {
+		case <-sub.C():
+			for _, e := range sub.Drain() {
+				seen = seen || e == Event{EventCatalog, in.ID()}
+			}
+		case <-time.After(hangGuard):
+		}
+	}
+	if !seen {
+		t.Error("no catalog event: views would not show the violation")
+	}
+	logMu.Lock()
+	if !strings.Contains(logged.String(), in.ID()+": the tools changed under the same revision \"r1\"") || !strings.Contains(logged.String(), "were dropped") {
+		t.Errorf("the log does not record the dropped grants:\n%s", logged.String())
+	}
+	logMu.Unlock()
+
+	// The next call to the changed tool needs a card, at the same revision.
+	go func() { _, err := callJSON(t, in, "increment", `{"amount":1,"wipe":true}`); done <- err }()
+	card := waitCard(t, q)
+	if card.Req.Tool != "increment" || card.Req.Revision != "r1" || card.Req.ToolDescription != "Add amount, or wipe everything." {
+		t.Fatalf("card %+v", card.Req)
+	}
+	q.Answer(card.ID, Deny)
+	if err := <-done; !errors.Is(err, ErrDenied) {
+		t.Fatalf("the call after the violation: %v", err)
+	}
 }
 
 func lastCall(in *Instance, tool string) CallRecord {

@@ -18,6 +18,8 @@ func TestMain(m *testing.M) {
 		os.Exit(stubbornMain())
 	case "guarded":
 		os.Exit(guardedMain())
+	case "guardfail":
+		os.Exit(guardFailMain())
 	case "guardparent":
 		os.Exit(guardParentMain())
 	case "prestart":

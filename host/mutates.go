@@ -14,7 +14,9 @@ import (
 // same revision, declare it a query and get it run with no card. So approvals use a sticky
 // mutates: a tool once declared mutating at a revision stays mutating until the revision changes,
 // and a changed tool list under the same revision is recorded as a violation (log, the instance's
-// RevisionViolations, an EventCatalog so views show it).
+// RevisionViolations, an EventCatalog so views show it). A violation also drops every grant
+// (allow for this revision) of the instance: what the person allowed was another catalog, even
+// though its revision reads the same, so the next mutating call needs a card again.
 
 // stickyMutates is an instance's memory of what was declared mutating at its current revision.
 // It is guarded by Instance.mu.
@@ -46,11 +48,14 @@ func (s *stickyMutates) adopt(cat *Catalog) string {
 		return ""
 	}
 	s.tools = key
-	v := fmt.Sprintf("the tools changed under the same revision %q (spec 5.5 requires a new revision); tools once declared mutating at it still need approval", cat.Revision())
+	return fmt.Sprintf("the tools changed under the same revision %q (spec 5.5 requires a new revision)", cat.Revision())
+}
+
+// record keeps a violation's sentence for RevisionViolations (Instance.mu held).
+func (s *stickyMutates) record(v string) {
 	if len(s.violations) < 20 {
 		s.violations = append(s.violations, v)
 	}
-	return v
 }
 
 // mutates reports whether a call to tool at revision needs approval (Instance.mu held).
@@ -83,14 +88,30 @@ func toolsKey(tools []wire.Tool) string {
 	return b.String()
 }
 
-// noteCatalog records a catalog the instance adopts (Instance.mu held); it logs a violation of
-// spec 5.5 and reports whether there was one.
+// noteCatalog records a catalog the instance adopts (Instance.mu held); on a violation of spec
+// 5.5 it drops every grant of the instance, records and logs the violation, and reports it. The
+// grants go under the lock that adopts the catalog: a call that finds the new catalog finds no
+// grant for it.
 func (in *Instance) noteCatalog(cat *Catalog) bool {
 	v := in.sticky.adopt(cat)
-	if v != "" {
-		in.host.logf("%s: %s", in.id, v)
+	if v == "" {
+		return false
 	}
-	return v != ""
+	dropped := 0
+	if d, ok := in.host.approver.(GrantDropper); ok {
+		dropped = d.DropGrants(in.id)
+	}
+	switch dropped {
+	case 0:
+		v += "; every mutating call to it needs a card, and tools once declared mutating at that revision still need approval"
+	case 1:
+		v += "; its 1 grant (allow for this revision) was dropped: every mutating call to it needs a card again"
+	default:
+		v += fmt.Sprintf("; its %d grants (allow for this revision) were dropped: every mutating call to it needs a card again", dropped)
+	}
+	in.sticky.record(v)
+	in.host.logf("%s: %s", in.id, v)
+	return true
 }
 
 // RevisionViolations lists the times the Tick changed its tools without changing its revision

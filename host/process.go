@@ -95,6 +95,10 @@ type Process struct {
 	sizeMu     sync.Mutex
 	cols, rows int
 
+	guardMu   sync.Mutex
+	guardErr  error       // why no guardian watches the group now; nil when one does
+	guardHook func(error) // run at each change of guardErr (whenGuardChanges)
+
 	stopOnce  sync.Once
 	closeOnce sync.Once
 }
@@ -216,7 +220,11 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	p.cmd = cmd
 	p.pid = cmd.Process.Pid
 	if guard != nil {
-		_ = guard.Watch(p.pid, !spec.Protocol, master)
+		if err := guard.Watch(p.pid, !spec.Protocol, master, p); err != nil {
+			p.setGuardError(err)
+		}
+	} else {
+		p.setGuardError(fmt.Errorf("no guardian runs (%v): if tickmux is killed, this program gets SIGKILL at once and its own children may outlive it", processGuardianErr))
 	}
 
 	p.rd.fn = p.rd.read
@@ -408,7 +416,9 @@ func (p *Process) reap() {
 	_ = p.cmd.Wait()
 	untrack(p.pid)
 	if g := processGuardian(); g != nil && !groupAlive(p.pid) {
-		_ = g.Forget(p.pid) // the group is gone; its id may be reused
+		if err := g.Forget(p.pid); err != nil { // the group is gone; its id may be reused
+			logGuardian("%v", err)
+		}
 	}
 	p.state = p.cmd.ProcessState
 	close(p.exited)
@@ -419,6 +429,40 @@ func (p *Process) reap() {
 	if f != nil {
 		f()
 	}
+}
+
+// GuardError says why no guardian watches the program's process group, so that a kill -9 of
+// tickmux would leave it running (or, with no guardian at all, kill it without the hangup a
+// shell passes to its jobs); nil while a guardian watches it.
+func (p *Process) GuardError() error {
+	p.guardMu.Lock()
+	defer p.guardMu.Unlock()
+	return p.guardErr
+}
+
+// setGuardError records whether a guardian watches the group (err nil: one does) and runs the
+// hook when that changed. A nil p does nothing (groups watched without a Process, in tests).
+func (p *Process) setGuardError(err error) {
+	if p == nil {
+		return
+	}
+	p.guardMu.Lock()
+	same := (p.guardErr == nil && err == nil) || (p.guardErr != nil && err != nil && p.guardErr.Error() == err.Error())
+	p.guardErr = err
+	hook := p.guardHook
+	p.guardMu.Unlock()
+	if !same && hook != nil {
+		hook(err)
+	}
+}
+
+// whenGuardChanges has f run at each later change of GuardError (it must not block), and returns
+// the current one.
+func (p *Process) whenGuardChanges(f func(error)) error {
+	p.guardMu.Lock()
+	defer p.guardMu.Unlock()
+	p.guardHook = f
+	return p.guardErr
 }
 
 // WhenExited runs f once the leader has been reaped (after Exited is closed), on the goroutine
@@ -623,7 +667,9 @@ func (p *Process) terminate() {
 	}
 	_ = signalGroup(p.pid, syscall.SIGKILL)
 	if g := processGuardian(); g != nil {
-		_ = g.Forget(p.pid)
+		if err := g.Forget(p.pid); err != nil {
+			logGuardian("%v", err)
+		}
 	}
 	killStrays(p.spec.InstanceID)
 }

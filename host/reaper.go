@@ -42,6 +42,7 @@ var reaper struct {
 
 	waitMu  sync.Mutex
 	waiting map[int]*Process // running leaders whose exit the loop looks for
+	others  map[int]func()   // other children whose exit it looks for (the guardian): what to run then
 }
 
 // maxEnded bounds the ended instances whose strays are killed on sight. Strays of an older one
@@ -73,6 +74,7 @@ func initReaper() {
 	reaper.once.Do(func() {
 		reaper.tracked = map[int]struct{}{}
 		reaper.waiting = map[int]*Process{}
+		reaper.others = map[int]func(){}
 		// Exits have a loop of their own: a sweep reads /proc for every child, and an exit that
 		// waited behind one (with the race detector, under load) was seen after the Tick's
 		// closed stdout had already ended its session without its exit status.
@@ -110,9 +112,20 @@ func awaitExit(p *Process) {
 	noticeExits() // it may have exited before it was listed: its SIGCHLD found nothing to do
 }
 
-// noticeExits starts the reaping of every listed leader that has exited.
+// awaitChildExit runs f on a goroutine of its own once child pid has exited, leaving the child
+// to f to reap. For children that are not Processes: the guardian.
+func awaitChildExit(pid int, f func()) {
+	initReaper()
+	reaper.waitMu.Lock()
+	reaper.others[pid] = f
+	reaper.waitMu.Unlock()
+	noticeExits() // it may have exited before it was listed
+}
+
+// noticeExits starts the reaping of every listed leader (and other listed child) that has exited.
 func noticeExits() {
 	var exited []*Process
+	var others []func()
 	reaper.waitMu.Lock()
 	for pid, p := range reaper.waiting {
 		if hasExited(pid) {
@@ -120,9 +133,18 @@ func noticeExits() {
 			exited = append(exited, p)
 		}
 	}
+	for pid, f := range reaper.others {
+		if hasExited(pid) {
+			delete(reaper.others, pid)
+			others = append(others, f)
+		}
+	}
 	reaper.waitMu.Unlock()
 	for _, p := range exited {
 		go p.reap() // owner: p; reaps the leader at once and ends its Process's wait
+	}
+	for _, f := range others {
+		go f() // owner: whoever listed the child; f reaps it and returns
 	}
 }
 

@@ -100,6 +100,65 @@ func TestSidePanelShowsTheFocusedTick(t *testing.T) {
 	hs.waitFor("ok {}")
 }
 
+// A Tick that changes a tool under the same revision (spec 5.5) loses the person's "allow for this
+// revision": the panel's grant is gone, its warning says the grant was dropped, and the next call
+// to the tool puts up a card.
+// spec: H-K2
+func TestPanelSaysGrantsDroppedOnSpec55Violation(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	in := hs.openTick("break55")
+	hs.start()
+	call := func() chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := in.Call(context.Background(), host.CallRequest{Client: "claude-code", Tool: "increment", Args: json.RawMessage(`{"amount":1}`)})
+			done <- err
+		}()
+		return done
+	}
+	done := call()
+	var card host.Card
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if p := hs.queue.Pending(); len(p) > 0 {
+			card = p[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no card for increment")
+		}
+	}
+	if err := hs.queue.Answer(card.ID, host.AllowRevision); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	hs.waitFor("ALLOWED WITHOUT A CARD (1)")
+	if _, err := in.Call(context.Background(), host.CallRequest{Client: "claude-code", Tool: "bump"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	scr := hs.waitGone("ALLOWED WITHOUT A CARD")
+	flat := strings.Join(strings.Fields(scr), " ")
+	for _, want := range []string{"⚠ 1× the tools changed under the same revision", "grant (allow for this", "was dropped"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the panel lacks %q:\n%s", want, scr)
+		}
+	}
+	done = call()
+	for deadline := time.Now().Add(20 * time.Second); len(hs.queue.Pending()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call after the violation went out without a card")
+		}
+	}
+	hs.queue.Answer(hs.queue.Pending()[0].ID, host.Deny)
+	if err := <-done; !errors.Is(err, host.ErrDenied) {
+		t.Fatalf("the call after the violation: %v", err)
+	}
+}
+
 // approve starts a mutating call in the background, as an agent would.
 // callCardOnPlain runs the plain Tick on a 160×50 screen and waits for the card of a claude-code
 // call of increment by amount; done carries the call's end.

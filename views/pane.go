@@ -47,6 +47,7 @@ type frameKey struct {
 	focused, alert, float bool
 	name, title, exit     string
 	status                host.Status
+	unguarded             bool
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.
@@ -97,7 +98,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		return
 	}
 	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, name: p.name,
-		title: p.inst.Title(), status: p.inst.Status()}
+		title: p.inst.Title(), status: p.inst.Status(), unguarded: p.inst.GuardError() != ""}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
 	}
@@ -149,6 +150,11 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		}
 	default:
 		l = append(l, statusSeg(th, status))
+	}
+	if key.unguarded && status != host.StatusEnded {
+		// No guardian watches its processes: a kill -9 of tickmux would leave them (the panel
+		// and the log say why).
+		l = append(l, seg{" · ", title}, seg{"⚠ unguarded", th.StatusEnded})
 	}
 	if p.alert {
 		l = append(l, seg{" ", title}, seg{" ⚑ approval ", th.Badge})

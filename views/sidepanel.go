@@ -198,6 +198,10 @@ func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), bl
 		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))
 		}
+	} else if g := inst.GuardError(); g != "" {
+		for _, l := range wrapWords("⚠ unguarded: "+host.Printable(capText(g, maxTickField), false), w) {
+			add(plain(l, th.Error))
+		}
 	}
 	cat := inst.Catalog()
 	if !inst.IsTick() || cat == nil {
