@@ -76,7 +76,7 @@ func drain(c chan os.Signal) {
 // logDir is the directory of the log file at path ("" for the default).
 func logDir(path string) string {
 	if path == "" {
-		path = defaultLogPath()
+		path, _ = defaultLogPath()
 	}
 	return filepath.Dir(path)
 }
