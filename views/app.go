@@ -94,6 +94,7 @@ type App struct {
 	messageAt time.Time
 	lastRates bool // the focused instance's sparkline had updates at the last tick
 	kf        keysFirst
+	rung      uint64 // the last card that rang the views (attention.go)
 
 	// A server's views (clients.go): nil mirror when the App draws on one terminal.
 	mirror    *Mirror
@@ -561,6 +562,7 @@ func (a *App) say(msg string) {
 
 // cardsChanged keeps card mode consistent when cards come and go.
 func (a *App) cardsChanged() {
+	a.attend()
 	a.otherViewsCardsChanged()
 	if a.mode != keymap.ModeCard {
 		return

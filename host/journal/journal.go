@@ -54,7 +54,8 @@ func DefaultDir() (string, error) {
 }
 
 // Open opens (creating) the journal in dir, keeping at most maxTotal bytes in all its files
-// (0: DefaultMaxTotal).
+// (0: DefaultMaxTotal). When it cannot, it says why and still returns a Journal, which tries
+// again at each Append (and returns why it cannot): a journal never stops the server.
 func Open(dir string, maxTotal int64) (*Journal, error) {
 	if maxTotal <= 0 {
 		maxTotal = DefaultMaxTotal
@@ -62,10 +63,7 @@ func Open(dir string, maxTotal int64) (*Journal, error) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	j := &Journal{dir: dir, perFile: max(maxTotal/Files, 4096), run: hex.EncodeToString(b[:])}
-	if err := j.open(); err != nil {
-		return nil, err
-	}
-	return j, nil
+	return j, j.open()
 }
 
 func (j *Journal) open() error {
