@@ -16,7 +16,7 @@ type CallRequest struct {
 	Client string
 	// Peer is the caller's process as the socket saw it, for the journal.
 	Peer Peer
-	Tool   string
+	Tool string
 	// Args are the tool's arguments; nil means {}.
 	Args json.RawMessage
 	// Revision is the catalog revision the call was prepared against; "" means the current one.

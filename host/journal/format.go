@@ -73,7 +73,7 @@ func DecisionText(e Entry) string {
 	}
 	var extra []string
 	if e.View != nil {
-		extra = append(extra, "view "+*e.View)
+		extra = append(extra, *e.View)
 	}
 	if e.Card != nil && e.Decision != Waiting {
 		extra = append(extra, (time.Duration(e.WaitedMS) * time.Millisecond).String())

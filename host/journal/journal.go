@@ -31,13 +31,13 @@ const Name = "journal.jsonl"
 // Journal appends entries. One mutex orders the writers of a process; each line goes out in one
 // write on an O_APPEND descriptor, so lines from two processes never interleave within a line.
 type Journal struct {
-	dir      string
-	perFile  int64
-	run      string
-	mu       sync.Mutex
-	f        *os.File
-	size     int64
-	needsNL  bool // the file may end in a torn line: start the next one on a line of its own
+	dir     string
+	perFile int64
+	run     string
+	mu      sync.Mutex
+	f       *os.File
+	size    int64
+	needsNL bool // the file may end in a torn line: start the next one on a line of its own
 }
 
 // DefaultDir is $XDG_STATE_HOME/tickmux, or ~/.local/state/tickmux.
