@@ -65,6 +65,7 @@ var routes = map[string]route{
 	MethodSend:       method(func(s *Server, r inbound, p SendParams) (any, error) { return s.send(r.ctx, r.c, r.id, p) }),
 	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
 	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
+	MethodJournal:    method(func(s *Server, r inbound, p JournalParams) (any, error) { return s.journal(r.c, p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
@@ -133,7 +134,12 @@ func (s *Server) list() ListResult {
 	out := ListResult{Ticks: []TickInfo{}}
 	for _, in := range s.h.Instances() {
 		if in.Visible() {
-			out.Ticks = append(out.Ticks, info(in))
+			t := info(in)
+			if in.IsTick() {
+				n := s.h.JournalCount(in.ID())
+				t.Decisions = &n
+			}
+			out.Ticks = append(out.Ticks, t)
 		}
 	}
 	if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {

@@ -38,6 +38,23 @@ type journalState struct {
 	warn   string           // why the last write failed; "" once one succeeds
 }
 
+// JournalReader is a JournalWriter that can read its entries back (a *journal.Journal).
+type JournalReader interface {
+	Entries() ([]journal.Entry, error)
+	Run() string
+}
+
+// JournalEntries returns the journal's entries (waiting lines with an outcome dropped), oldest
+// first, and this server's run.
+func (h *Host) JournalEntries() ([]journal.Entry, string, error) {
+	r, ok := h.jr.w.(JournalReader)
+	if !ok {
+		return nil, "", fmt.Errorf("this tickmux keeps no journal")
+	}
+	es, err := r.Entries()
+	return es, r.Run(), err
+}
+
 // JournalWarning is why the journal could not be written, or "" when the last write worked.
 func (h *Host) JournalWarning() string {
 	h.jr.mu.Lock()

@@ -200,6 +200,12 @@ func Read(dir string) (entries []Entry, skipped int, err error) {
 	return entries, skipped, nil
 }
 
+// Entries reads the journal back (Read, then Collapse).
+func (j *Journal) Entries() ([]Entry, error) {
+	es, _, err := Read(j.dir)
+	return Collapse(es), err
+}
+
 // Parse reads entries from JSON Lines, skipping lines that are not whole entries.
 func Parse(data []byte) (entries []Entry, skipped int) {
 	for len(data) > 0 {
