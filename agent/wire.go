@@ -167,21 +167,21 @@ type TickInfo struct {
 	// Type is "tick" or "shell".
 	Type string `json:"type"`
 	// Status is "ready" or "ended" (instances still starting are not shown, H-I1).
-	Status      string  `json:"status"`
-	Kind        string  `json:"kind,omitempty"`
-	Title       string  `json:"title"`
-	Description string  `json:"description,omitempty"`
-	Revision    string  `json:"revision,omitempty"`
-	RecoverWith string  `json:"recover_with,omitempty"`
-	Seq         *uint64 `json:"seq,omitempty"`     // the latest state's seq (Ticks)
-	Updates     *uint64 `json:"updates,omitempty"` // tick/update notifications received (Ticks)
-	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
-	// grant) the approval journal holds for this instance since it opened (Ticks).
-	Decisions *int     `json:"decisions,omitempty"`
-	Command   []string `json:"command"`
-	Cwd       string   `json:"cwd,omitempty"`
+	Status      string   `json:"status"`
+	Kind        string   `json:"kind,omitempty"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Revision    string   `json:"revision,omitempty"`
+	RecoverWith string   `json:"recover_with,omitempty"`
+	Seq         *uint64  `json:"seq,omitempty"`     // the latest state's seq (Ticks)
+	Updates     *uint64  `json:"updates,omitempty"` // tick/update notifications received (Ticks)
+	Command     []string `json:"command"`
+	Cwd         string   `json:"cwd,omitempty"`
 	// Ended says why an ended instance ended.
 	Ended string `json:"ended,omitempty"`
+	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
+	// grant) the approval journal holds for this instance since it opened (Ticks).
+	Decisions *int `json:"decisions,omitempty"`
 }
 
 // ListResult is every instance a client may see, in the order they were opened.
