@@ -14,9 +14,7 @@ import (
 type CallRequest struct {
 	// Client names the caller for the approval card and the recent calls (not authenticated).
 	Client string
-	// Peer is the caller's process as the socket saw it, for the journal.
-	Peer Peer
-	Tool string
+	Tool   string
 	// Args are the tool's arguments; nil means {}.
 	Args json.RawMessage
 	// Revision is the catalog revision the call was prepared against; "" means the current one.
@@ -25,6 +23,8 @@ type CallRequest struct {
 	// 0 once it is gone (answered, withdrawn or voided). It is never called for a call that needs
 	// no card. It must not block.
 	Card func(id uint64)
+	// Peer is the caller's process as the socket saw it, for the journal.
+	Peer Peer
 }
 
 // Call runs a tool of a ready Tick. In order: the revision must be current, the tool must exist,
