@@ -101,6 +101,9 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 	}
 	res, err := in.sess.CallObserved(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout, obs)
 	jrec.setChange(before, after)
+	if p, merged, ok := jrec.change(); ok {
+		in.updateCall(rec, func(r *CallRecord) { r.Change, r.Merged = p, merged })
+	}
 	if errors.Is(err, ErrCatalogChanged) {
 		go in.refreshCatalog() // owner: the instance; one describe, bounded by InitTimeout
 	}

@@ -258,6 +258,32 @@ func (r *Record) setChange(before, after StateInfo) {
 	r.e.Change = p
 }
 
+// change is the call's change once setChange knew it.
+func (r *Record) change() (journal.Patch, int, bool) {
+	if r == nil {
+		return nil, 0, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.e.Change, r.e.Merged, r.e.Change != nil
+}
+
+// LastChange is the newest recent call of tool on instance whose change is known, for a card
+// that asks for that tool again.
+func (h *Host) LastChange(instance, tool string) (CallRecord, bool) {
+	in := h.Get(instance)
+	if in == nil {
+		return CallRecord{}, false
+	}
+	calls := in.Calls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Tool == tool && calls[i].Change != nil {
+			return calls[i], true
+		}
+	}
+	return CallRecord{}, false
+}
+
 // Finish writes the outcome line: err is the request's result (nil: it worked). When no answer
 // was recorded, the error says what happened to the card.
 func (r *Record) Finish(err error) {

@@ -516,7 +516,8 @@ func (a *App) rebuild() {
 	if a.queue != nil {
 		grants = a.queue.Grants()
 	}
-	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now()})
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now(),
+		journalWarning: a.host.JournalWarning(), lastChange: a.host.LastChange})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}

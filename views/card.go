@@ -95,6 +95,7 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 			exact(append(line{{"  ", th.Card}}, l...))
 		}
 		exact(line{{"revision ", th.Card}, untrusted(fmt.Sprintf("%q", r.Revision), th.Card)})
+		body = append(body, p.lastChangeLines(r, inner)...)
 	case host.ActionOpen:
 		n := 0
 		for _, a := range r.Argv {
