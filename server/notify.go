@@ -24,6 +24,7 @@ type notifyCommand struct {
 	mu      sync.Mutex
 	last    uint64 // the last card looked at
 	lastRun time.Time
+	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -71,7 +72,7 @@ func (n *notifyCommand) changed(cards []host.Card) {
 		if n.views() > 0 {
 			continue // the views rang
 		}
-		if n.ctx.Err() != nil {
+		if n.closed {
 			return
 		}
 		if !n.lastRun.IsZero() && time.Since(n.lastRun) < notifyEvery {
@@ -105,13 +106,30 @@ func (n *notifyCommand) run(card uint64, stdin []byte) {
 	}
 }
 
-// close stops any command still running and waits for it.
+// notifyGrace is how long the server's stop waits for a command still running before it ends it.
+const notifyGrace = 2 * time.Second
+
+// close starts no more commands, gives those running notifyGrace to finish, ends the rest, and
+// waits for them.
 func (n *notifyCommand) close() {
 	if n == nil {
 		return
 	}
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
+	done := make(chan struct{})
+	go func() { // owner: close; returns when the last command has ended
+		n.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(notifyGrace):
+		n.cancel()
+		<-done
+	}
 	n.cancel()
-	n.wg.Wait()
 }
 
 // capJSON keeps args up to 4 KiB; larger ones are replaced by a note (the card has them all).
