@@ -198,3 +198,20 @@ func TestEndToEndJournal(t *testing.T) {
 		t.Fatalf("the next server's entry %+v; the journal holds %d entries, want 8", next, len(r.logEntries()))
 	}
 }
+
+// An agent that runs in a tickmux pane is named by that pane in the journal; an open is journaled
+// with the instance it started.
+func TestEndToEndJournalNamesThePane(t *testing.T) {
+	r := newTmuxRig(t)
+	r.start()
+	r.waitFor("shell:1")
+	r.waitFor("$ ")
+	r.keys("tickmux open -- tickmux example counter", "Enter")
+	r.waitFor("wants to open")
+	r.answerCardIn("e2e", "APPROVE", "y")
+	e := r.waitLog("the open", func(e journal.Entry) bool { return e.Kind == "open" && e.Decision == journal.Once })
+	if e.Client.Pane != "shell:1" || e.Instance != "hosted:1" || e.Outcome == nil || e.Outcome.Status != "ok" ||
+		len(e.Argv) != 3 || e.Argv[1] != "example" {
+		t.Fatalf("the open's entry: %+v", e)
+	}
+}

@@ -320,7 +320,11 @@ func (r *Record) FinishWith(o journal.Outcome, err error) {
 	r.stopClock()
 	switch {
 	case r.sent || err == nil:
-		if r.e.Decision == "" {
+		switch {
+		case r.e.Decision != "":
+		case r.e.Card == nil && r.e.Kind == string(ActionCall):
+			r.e.Decision = journal.Granted // a grant made while the host asked: no card, no answer
+		default:
 			r.e.Decision = journal.Once // an approver that does not say how it answered
 		}
 	case errors.Is(err, ErrDenied), r.e.Decision == journal.Denied:
