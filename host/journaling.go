@@ -102,7 +102,6 @@ type Record struct {
 	mu     sync.Mutex
 	e      journal.Entry
 	shown  time.Time
-	waited bool // the waiting line went out
 	sent   bool // the request went out: its decision stands whatever the outcome
 	done   bool
 }
@@ -153,7 +152,6 @@ func (r *Record) Watch(req *ApprovalRequest) {
 		r.e.Card, r.shown = &id, time.Now()
 		e := r.e
 		e.Time, e.Decision = r.shown, journal.Waiting
-		r.waited = true
 		r.mu.Unlock()
 		r.h.appendJournal(e)
 	}

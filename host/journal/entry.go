@@ -25,7 +25,7 @@ const (
 	Denied    = "denied"    // the person said no
 	Withdrawn = "withdrawn" // the client gave up (or the server stopped) before the answer
 	Voided    = "voided"    // the catalog changed, or the instance ended, before the call went out
-	Timeout   = "timeout"   // nobody answered in time
+	Timeout   = "timeout"   // nobody answered in time (not written yet: tickmux's cards wait until answered)
 )
 
 // Outcome statuses.

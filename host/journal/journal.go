@@ -96,9 +96,6 @@ func (j *Journal) open() error {
 // Run names this server's life (card numbers are per run).
 func (j *Journal) Run() string { return j.run }
 
-// Dir is the journal's directory.
-func (j *Journal) Dir() string { return j.dir }
-
 // Append writes e as one line, with e.Run and (if zero) e.Time filled in by the caller's
 // Journal. It returns why it could not; the caller goes on all the same.
 func (j *Journal) Append(e Entry) error {
