@@ -99,11 +99,11 @@ func (h *Host) appendJournal(e journal.Entry) {
 type Record struct {
 	h *Host
 
-	mu     sync.Mutex
-	e      journal.Entry
-	shown  time.Time
-	sent   bool // the request went out: its decision stands whatever the outcome
-	done   bool
+	mu    sync.Mutex
+	e     journal.Entry
+	shown time.Time
+	sent  bool // the request went out: its decision stands whatever the outcome
+	done  bool
 }
 
 // NewRecord starts the journal entry of req, a request from peer; nil when there is no journal.
