@@ -106,6 +106,10 @@ func (j *Journal) Append(e Entry) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.f != nil && !j.current() {
+		j.f.Close() // another process rotated the files: follow it to the new journal.jsonl
+		j.f = nil
+	}
 	if j.f == nil {
 		if err := j.open(); err != nil {
 			return err
@@ -127,6 +131,16 @@ func (j *Journal) Append(e Entry) error {
 	}
 	j.needsNL = false
 	return nil
+}
+
+// current reports whether the open file is still journal.jsonl. Called with mu.
+func (j *Journal) current() bool {
+	fi, err := os.Stat(path(j.dir, 0))
+	if err != nil {
+		return false
+	}
+	mine, err := j.f.Stat()
+	return err == nil && os.SameFile(fi, mine)
 }
 
 // rotate shifts journal.jsonl to journal.1.jsonl and so on, dropping the oldest. Called with mu.

@@ -161,3 +161,34 @@ func TestChangeLines(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Two journals on one directory (two servers, which should not happen) keep whole lines, and one
+// follows the other's rotation instead of writing on in a rotated file.
+func TestTwoWritersFollowRotation(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir, 4*4096)
+	b, _ := Open(dir, 4*4096)
+	defer a.Close()
+	defer b.Close()
+	for i := range 200 {
+		e := entry(uint64(i), Once)
+		e.Text = strings.Repeat("z", 200)
+		w := a
+		if i%2 == 1 {
+			w = b
+		}
+		if err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, skipped, err := Read(dir)
+	if err != nil || skipped != 0 {
+		t.Fatalf("%d skipped, %v", skipped, err)
+	}
+	if last := es[len(es)-1]; *last.Card != 199 {
+		t.Fatalf("the newest entry is card %d, want 199: a writer kept a rotated file", *last.Card)
+	}
+	if *es[len(es)-2].Card != 198 {
+		t.Fatalf("the entry before the newest is card %d, want 198", *es[len(es)-2].Card)
+	}
+}
