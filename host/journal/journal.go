@@ -70,10 +70,12 @@ func (j *Journal) open() error {
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create the journal's directory: %w", err)
 	}
+	_ = os.Chmod(j.dir, 0o700) // made wider by hand or by an older tickmux: the journal is the person's alone
 	f, err := os.OpenFile(filepath.Join(j.dir, Name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot open the journal: %w", err)
 	}
+	_ = f.Chmod(0o600)
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()

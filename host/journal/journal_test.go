@@ -18,6 +18,9 @@ func entry(card uint64, decision string) Entry {
 
 func TestModesAndReadBack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state", "tickmux")
+	// A directory and a file left readable by others are the person's alone once opened.
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, Name), nil, 0o644)
 	j, err := Open(dir, 0)
 	if err != nil {
 		t.Fatal(err)
