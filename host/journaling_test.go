@@ -138,7 +138,8 @@ func TestJournalUnwritableNeverBlocks(t *testing.T) {
 }
 
 // A call that ran under a grant names the card that made the grant; a denial and a withdrawal
-// are recorded with no change.
+// are recorded with no change, and effect none.
+// spec: H-E1
 func TestJournalGrantedDeniedWithdrawn(t *testing.T) {
 	mj := &memJournal{entries: make(chan journal.Entry, 16)}
 	h := newTestHost(t, Config{Approver: answeringQueue(AllowRevision), Journal: mj})
