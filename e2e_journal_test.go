@@ -79,7 +79,7 @@ func hasArgs(e journal.Entry, args string) bool {
 // tickmux log --json with their fields; the approved call's change is exact; a card rings the
 // bell once; the journal survives kill -9 of the server, and the next server adds to it.
 // README "The approval journal".
-// spec: H-E1 (each outcome's effect), H-K3 (the card voided when its Tick ends)
+// spec: H-E1 (each outcome's effect)
 func TestEndToEndJournal(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
