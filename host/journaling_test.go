@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"tickmux/host/journal"
+	"tickmux/tick/wire"
 )
 
 // answeringQueue is an ApprovalQueue whose cards view-7 answers with d as soon as they wait.
@@ -202,5 +203,36 @@ func TestJournalPaneOf(t *testing.T) {
 	}
 	if parentPID(os.Getpid()) != os.Getppid() {
 		t.Errorf("parentPID(%d) = %d, want %d", os.Getpid(), parentPID(os.Getpid()), os.Getppid())
+	}
+}
+
+// A card whose Tick changes its catalog while it waits is voided, and the journal says so.
+// spec: H-K3
+func TestJournalVoidedByACatalogChange(t *testing.T) {
+	mj := &memJournal{entries: make(chan journal.Entry, 16)}
+	q := NewApprovalQueue(nil) // nobody answers
+	h := newTestHost(t, Config{Approver: q, Journal: mj})
+	in := openReady(t, h, "normal")
+	done := make(chan error, 1)
+	go func() { // owner: the test; returns when the card is voided
+		_, err := callJSON(t, in, "increment", `{"amount":1}`)
+		done <- err
+	}()
+	if w := mj.next(t); w.Decision != journal.Waiting {
+		t.Fatalf("want the waiting line, got %+v", w)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	if _, err := in.Session().Call(ctx, wire.CallParams{Tool: "bump", Revision: "r1"}, hangGuard); err != nil { // the Tick moves to r2
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrVoided) {
+		t.Fatalf("the call ended with %v, want voided", err)
+	}
+	if v := mj.next(t); v.Decision != journal.Voided || v.Outcome == nil || v.Outcome.Effect != "none" || v.Revision != "r1" {
+		t.Fatalf("voided %+v", v)
 	}
 }
