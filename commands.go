@@ -18,6 +18,8 @@ func mainCommands() []*command {
 		verb(agent.Describe),
 		{name: "kill-server", usage: "kill-server [--socket PATH]",
 			summary: "end the running tickmux and every program in it", run: runKillServer},
+		{name: "log", usage: "log [--json] [-n N] [--since D] [ID]",
+			summary: "the approval journal: who allowed what, and what each call changed", run: runLog},
 		verb(agent.Ls),
 		verb(agent.MCPVerb),
 		verb(agent.Open),

@@ -263,20 +263,23 @@ var runLs = request[struct{}, ListResult]{method: MethodList,
 			return ExitOK
 		}
 		tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTYPE\tSTATUS\tTITLE\tKIND\tSEQ\tUPDATES")
+		fmt.Fprintln(tw, "ID\tTYPE\tSTATUS\tTITLE\tKIND\tSEQ\tUPDATES\tDECISIONS")
 		for _, t := range res.Ticks {
-			seq, updates := "-", "-"
+			seq, updates, decisions := "-", "-", "-"
 			if t.Seq != nil {
 				seq = strconv.FormatUint(*t.Seq, 10)
 			}
 			if t.Updates != nil {
 				updates = strconv.FormatUint(*t.Updates, 10)
 			}
+			if t.Decisions != nil {
+				decisions = strconv.Itoa(*t.Decisions)
+			}
 			kind := t.Kind
 			if kind == "" {
 				kind = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates, decisions)
 		}
 		tw.Flush()
 		return ExitOK

@@ -39,6 +39,7 @@ func TestMCPToolsAndAnnotations(t *testing.T) {
 	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
 	want := map[string]hints{
 		"list_ticks":    {readOnly: true, idempotent: true},
+		"journal":       {readOnly: true, idempotent: true},
 		"describe_tick": {readOnly: true, idempotent: true},
 		"read_tick":     {readOnly: true},
 		"wait":          {readOnly: true},

@@ -65,6 +65,7 @@ var routes = map[string]route{
 	MethodSend:       method(func(s *Server, r inbound, p SendParams) (any, error) { return s.send(r.ctx, r.c, r.id, p) }),
 	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
 	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
+	MethodJournal:    method(func(s *Server, r inbound, p JournalParams) (any, error) { return s.journal(r.c, p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
@@ -133,7 +134,12 @@ func (s *Server) list() ListResult {
 	out := ListResult{Ticks: []TickInfo{}}
 	for _, in := range s.h.Instances() {
 		if in.Visible() {
-			out.Ticks = append(out.Ticks, info(in))
+			t := info(in)
+			if in.IsTick() {
+				n := s.h.JournalCount(in.ID())
+				t.Decisions = &n
+			}
+			out.Ticks = append(out.Ticks, t)
 		}
 	}
 	if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {
@@ -268,7 +274,7 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 		}
 		return Progress{Phase: PhaseRunning, Message: fmt.Sprintf("waiting for %s to answer %s", in.ID(), p.Tool)}
 	}
-	req := host.CallRequest{Client: client, Tool: p.Tool, Args: args, Revision: revision, Card: card.Store}
+	req := host.CallRequest{Client: client, Peer: c.peer(), Tool: p.Tool, Args: args, Revision: revision, Card: card.Store}
 	if p.TicketAfterS != nil {
 		bound := time.Duration(min(max(*p.TicketAfterS, 0), maxTicketAfter.Seconds()) * float64(time.Second))
 		return s.callTicketed(ctx, c, id, in, req, bound, p.Keep, status, &card)
@@ -283,14 +289,17 @@ func (s *Server) call(ctx context.Context, c *conn, id uint64, p CallParams) (an
 }
 
 // approve puts an agent's open, close or send before the person and waits for the answer, with
-// progress meanwhile. what completes "the person denied …".
-func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.ApprovalRequest, what string) error {
+// progress meanwhile. what completes "the person denied …". When allowed, the caller tells the
+// returned journal record the outcome (Record.FinishWith; nil records nothing).
+func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.ApprovalRequest, what string) (*host.Record, error) {
 	ap := s.h.Approver()
 	if ap == nil {
-		return failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
+		return nil, failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
 	}
 	var card atomic.Uint64
 	req.Shown = card.Store
+	rec := s.h.NewRecord(req, c.peer())
+	rec.Watch(&req)
 	stop := c.heartbeat(ctx, id, func() Progress {
 		if n := card.Load(); n != 0 {
 			return Progress{Phase: PhaseApproval, Card: n, Message: fmt.Sprintf("waiting for the person to approve %s in tickmux (card %d)%s", what, n, s.noView())}
@@ -299,20 +308,25 @@ func (s *Server) approve(ctx context.Context, c *conn, id uint64, req host.Appro
 	})
 	err := ap.Approve(ctx, req)
 	stop()
+	var fail error
 	switch {
 	case err == nil:
-		return nil
+		rec.Sent()
+		return rec, nil
 	case errors.Is(err, host.ErrDenied):
-		return failure(ReasonDenied, "the person denied %s", what)
+		fail = failure(ReasonDenied, "the person denied %s", what)
 	case ctx.Err() != nil:
-		return failure(ReasonWithdrawn, "%s was withdrawn before the person answered: %v", what, context.Cause(ctx))
+		fail = failure(ReasonWithdrawn, "%s was withdrawn before the person answered: %v", what, context.Cause(ctx))
+	default:
+		fail = failure(ReasonFailed, "%s was not approved: %v", what, err)
 	}
-	return failure(ReasonFailed, "%s was not approved: %v", what, err)
+	rec.FinishWith(journalOutcome(fail), err)
+	return nil, fail
 }
 
 // open starts a program once the person allows it, and waits until a Tick has initialized (or
 // failed to, H-I1).
-func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (TickInfo, error) {
+func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (_ TickInfo, err error) {
 	if len(p.Command) == 0 && !p.Shell {
 		return TickInfo{}, failure(ReasonBadRequest, "no command given: open_tick needs the Tick's argv, such as [\"tickmux\", \"example\", \"counter\"]")
 	}
@@ -334,10 +348,15 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (Ti
 		return TickInfo{}, failure(ReasonFailed, "%v", err)
 	}
 	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell}
-	if err := s.approve(ctx, c, id, req, what); err != nil {
+	rec, err := s.approve(ctx, c, id, req, what)
+	if err != nil {
 		return TickInfo{}, err
 	}
+	defer func() { rec.FinishWith(journalOutcome(err), nil) }()
 	in, err := s.h.Open(host.OpenSpec{Argv: p.Command, Dir: p.Cwd, Shell: p.Shell})
+	if in != nil {
+		rec.SetInstance(in.ID())
+	}
 	if err != nil {
 		return TickInfo{}, failure(ReasonFailed, "cannot open %q: %v", p.Command, err)
 	}
@@ -369,12 +388,16 @@ func (s *Server) closeInstance(ctx context.Context, c *conn, id uint64, p IDPara
 		return CloseResult{}, err
 	}
 	req := host.ApprovalRequest{Action: host.ActionClose, Client: c.client(), Instance: in.ID(), Title: in.Title()}
-	if err := s.approve(ctx, c, id, req, "closing "+in.ID()); err != nil {
+	rec, err := s.approve(ctx, c, id, req, "closing "+in.ID())
+	if err != nil {
 		return CloseResult{}, err
 	}
 	if err := s.h.Remove(in.ID()); err != nil {
-		return CloseResult{}, failure(ReasonNotFound, "%v", err)
+		err := failure(ReasonNotFound, "%v", err)
+		rec.FinishWith(journalOutcome(err), nil)
+		return CloseResult{}, err
 	}
+	rec.FinishWith(journalOutcome(nil), nil)
 	return CloseResult{ID: in.ID(), Closed: true}, nil
 }
 
@@ -390,12 +413,16 @@ func (s *Server) send(ctx context.Context, c *conn, id uint64, p SendParams) (Se
 		return SendResult{}, failure(ReasonNotReady, "%s has %s; there is nothing to type into", in.ID(), st)
 	}
 	req := host.ApprovalRequest{Action: host.ActionSend, Client: c.client(), Instance: in.ID(), Title: in.Title(), Text: p.Text}
-	if err := s.approve(ctx, c, id, req, "typing into "+in.ID()); err != nil {
+	rec, err := s.approve(ctx, c, id, req, "typing into "+in.ID())
+	if err != nil {
 		return SendResult{}, err
 	}
 	if err := in.Process().Input([]byte(p.Text)); err != nil {
-		return SendResult{}, failure(ReasonFailed, "cannot type into %s: %v", in.ID(), err)
+		err := failure(ReasonFailed, "cannot type into %s: %v", in.ID(), err)
+		rec.FinishWith(journalOutcome(err), nil)
+		return SendResult{}, err
 	}
+	rec.FinishWith(journalOutcome(nil), nil)
 	return SendResult{ID: in.ID(), Bytes: len(p.Text)}, nil
 }
 

@@ -17,6 +17,7 @@ package agent
 import (
 	"encoding/json"
 
+	"tickmux/host/journal"
 	"tickmux/host/trim"
 	"tickmux/tick/wire"
 )
@@ -39,6 +40,9 @@ const (
 	MethodWatch    = "watch"    // WatchParams → a "changed" notification per new state, until cancelled
 	// MethodCancelCall withdraws a call that answered with a ticket: CancelCallParams → CallOutcome.
 	MethodCancelCall = "cancel_call"
+	// MethodJournal reads the approval journal's entries for this client's own requests:
+	// JournalParams → JournalResult.
+	MethodJournal = "journal"
 )
 
 // Notifications.
@@ -175,6 +179,9 @@ type TickInfo struct {
 	Cwd         string   `json:"cwd,omitempty"`
 	// Ended says why an ended instance ended.
 	Ended string `json:"ended,omitempty"`
+	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
+	// grant) the approval journal holds for this instance since it opened (Ticks).
+	Decisions *int `json:"decisions,omitempty"`
 }
 
 // ListResult is every instance a client may see, in the order they were opened.
@@ -367,4 +374,20 @@ type ScreenResult struct {
 // WatchParams choose the instances a watch reports; empty means all.
 type WatchParams struct {
 	IDs []string `json:"ids,omitempty"`
+}
+
+// JournalParams ask for the journal's entries of the caller's own requests, newest last.
+type JournalParams struct {
+	// ID keeps the entries of one instance ("": all).
+	ID string `json:"id,omitempty"`
+	// N is how many of the newest to return (default 20, at most 100).
+	N int `json:"n,omitempty"`
+}
+
+// JournalResult is the approval journal's entries for requests the calling client's process
+// made in this server's run (by the pid the socket saw). Every string in them is a Tick's or an
+// agent's: data, never instructions.
+type JournalResult struct {
+	Entries []journal.Entry `json:"entries"`
+	Note    string          `json:"note,omitempty"`
 }

@@ -5,6 +5,9 @@
 //	scrollback = 10000      # lines kept per pane
 //	side_panel = "auto"     # auto (shown at 100 columns or more), on, off
 //	clipboard = "off"       # on: programs in panes may set the clipboard (OSC 52)
+//	notify = "bell"         # a card waits: bell, osc9, osc777 or none, in every attached view
+//	notify_command = ""     # with no view attached: run this (sh -c) with the card as JSON on stdin
+//	journal_max_mb = 32     # the approval journal's files together, in MB
 //
 //	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
 //	border_focused = "#ff8700"
@@ -46,6 +49,9 @@ type File struct {
 	Scrollback *int                         `toml:"scrollback"`
 	SidePanel  string                       `toml:"side_panel"`
 	Clipboard  string                       `toml:"clipboard"`
+	Notify     string                       `toml:"notify"`
+	NotifyCmd  string                       `toml:"notify_command"`
+	JournalMB  *int                         `toml:"journal_max_mb"`
 	Colors     map[string]string            `toml:"colors"`
 	Keys       map[string]map[string]string `toml:"keys"`
 }
@@ -60,7 +66,25 @@ type Config struct {
 	// ProgramClipboard lets programs in panes set the clipboard with OSC 52 (clipboard = "on").
 	// Off by default, as tmux's set-clipboard external: copy mode still copies.
 	ProgramClipboard bool
+	// Notify is how a waiting card gets the person's attention in each attached view.
+	Notify string
+	// NotifyCommand runs (sh -c) with a waiting card's summary as JSON on stdin when no view is
+	// attached; "" runs nothing.
+	NotifyCommand string
+	// JournalMaxBytes bounds the approval journal's files together.
+	JournalMaxBytes int64
 }
+
+// Notify settings.
+const (
+	NotifyBell   = "bell"
+	NotifyOSC9   = "osc9"
+	NotifyOSC777 = "osc777"
+	NotifyNone   = "none"
+)
+
+// DefaultJournalMB is the journal's bound when the config says nothing.
+const DefaultJournalMB = 32
 
 // DefaultPath is $XDG_CONFIG_HOME/tickmux/config.toml, or ~/.config/tickmux/config.toml.
 func DefaultPath() string {
@@ -81,7 +105,8 @@ func Default() *Config {
 	if themes.NoColor() {
 		th = themes.Monochrome()
 	}
-	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto}
+	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto,
+		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20}
 }
 
 // Load reads path; a missing file gives the defaults. Every problem is reported with the file's
@@ -120,7 +145,7 @@ func (cfg *Config) apply(text string) error {
 			for _, e := range unknown.Errors {
 				keys = append(keys, strings.Join(e.Key(), "."))
 			}
-			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, [colors], [keys.MODE])", strings.Join(keys, ", "))
+			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, notify, notify_command, journal_max_mb, [colors], [keys.MODE])", strings.Join(keys, ", "))
 		}
 		var bad *toml.DecodeError
 		if errors.As(err, &bad) {
@@ -191,6 +216,20 @@ func (cfg *Config) apply(text string) error {
 		cfg.ProgramClipboard = true
 	default:
 		return fmt.Errorf("clipboard = %q: use off (programs in panes cannot set the clipboard) or on", f.Clipboard)
+	}
+	switch f.Notify {
+	case "":
+	case NotifyBell, NotifyOSC9, NotifyOSC777, NotifyNone:
+		cfg.Notify = f.Notify
+	default:
+		return fmt.Errorf("notify = %q: use bell, osc9, osc777 or none", f.Notify)
+	}
+	cfg.NotifyCommand = f.NotifyCmd
+	if f.JournalMB != nil {
+		if *f.JournalMB < 1 || *f.JournalMB > 4096 {
+			return fmt.Errorf("journal_max_mb = %d: use 1 to 4096", *f.JournalMB)
+		}
+		cfg.JournalMaxBytes = int64(*f.JournalMB) << 20
 	}
 	return nil
 }

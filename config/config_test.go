@@ -64,6 +64,8 @@ func TestParseErrorsSayWhat(t *testing.T) {
 		`scrollback = -1`:                   "scrollback",
 		`side_panel = "left"`:               "side_panel",
 		`clipboard = "yes"`:                 "clipboard",
+		`notify = "siren"`:                  "notify",
+		`journal_max_mb = 0`:                "journal_max_mb",
 		`theme = `:                          "",
 	}
 	for text, want := range cases {
@@ -82,6 +84,17 @@ func TestClipboardOffByDefault(t *testing.T) {
 	cfg, err = Parse(`clipboard = "off"`)
 	if err != nil || cfg.ProgramClipboard {
 		t.Fatalf("clipboard = off: %v %v", cfg.ProgramClipboard, err)
+	}
+}
+
+func TestNotifyAndJournalSettings(t *testing.T) {
+	cfg, err := Parse(``)
+	if err != nil || cfg.Notify != NotifyBell || cfg.NotifyCommand != "" || cfg.JournalMaxBytes != 32<<20 {
+		t.Fatalf("defaults: notify %q, notify_command %q, journal %d (%v)", cfg.Notify, cfg.NotifyCommand, cfg.JournalMaxBytes, err)
+	}
+	cfg, err = Parse("notify = \"osc777\"\nnotify_command = \"notify-send tickmux\"\njournal_max_mb = 2")
+	if err != nil || cfg.Notify != NotifyOSC777 || cfg.NotifyCommand != "notify-send tickmux" || cfg.JournalMaxBytes != 2<<20 {
+		t.Fatalf("got notify %q, notify_command %q, journal %d (%v)", cfg.Notify, cfg.NotifyCommand, cfg.JournalMaxBytes, err)
 	}
 }
 

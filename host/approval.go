@@ -50,6 +50,9 @@ type ApprovalRequest struct {
 	// (two identical requests get two ids). An approver that shows no card never calls it. It
 	// must not block. It is not part of what the card shows: Pending never returns it.
 	Shown func(card uint64)
+	// Answered, when not nil, is told the person's answer and the view that gave it ("" when
+	// not known) before Approve returns; never for a card withdrawn or voided. Must not block.
+	Answered func(d Decision, view string)
 }
 
 // Approver stands between an agent and every change (H-K2). Approve blocks until the person
@@ -132,6 +135,7 @@ type ApprovalQueue struct {
 type card struct {
 	Card
 	answer chan Decision // buffered 1
+	view   string        // who answered; set before the answer is sent
 }
 
 // grant is an AllowRevision answer: one tool of one instance at one catalog revision.
@@ -170,8 +174,8 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	shown := req.Shown
-	req.Shown = nil
+	shown, answered := req.Shown, req.Answered
+	req.Shown, req.Answered = nil, nil
 	q.mu.Lock()
 	q.nextID++
 	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1)}
@@ -184,6 +188,9 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 
 	select {
 	case d := <-c.answer:
+		if answered != nil {
+			answered(d, c.view)
+		}
 		if d == Deny {
 			return ErrDenied
 		}
@@ -208,7 +215,10 @@ func (q *ApprovalQueue) Pending() []Card {
 }
 
 // Answer records the person's decision on card id. Call it only from a keypress in the TUI.
-func (q *ApprovalQueue) Answer(id uint64, d Decision) error {
+func (q *ApprovalQueue) Answer(id uint64, d Decision) error { return q.AnswerFrom(id, d, "") }
+
+// AnswerFrom is Answer naming the view whose key gave the answer (for the journal).
+func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 	if d != AllowOnce && d != AllowRevision && d != Deny {
 		return fmt.Errorf("invalid decision %d", d)
 	}
@@ -228,6 +238,7 @@ func (q *ApprovalQueue) Answer(id uint64, d Decision) error {
 	if d == AllowRevision && c.Req.Action == ActionCall {
 		q.grants[grant{c.Req.Instance, c.Req.Revision, c.Req.Tool}] = true
 	}
+	c.view = view
 	q.mu.Unlock()
 	c.answer <- d
 	q.changed()

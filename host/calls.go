@@ -24,6 +24,8 @@ type CallRequest struct {
 	// 0 once it is gone (answered, withdrawn or voided). It is never called for a call that needs
 	// no card. It must not block.
 	Card func(id uint64)
+	// Peer is the caller's process as the socket saw it, for the journal.
+	Peer Peer
 }
 
 // Call runs a tool of a ready Tick. In order: the revision must be current, the tool must exist,
@@ -65,25 +67,47 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 
 	mutates := in.needsApproval(revision, tool) // sticky within a revision (mutates.go)
 	rec := in.recordCall(CallRecord{Client: req.Client, Tool: tool.Name, Args: args, Revision: revision, Mutates: mutates})
+	var jrec *Record // the journal's entry: every mutating call has a card or a grant
 	if mutates {
-		how, err := in.approve(ctx, ApprovalRequest{
+		areq := ApprovalRequest{
 			Action: ActionCall, Client: req.Client, Instance: in.id, Title: cat.Descriptor.Title,
 			Tool: tool.Name, ToolDescription: tool.Description, Args: args, Revision: revision,
 			Unchecked: unchecked, Shown: req.Card,
-		}, revision, rec)
+		}
+		jrec = in.host.NewRecord(areq, req.Peer)
+		jrec.Watch(&areq)
+		how, err := in.approve(ctx, areq, revision, rec)
 		if err != nil {
 			in.finishCall(rec, nil, err)
+			jrec.Finish(err)
 			return nil, err
+		}
+		if how == "granted" {
+			jrec.Granted()
 		}
 		in.setApproval(rec, how)
 	}
 	if err := context.Cause(ctx); err != nil {
 		err := failNone(err, "the client gave up before the call was sent: %v", err)
 		in.finishCall(rec, nil, err)
+		jrec.Finish(err)
 		return nil, err
 	}
 
-	res, err := in.sess.Call(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout)
+	jrec.Sent()
+	// The journal's change runs from the latest state when the call's line goes out to the state
+	// when the reader reads its result (every update read before the result, none after). With
+	// no result (a timeout, the session ended) there is no after, and no change is claimed.
+	var before, after StateInfo
+	var obs *Observer
+	if jrec != nil {
+		obs = &Observer{BeforeSend: func() { before = in.State() }, AtReply: func() { after = in.State() }}
+	}
+	res, err := in.sess.CallObserved(ctx, wire.CallParams{Tool: tool.Name, Args: args, Revision: revision}, in.host.callTimeout, obs)
+	jrec.setChange(before, after)
+	if p, merged, ok := jrec.change(); ok {
+		in.updateCall(rec, func(r *CallRecord) { r.Change, r.Merged = p, merged })
+	}
 	if errors.Is(err, ErrCatalogChanged) || (mutates && answered(err)) {
 		// The catalog may have moved (-32004 says so; a mutating call may have moved it, spec
 		// 5.5): describe again before the caller prepares its next call and before the next card
@@ -102,6 +126,7 @@ func (in *Instance) Call(ctx context.Context, req CallRequest) (json.RawMessage,
 		}
 	}
 	in.finishCall(rec, res, err)
+	jrec.Finish(err)
 	return res, err
 }
 

@@ -221,6 +221,7 @@ func (ft *fakeTick) descriptor() map[string]any {
 			tool("calls", "How many calls each tool received.", obj(``), false),
 			tool("noanswer", "Never answer.", obj(``), true),
 			tool("late", "Answer after ms milliseconds.", obj(`"ms":{"type":"integer"}`, "ms"), true),
+			tool("interleave", "As if the person typed +100 while the call ran: two updates, the answer, then one more.", obj(`"amount":{"type":"integer"}`, "amount"), true),
 		},
 		"recover_with":         "history",
 		"state":                map[string]any{"series": []any{map[string]any{"path": "/recent", "newest": "last"}}},
@@ -354,6 +355,17 @@ func (ft *fakeTick) call(id json.RawMessage, tool string, rawArgs json.RawMessag
 		ft.mu.Unlock()
 		ft.update(map[string]any{"value": v, "recent": []int{v}})
 		ft.reply(id, map[string]any{"value": v})
+	case "interleave":
+		ft.mu.Lock()
+		ft.value += 100
+		person := ft.value
+		ft.value += args.Amount
+		v := ft.value
+		ft.mu.Unlock()
+		ft.update(map[string]any{"value": person, "recent": []int{person}, "by": "person"})
+		ft.update(map[string]any{"value": v, "recent": []int{person, v}, "by": "tool"})
+		ft.reply(id, map[string]any{"value": v})
+		ft.update(map[string]any{"value": v + 1000, "recent": []int{v + 1000}, "by": "later"})
 	case "history":
 		ft.reply(id, []int{})
 	case "slow", "late":

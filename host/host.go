@@ -37,6 +37,9 @@ type Config struct {
 	Env []string
 	// Scrollback is how many lines each terminal keeps (see LaunchSpec.Scrollback).
 	Scrollback int
+	// Journal records every decision on a card and every call under a grant (journaling.go);
+	// nil records nothing.
+	Journal JournalWriter
 }
 
 // Host is the registry of instances.
@@ -48,6 +51,7 @@ type Host struct {
 	callTimeout time.Duration
 	env         []string
 	scrollback  int
+	jr          journalState
 
 	mu        sync.Mutex
 	instances map[string]*Instance
@@ -60,7 +64,8 @@ type Host struct {
 // New makes a Host.
 func New(cfg Config) *Host {
 	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{},
-		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env, scrollback: cfg.Scrollback}
+		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env, scrollback: cfg.Scrollback,
+		jr: journalState{w: cfg.Journal}}
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"tickmux/host/journal"
 	"tickmux/tick/wire"
 	"tickmux/vt"
 )
@@ -93,6 +94,10 @@ type CallRecord struct {
 	OK       bool
 	Error    string      // the failure, for a person
 	Effect   wire.Effect // of a failure (H-E1)
+	// Change is the state change the call made, as the journal has it (nil: not known), and
+	// Merged the other updates it includes (journal.Entry).
+	Change journal.Patch
+	Merged int
 }
 
 // maxRecentCalls bounds the recent-call list per instance.

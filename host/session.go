@@ -72,6 +72,15 @@ type pending struct {
 	floor  uint64 // tick/read: the read floor noted when sending (H-RD1)
 	hasFlr bool
 	reply  chan reply // buffered 1
+	obs    *Observer  // nil: nobody watches
+}
+
+// Observer is told when a call's line is about to be written and when its result is read, on
+// the reader before the caller learns it: with the updates the reader stored in between, the
+// journal knows the states before and after a call exactly. Both must be quick.
+type Observer struct {
+	BeforeSend func()
+	AtReply    func()
 }
 
 type reply struct {
@@ -293,6 +302,9 @@ func (s *Session) acceptResponse(m message) {
 	delete(s.pending, m.id)
 	rep := s.judge(p, m) // under mu: a read result updates the read floor
 	s.mu.Unlock()
+	if p.obs != nil && p.obs.AtReply != nil {
+		p.obs.AtReply()
+	}
 	<-s.slots
 	p.reply <- rep
 }
@@ -340,12 +352,12 @@ func (s *Session) judge(p *pending, m message) reply {
 // request sends one request and waits for its outcome. It waits for a free slot first (H-C1);
 // a request still queued when ctx ends or the session ends was never sent (effect none).
 func (s *Session) request(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
-	return s.send(ctx, method, params, timeout, false)
+	return s.send(ctx, method, params, timeout, false, nil)
 }
 
 // send is request; with closeStdin the Tick's stdin is closed right after the request's line,
 // under the same write lock, so the Tick reads the request and then EOF.
-func (s *Session) send(ctx context.Context, method string, params any, timeout time.Duration, closeStdin bool) (json.RawMessage, error) {
+func (s *Session) send(ctx context.Context, method string, params any, timeout time.Duration, closeStdin bool, obs *Observer) (json.RawMessage, error) {
 	select {
 	case s.slots <- struct{}{}:
 	case <-s.done:
@@ -359,7 +371,7 @@ func (s *Session) send(ctx context.Context, method string, params any, timeout t
 		<-s.slots
 		return nil, failNone(err, "cannot encode the %s params: %v", method, err)
 	}
-	p := &pending{method: method, reply: make(chan reply, 1)}
+	p := &pending{method: method, reply: make(chan reply, 1), obs: obs}
 
 	s.mu.Lock()
 	if s.endErr != nil {
@@ -382,6 +394,9 @@ func (s *Session) send(ctx context.Context, method string, params any, timeout t
 
 	line, _ := json.Marshal(wire.Request{JSONRPC: wire.JSONRPCVersion, ID: id, Method: method, Params: raw})
 	line = append(line, '\n')
+	if obs != nil && obs.BeforeSend != nil {
+		obs.BeforeSend()
+	}
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -494,7 +509,15 @@ func (s *Session) CallThenCloseStdin(ctx context.Context, params wire.CallParams
 	if params.Args == nil {
 		params.Args = json.RawMessage("{}")
 	}
-	return s.send(ctx, wire.MethodCall, params, timeout, true)
+	return s.send(ctx, wire.MethodCall, params, timeout, true, nil)
+}
+
+// CallObserved is Call with an Observer (the journal's states before and after).
+func (s *Session) CallObserved(ctx context.Context, params wire.CallParams, timeout time.Duration, obs *Observer) (json.RawMessage, error) {
+	if params.Args == nil {
+		params.Args = json.RawMessage("{}")
+	}
+	return s.send(ctx, wire.MethodCall, params, timeout, false, obs)
 }
 
 // CloseStdin closes the Tick's stdin: it reads EOF (spec 4.5). The session goes on until the

@@ -93,6 +93,8 @@ type Options struct {
 	// start, Run returns the error after everything it started has ended and the socket is
 	// free again.
 	Ready func(err error)
+	// JournalDir is where the approval journal goes ("": $XDG_STATE_HOME/tickmux).
+	JournalDir string
 	// Stopping is told once when the shutdown starts, whatever started it (a signal,
 	// kill-server, the person quitting, the last pane closing); the hook for a hard deadline
 	// (nil: none).
@@ -108,25 +110,38 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		ready = func(error) {}
 	}
 	var app atomic.Pointer[views.App]
-	queue := host.NewApprovalQueue(func() {
+	var notifier atomic.Pointer[notifyCommand]
+	var queue *host.ApprovalQueue
+	queue = host.NewApprovalQueue(func() {
 		if a := app.Load(); a != nil {
 			a.ApprovalsChanged()
+		}
+		if n := notifier.Load(); n != nil {
+			n.changed(queue.Pending())
 		}
 	})
 	sockPath := agent.SocketPath(opts.Socket)
 	cfg := opts.Config
+	jr := openJournal(opts.JournalDir, cfg.JournalMaxBytes, logf)
+	defer jr.Close()
 	scrollback := cfg.Scrollback
 	if scrollback == 0 {
 		scrollback = -1 // the config's 0 means none; the host's 0 means the default
 	}
 	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
-	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback})
+	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback,
+		Journal: jr})
 	defer func() {
 		h.Close()
 		host.KillAllStrays()
 		logf("tickmux server stopped")
 	}()
 	mirror := views.NewMirrorSized(opts.Cols, opts.Rows)
+	if cfg.NotifyCommand != "" {
+		n := newNotifyCommand(cfg.NotifyCommand, logf, mirror.Views)
+		notifier.Store(n)
+		defer n.close()
+	}
 	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping, host: h}
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
 		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now

@@ -94,6 +94,7 @@ type App struct {
 	messageAt time.Time
 	lastRates bool // the focused instance's sparkline had updates at the last tick
 	kf        keysFirst
+	rung      uint64 // the last card that rang the views (attention.go)
 
 	// A server's views (clients.go): nil mirror when the App draws on one terminal.
 	mirror    *Mirror
@@ -515,7 +516,8 @@ func (a *App) rebuild() {
 	if a.queue != nil {
 		grants = a.queue.Grants()
 	}
-	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now()})
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now(),
+		journalWarning: a.host.JournalWarning(), lastChange: a.host.LastChange})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}
@@ -561,6 +563,7 @@ func (a *App) say(msg string) {
 
 // cardsChanged keeps card mode consistent when cards come and go.
 func (a *App) cardsChanged() {
+	a.attend()
 	a.otherViewsCardsChanged()
 	if a.mode != keymap.ModeCard {
 		return

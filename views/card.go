@@ -98,6 +98,7 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 		for _, u := range r.Unchecked { // what tickmux did not check in the args (the Tick does, spec 7.2)
 			text("not checked by tickmux: "+host.Printable(capText(u, maxTickField), false), th.Card)
 		}
+		body = append(body, p.lastChangeLines(r, inner)...)
 	case host.ActionOpen:
 		n := 0
 		for _, a := range r.Argv {

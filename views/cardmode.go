@@ -135,7 +135,7 @@ func (a *App) answerCard(act keymap.Action) {
 	case keymap.Deny:
 		d, what = host.Deny, "denied"
 	}
-	if err := a.queue.Answer(c.ID, d); err != nil {
+	if err := a.queue.AnswerFrom(c.ID, d, a.answeringView()); err != nil {
 		a.say("that request was withdrawn or voided before the answer")
 		return
 	}

@@ -615,6 +615,23 @@ func (m *Mirror) SetClipboard(data []byte) {
 	v.flushModes()
 }
 
+// Alert writes seq (a bell, a desktop notification) to every attached view's terminal with its
+// next frame, on the views' screens that can (alerter).
+func (m *Mirror) Alert(seq []byte) {
+	m.mu.Lock()
+	vs := make([]*mirrorView, 0, len(m.views))
+	for _, v := range m.views {
+		vs = append(vs, v)
+	}
+	m.mu.Unlock()
+	for _, v := range vs {
+		if al, ok := v.sc.(alerter); ok {
+			al.Alert(bytes.Clone(seq))
+			v.flushModes()
+		}
+	}
+}
+
 func (m *Mirror) SetCursorStyle(cs tcell.CursorStyle, _ ...tcell.Color) {
 	m.mu.Lock()
 	m.curSt = cs

@@ -65,6 +65,9 @@ type SidePanel struct {
 	// would change nothing; drawnOK is cleared when something may have drawn over the panel.
 	drawnSig, sig []seg
 	drawnOK       bool
+
+	// lastChange finds the last change a tool made, for its next card (journalpanel.go).
+	lastChange func(instance, tool string) (host.CallRecord, bool)
 }
 
 // Invalidate makes the next draw draw everything: something drew over the panel.
@@ -92,6 +95,9 @@ type panelInput struct {
 	grants    []host.Grant
 	width     int
 	now       time.Time
+	// journal (journalpanel.go): why the journal cannot be written, and a call's last change
+	journalWarning string
+	lastChange     func(instance, tool string) (host.CallRecord, bool)
 }
 
 // Rebuild recomputes the lines from the host's current values. The panel has two parts: a head
@@ -118,6 +124,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		p.shownID, p.shownUpdates, p.merged, p.scroll = inst.ID(), inst.State().Updates, 0, 0
 	}
 
+	p.lastChange = in.lastChange
 	// The body first: the head's room depends on it.
 	out = &body
 	p.buildBody(inst, w, add, blank, heading)
@@ -179,6 +186,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		}
 		blank()
 	}
+	p.journalWarning(in.journalWarning, w, add, blank)
 	p.buildIdentity(inst, w, add, blank, heading)
 	p.head, p.body = head, body
 	p.clampScroll()
@@ -376,7 +384,7 @@ func (p *SidePanel) callLines(c host.CallRecord) []line {
 	if !c.OK && c.Error != "" {
 		lines = append(lines, line{{"  ", th.Panel}, untrusted(shorten(c.Error, 200), th.Error)})
 	}
-	return lines
+	return append(lines, p.changeLines(c, "  ")...)
 }
 
 // shorten keeps at most n runes of s, the last an ellipsis when it cut. It looks at no more than

@@ -11,6 +11,7 @@ import (
 
 	"tickmux/agent"
 	"tickmux/host"
+	"tickmux/host/journal"
 )
 
 // HangGuard bounds how long a helper waits for something that must happen. It is not a timing
@@ -100,6 +101,8 @@ type Harness struct {
 	Server *agent.Server
 	// Socket is the control socket's path, in the test's temporary directory.
 	Socket string
+	// Journal is the approval journal, in the test's temporary directory.
+	Journal *journal.Journal
 }
 
 // Start runs a Harness until the test ends. ProgressEvery is short, so that tests see progress
@@ -115,8 +118,13 @@ func Start(t testing.TB) *Harness {
 // StartWith is Start with another approver (nil: none, as a headless tickmux has); Cards is nil.
 func StartWith(t testing.TB, ap host.Approver) *Harness {
 	t.Helper()
-	h := host.New(host.Config{Approver: ap, Logf: func(format string, args ...any) { t.Logf("host: "+format, args...) }})
-	path := t.TempDir() + "/tickmux.sock"
+	dir := t.TempDir()
+	j, err := journal.Open(dir+"/state", 0) // the approval journal, as a server keeps it
+	if err != nil {
+		t.Fatalf("journal: %v", err)
+	}
+	h := host.New(host.Config{Approver: ap, Logf: func(format string, args ...any) { t.Logf("host: "+format, args...) }, Journal: j})
+	path := dir + "/tickmux.sock"
 	srv, err := agent.Serve(h, path, agent.Options{
 		Logf:          func(format string, args ...any) { t.Logf("server: "+format, args...) },
 		ProgressEvery: 50 * time.Millisecond,
@@ -128,8 +136,9 @@ func StartWith(t testing.TB, ap host.Approver) *Harness {
 	t.Cleanup(func() {
 		srv.Close()
 		h.Close()
+		j.Close()
 	})
-	return &Harness{Host: h, Server: srv, Socket: path}
+	return &Harness{Host: h, Server: srv, Socket: path, Journal: j}
 }
 
 // Open opens a program as the person would (no approval) and waits until it is ready.

@@ -263,6 +263,11 @@ func (t *Terminal) SetClipboard(data []byte) {
 	})
 }
 
+// Alert writes seq (a bell, OSC 9 or OSC 777) with the next frame.
+func (t *Terminal) Alert(seq []byte) {
+	t.setModes(func() { t.pre = append(t.pre, seq...) })
+}
+
 func (t *Terminal) setModes(f func()) {
 	t.mu.Lock()
 	if !t.ended {

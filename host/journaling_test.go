@@ -1,0 +1,238 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"tickmux/host/journal"
+	"tickmux/tick/wire"
+)
+
+// answeringQueue is an ApprovalQueue whose cards view-7 answers with d as soon as they wait.
+func answeringQueue(d Decision) *ApprovalQueue {
+	var q *ApprovalQueue
+	q = NewApprovalQueue(func() {
+		for _, c := range q.Pending() {
+			go q.AnswerFrom(c.ID, d, "view-7") // owner: the test; returns at once
+		}
+	})
+	return q
+}
+
+// memJournal keeps entries in memory, or hands them to fail while it is set.
+type memJournal struct {
+	mu      sync.Mutex
+	fail    JournalWriter
+	entries chan journal.Entry
+}
+
+func (m *memJournal) Append(e journal.Entry) error {
+	m.mu.Lock()
+	fail := m.fail
+	m.mu.Unlock()
+	if fail != nil {
+		return fail.Append(e)
+	}
+	m.entries <- e
+	return nil
+}
+
+func (m *memJournal) next(t *testing.T) journal.Entry {
+	t.Helper()
+	select {
+	case e := <-m.entries:
+		return e
+	case <-t.Context().Done():
+		t.Fatal("no journal entry")
+	}
+	return journal.Entry{}
+}
+
+// The change of an approved call runs from the state before it went out to the state when its
+// result arrived: the update the person made meanwhile is in it and counted as merged, and the
+// update after the result is not claimed. Applying the change to the state before gives exactly
+// the state after.
+func TestJournalChangeExactWithInterleavedUpdates(t *testing.T) {
+	mj := &memJournal{entries: make(chan journal.Entry, 16)}
+	h := newTestHost(t, Config{Approver: answeringQueue(AllowOnce), Journal: mj})
+	in := openReady(t, h, "normal")
+	before := in.State()
+	if _, err := callJSON(t, in, "interleave", `{"amount":5}`); err != nil {
+		t.Fatal(err)
+	}
+	waiting, e := mj.next(t), mj.next(t)
+	if waiting.Decision != journal.Waiting || waiting.Card == nil || e.Card == nil || *e.Card != *waiting.Card {
+		t.Fatalf("want a waiting line then the outcome of the same card: %+v / %+v", waiting, e)
+	}
+	if e.Decision != journal.Once || e.View == nil || *e.View != "view-7" || e.Outcome == nil || e.Outcome.Status != "ok" ||
+		e.Tool != "interleave" || string(e.Args) != `{"amount":5}` || e.Tick == nil || e.Tick.Kind != "test.fake" {
+		t.Fatalf("entry %+v", e)
+	}
+	if e.SeqBefore == nil || *e.SeqBefore != before.Seq || e.SeqAfter == nil || *e.SeqAfter != before.Seq+2 || e.Merged != 1 {
+		t.Fatalf("seq %s -> %s merged %d; want %d -> %d merged 1", seqText(e.SeqBefore), seqText(e.SeqAfter), e.Merged, before.Seq, before.Seq+2)
+	}
+	got, err := journal.Apply(before.Data, e.Change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g, w any
+	json.Unmarshal(got, &g)
+	json.Unmarshal([]byte(`{"value":105,"recent":[100,105],"by":"tool"}`), &w)
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("before + change = %s, want the state when the result arrived", got)
+	}
+}
+
+// A journal that cannot be written holds up no card and no call: the call runs, the host says
+// why on the panel (JournalWarning) and in the log, and the next entry that can be written
+// clears the warning.
+func TestJournalUnwritableNeverBlocks(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(filepath.Join(file, "tickmux"), 0)
+	if err == nil {
+		t.Fatal("a journal under a regular file opened")
+	}
+	var mu sync.Mutex
+	var logged strings.Builder
+	mj := &memJournal{fail: j, entries: make(chan journal.Entry, 16)}
+	h := newTestHost(t, Config{Approver: answeringQueue(AllowOnce), Journal: mj,
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			fmt.Fprintf(&logged, format+"\n", args...)
+			mu.Unlock()
+		}})
+	in := openReady(t, h, "normal")
+	if _, err := callJSON(t, in, "increment", `{"amount":1}`); err != nil {
+		t.Fatalf("the call failed with an unwritable journal: %v", err)
+	}
+	if w := h.JournalWarning(); !strings.Contains(w, "journal") {
+		t.Fatalf("warning %q", w)
+	}
+	mu.Lock()
+	if !strings.Contains(logged.String(), "journal: cannot") {
+		t.Errorf("the log does not say why:\n%s", logged.String())
+	}
+	mu.Unlock()
+	if h.JournalCount(in.ID()) != 0 {
+		t.Fatal("an entry that was not written was counted")
+	}
+	mj.mu.Lock()
+	mj.fail = nil
+	mj.mu.Unlock()
+	if _, err := callJSON(t, in, "increment", `{"amount":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if w := h.JournalWarning(); w != "" || h.JournalCount(in.ID()) != 1 {
+		t.Fatalf("after a good write: warning %q, count %d", w, h.JournalCount(in.ID()))
+	}
+}
+
+// A call that ran under a grant names the card that made the grant; a denial and a withdrawal
+// are recorded with no change, and effect none.
+// spec: H-E1
+func TestJournalGrantedDeniedWithdrawn(t *testing.T) {
+	mj := &memJournal{entries: make(chan journal.Entry, 16)}
+	h := newTestHost(t, Config{Approver: answeringQueue(AllowRevision), Journal: mj})
+	in := openReady(t, h, "normal")
+	mustCall(t, in, "increment", `{"amount":1}`)
+	mj.next(t)
+	rev := mj.next(t)
+	mustCall(t, in, "increment", `{"amount":2}`)
+	g := mj.next(t)
+	if rev.Decision != journal.Revision || g.Decision != journal.Granted || g.Card != nil || g.GrantedBy == nil || *g.GrantedBy != *rev.Card {
+		t.Fatalf("revision %+v, granted %+v", rev, g)
+	}
+
+	h2 := newTestHost(t, Config{Approver: answeringQueue(Deny), Journal: mj})
+	in2 := openReady(t, h2, "normal")
+	if _, err := callJSON(t, in2, "increment", `{"amount":1}`); !errors.Is(err, ErrDenied) {
+		t.Fatalf("want a denial, got %v", err)
+	}
+	mj.next(t)
+	if d := mj.next(t); d.Decision != journal.Denied || d.Change != nil || d.Outcome.Effect != "none" {
+		t.Fatalf("denied %+v", d)
+	}
+
+	q := NewApprovalQueue(nil) // nobody answers
+	h3 := newTestHost(t, Config{Approver: q, Journal: mj})
+	in3 := openReady(t, h3, "normal")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { // owner: the test; returns when the call is withdrawn
+		_, err := in3.Call(ctx, CallRequest{Client: "test", Tool: "increment", Args: json.RawMessage(`{"amount":1}`)})
+		done <- err
+	}()
+	if w := mj.next(t); w.Decision != journal.Waiting {
+		t.Fatalf("want the waiting line, got %+v", w)
+	}
+	cancel()
+	<-done
+	if w := mj.next(t); w.Decision != journal.Withdrawn || w.View != nil {
+		t.Fatalf("withdrawn %+v", w)
+	}
+}
+
+func seqText(p *uint64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
+}
+
+// A client that runs in a pane is named by that pane: paneOf walks the client's parents up to a
+// pane's program.
+func TestJournalPaneOf(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in := openReady(t, h, "normal")
+	if got := h.paneOf(in.Process().Pid()); got != in.ID() {
+		t.Errorf("paneOf(the pane's program) = %q, want %q", got, in.ID())
+	}
+	if got := h.paneOf(os.Getpid()); got != "" {
+		t.Errorf("paneOf(a process outside every pane) = %q", got)
+	}
+	if parentPID(os.Getpid()) != os.Getppid() {
+		t.Errorf("parentPID(%d) = %d, want %d", os.Getpid(), parentPID(os.Getpid()), os.Getppid())
+	}
+}
+
+// A card whose Tick changes its catalog while it waits is voided, and the journal says so.
+// spec: H-K3
+func TestJournalVoidedByACatalogChange(t *testing.T) {
+	mj := &memJournal{entries: make(chan journal.Entry, 16)}
+	q := NewApprovalQueue(nil) // nobody answers
+	h := newTestHost(t, Config{Approver: q, Journal: mj})
+	in := openReady(t, h, "normal")
+	done := make(chan error, 1)
+	go func() { // owner: the test; returns when the card is voided
+		_, err := callJSON(t, in, "increment", `{"amount":1}`)
+		done <- err
+	}()
+	if w := mj.next(t); w.Decision != journal.Waiting {
+		t.Fatalf("want the waiting line, got %+v", w)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	if _, err := in.Session().Call(ctx, wire.CallParams{Tool: "bump", Revision: "r1"}, hangGuard); err != nil { // the Tick moves to r2
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, ErrVoided) {
+		t.Fatalf("the call ended with %v, want voided", err)
+	}
+	if v := mj.next(t); v.Decision != journal.Voided || v.Outcome == nil || v.Outcome.Effect != "none" || v.Revision != "r1" {
+		t.Fatalf("voided %+v", v)
+	}
+}

@@ -1,0 +1,72 @@
+package views
+
+import (
+	"fmt"
+
+	"tickmux/config"
+	"tickmux/host"
+)
+
+// Attention: a card that starts waiting rings every attached view once (config notify: a bell,
+// or a desktop notification by OSC 9 or OSC 777), so a waiting card is not missed in another
+// window. The text of a notification is the card's, escaped and capped, and holds no control
+// character that could end the sequence early.
+
+// alerter is a screen that can write a sequence to its terminal(s) with the next frame (the
+// Mirror: to every attached view).
+type alerter interface {
+	Alert(seq []byte)
+}
+
+// attend rings for each card not rung for yet. Card ids only grow, so one number remembers them.
+// UI goroutine.
+func (a *App) attend() {
+	if a.queue == nil {
+		return
+	}
+	mode := config.NotifyBell
+	if a.cfg != nil && a.cfg.Notify != "" {
+		mode = a.cfg.Notify
+	}
+	for _, c := range a.queue.Pending() {
+		if c.ID <= a.rung {
+			continue
+		}
+		a.rung = c.ID
+		seq := attentionSeq(mode, c)
+		if seq == nil {
+			continue
+		}
+		if al, ok := a.screen.Screen.(alerter); ok {
+			al.Alert(seq)
+		} else if mode == config.NotifyBell {
+			_ = a.screen.Beep()
+		}
+	}
+}
+
+// attentionSeq is what a view's terminal gets for card c; nil for none.
+func attentionSeq(mode string, c host.Card) []byte {
+	text := func() string {
+		s := fmt.Sprintf("card %d: %s wants to %s", c.ID, capText(c.Req.Client, 60), cardVerb(c.Req))
+		// Printable leaves no control character, so nothing can end the sequence early.
+		return host.Printable(capText(s, 200), false)
+	}
+	switch mode {
+	case config.NotifyBell:
+		return []byte("\a")
+	case config.NotifyOSC9:
+		return []byte("\x1b]9;tickmux " + text() + "\x1b\\")
+	case config.NotifyOSC777:
+		return []byte("\x1b]777;notify;tickmux;" + text() + "\x1b\\")
+	}
+	return nil
+}
+
+// answeringView names the view whose key answers a card, for the journal.
+func (a *App) answeringView() string {
+	if a.views.cur != "" {
+		return a.views.cur
+	}
+	return "local"
+}
