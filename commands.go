@@ -18,6 +18,7 @@ func mainCommands() []*command {
 		verb(agent.Describe),
 		{name: "kill-server", usage: "kill-server [--socket PATH]",
 			summary: "end the running tickmux and every program in it", run: runKillServer},
+		verb(agent.HookVerb),
 		verb(agent.Ls),
 		verb(agent.MCPVerb),
 		verb(agent.Open),

@@ -101,7 +101,7 @@ func (r *runner) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(r.verb.Name, flag.ContinueOnError)
 	fs.SetOutput(r.errw)
 	fs.StringVar(&r.socket, "socket", "", "the control socket (default $"+EnvSocket+", else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)")
-	if r.verb.Name != "mcp" && r.verb.Name != "serve" {
+	if r.verb.Name != "mcp" && r.verb.Name != "serve" && r.verb.Name != "hook" {
 		fs.BoolVar(&r.json, "json", false, "print JSON for scripts")
 	}
 	fs.Usage = func() {

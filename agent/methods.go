@@ -65,6 +65,7 @@ var routes = map[string]route{
 	MethodSend:       method(func(s *Server, r inbound, p SendParams) (any, error) { return s.send(r.ctx, r.c, r.id, p) }),
 	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
 	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
+	MethodPermission: method(func(s *Server, r inbound, p PermissionParams) (any, error) { return s.permission(r.ctx, r.c, p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
