@@ -25,6 +25,8 @@ func mainCommands() []*command {
 		verb(agent.Read),
 		verb(agent.Screen),
 		verb(agent.Send),
+		{name: "setup", usage: "setup claude-code|codex [--write]",
+			summary: "print (or --write) the settings that make the agent ask through tickmux's cards", run: runSetup},
 		{name: "snap", usage: "snap [--size COLSxROWS] [--settle D] [--resize COLSxROWS,...] [--ansi] -- CMD [ARG...]",
 			summary: "run a program on a terminal and print its final screen", run: runSnap},
 		verb(agent.Wait),
