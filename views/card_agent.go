@@ -74,8 +74,17 @@ func (p *SidePanel) agentCardBody(a *host.AgentCall, text func(string, tcell.Sty
 			case strings.HasPrefix(row, "@@"):
 				st = th.Card.Dim(true)
 			}
-			for _, vl := range visibleLines(row, st, mark) {
-				exact(append(line{{"  ", th.Card}}, vl...))
+			// The diff's own mark (' ', '-', '+') is drawn as it is; the line after it with every
+			// character visible.
+			lead, rest := "  ", row
+			if len(row) > 0 && (row[0] == ' ' || row[0] == '-' || row[0] == '+') && !strings.HasPrefix(row, "---") && !strings.HasPrefix(row, "+++") {
+				lead, rest = "  "+row[:1], row[1:]
+			}
+			for j, vl := range visibleLines(rest, st, mark) {
+				if j > 0 {
+					lead = "   "
+				}
+				exact(append(line{{lead, st}}, vl...))
 			}
 		}
 	}
