@@ -124,27 +124,41 @@ func claudeSetup(home, exe string) []setupFile {
 		settings, state = filepath.Join(dir, "settings.json"), filepath.Join(dir, ".claude.json")
 	}
 	hookCmd := exe + " hook claude-code"
-	group := map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": hookCmd, "timeout": hookTimeout}}}
-	hooks := map[string]any{"hooks": map[string]any{"PermissionRequest": []any{group}}}
+	events := map[string]any{}
+	groups := map[string]map[string]any{}
+	for _, e := range claudeEvents {
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCmd, "timeout": e.timeout}}}
+		if e.matcher != "" {
+			g["matcher"] = e.matcher
+		}
+		groups[e.name] = g
+		events[e.name] = []any{g}
+	}
+	hooks := map[string]any{"hooks": events}
 	mcp := map[string]any{"mcpServers": map[string]any{"tickmux": map[string]any{"type": "stdio", "command": strings.Trim(exe, `"`), "args": []any{"mcp"}}}}
 	return []setupFile{
-		{path: settings, what: "the PermissionRequest hook", snippet: indent(hooks), merge: func(old []byte) ([]byte, bool, error) {
+		{path: settings, what: "the hooks (PermissionRequest, and the events that show the agent's state)", snippet: indent(hooks), merge: func(old []byte) ([]byte, bool, error) {
 			return mergeJSON(old, func(m map[string]any) (bool, error) {
 				hm, err := objectAt(m, "hooks")
 				if err != nil {
 					return false, err
 				}
-				groups, _ := hm["PermissionRequest"].([]any)
-				if hm["PermissionRequest"] != nil && groups == nil {
-					return false, errors.New(`"hooks.PermissionRequest" is not a list; fix it by hand, then run setup again`)
-				}
-				for _, g := range groups {
-					if hasHookCommand(g, " hook claude-code") {
-						return false, nil
+				changed := false
+				for _, e := range claudeEvents {
+					list, _ := hm[e.name].([]any)
+					if hm[e.name] != nil && list == nil {
+						return false, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
+					}
+					found := false
+					for _, g := range list {
+						found = found || hasHookCommand(g, " hook claude-code")
+					}
+					if !found {
+						hm[e.name] = append(list, groups[e.name])
+						changed = true
 					}
 				}
-				hm["PermissionRequest"] = append(groups, group)
-				return true, nil
+				return changed, nil
 			})
 		}},
 		{path: state, what: "the MCP server (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)", snippet: indent(mcp), merge: func(old []byte) ([]byte, bool, error) {
@@ -161,6 +175,27 @@ func claudeSetup(home, exe string) []setupFile {
 			})
 		}},
 	}
+}
+
+// setupEvent is one hook event setup registers tickmux for.
+type setupEvent struct {
+	name, matcher string
+	timeout       int // seconds
+}
+
+// claudeEvents: the permission prompt (a card), and the events that keep the agent's state on its
+// pane (answered at once; a short timeout).
+var claudeEvents = []setupEvent{
+	{"PermissionRequest", "*", hookTimeout},
+	{"SessionStart", "", 10}, {"SessionEnd", "", 10}, {"UserPromptSubmit", "", 10},
+	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Notification", "", 10}, {"Stop", "", 10},
+}
+
+// codexEvents are Codex's: it has no Notification event.
+var codexEvents = []setupEvent{
+	{"PermissionRequest", "*", hookTimeout},
+	{"SessionStart", "", 10}, {"SessionEnd", "", 10}, {"UserPromptSubmit", "", 10},
+	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Stop", "", 10},
 }
 
 // hasHookCommand reports whether a hook group (a matcher and its hooks) runs a command ending in
@@ -230,9 +265,18 @@ func codexSetup(home, exe string) []setupFile {
 	path := filepath.Join(dir, "config.toml")
 	bin := strings.Trim(exe, `"`)
 	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\n", tomlString(bin))
-	hookBlock := fmt.Sprintf("[[hooks.PermissionRequest]]\nmatcher = \"*\"\n\n[[hooks.PermissionRequest.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n",
-		tomlString(exe+" hook codex"), hookTimeout)
-	return []setupFile{{path: path, what: "the MCP server and the PermissionRequest hook", snippet: mcpBlock + "\n" + hookBlock,
+	block := func(e setupEvent) string {
+		b := fmt.Sprintf("[[hooks.%s]]\n", e.name)
+		if e.matcher != "" {
+			b += fmt.Sprintf("matcher = %s\n", tomlString(e.matcher))
+		}
+		return b + fmt.Sprintf("[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", e.name, tomlString(exe+" hook codex"), e.timeout)
+	}
+	snippet := mcpBlock
+	for _, e := range codexEvents {
+		snippet += "\n" + block(e)
+	}
+	return []setupFile{{path: path, what: "the MCP server and the hooks (PermissionRequest, and the events that show the agent's state)", snippet: snippet,
 		merge: func(old []byte) ([]byte, bool, error) {
 			var cur struct {
 				MCPServers map[string]any `toml:"mcp_servers"`
@@ -245,13 +289,15 @@ func codexSetup(home, exe string) []setupFile {
 			if cur.MCPServers["tickmux"] == nil {
 				add = append(add, mcpBlock)
 			}
-			groups, _ := cur.Hooks["PermissionRequest"].([]any)
-			found := false
-			for _, g := range groups {
-				found = found || hasHookCommand(g, " hook codex")
-			}
-			if !found {
-				add = append(add, hookBlock)
+			for _, e := range codexEvents {
+				groups, _ := cur.Hooks[e.name].([]any)
+				found := false
+				for _, g := range groups {
+					found = found || hasHookCommand(g, " hook codex")
+				}
+				if !found {
+					add = append(add, block(e))
+				}
 			}
 			if len(add) == 0 {
 				return old, false, nil

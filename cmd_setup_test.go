@@ -41,7 +41,7 @@ func TestSetupClaudeCodeMergesAndKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := setupIn(t, home, "claude-code", "--write")
-	if !strings.Contains(out, "added the PermissionRequest hook") || !strings.Contains(out, "added the MCP server") {
+	if !strings.Contains(out, "added the hooks") || !strings.Contains(out, "added the MCP server") {
 		t.Fatalf("output:\n%s", out)
 	}
 	var got struct {
@@ -61,7 +61,12 @@ func TestSetupClaudeCodeMergesAndKeeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := got.Hooks["PermissionRequest"]
-	if got.Model != "opus" || got.Permissions["allow"][0] != "Bash(ls:*)" || got.Cleanup != "30" || len(got.Hooks["Stop"]) != 1 ||
+	for _, e := range claudeEvents {
+		if l := got.Hooks[e.name]; len(l) == 0 || !strings.HasSuffix(l[len(l)-1].Hooks[0].Command, " hook claude-code") {
+			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
+		}
+	}
+	if got.Model != "opus" || got.Permissions["allow"][0] != "Bash(ls:*)" || got.Cleanup != "30" || len(got.Hooks["Stop"]) != 2 || got.Hooks["Stop"][0].Hooks[0].Command != "notify.sh" ||
 		len(pr) != 2 || pr[0].Hooks[0].Command != "mine.sh" || pr[1].Matcher != "*" ||
 		!strings.HasSuffix(pr[1].Hooks[0].Command, " hook claude-code") || pr[1].Hooks[0].Timeout != 600 {
 		t.Fatalf("settings after setup:\n%s", b)
@@ -102,7 +107,7 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := setupIn(t, home, "codex", "--write")
-	if !strings.Contains(out, "added the MCP server and the PermissionRequest hook") || !strings.Contains(out, "/hooks") {
+	if !strings.Contains(out, "added the MCP server and the hooks") || !strings.Contains(out, "/hooks") {
 		t.Fatalf("output:\n%s", out)
 	}
 	b, _ := os.ReadFile(path)
@@ -130,6 +135,11 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 	if cfg.Model != "gpt-5" || cfg.MCPServers["docs"].Command != "docs-mcp" || cfg.MCPServers["tickmux"].Args[0] != "mcp" ||
 		len(pr) != 2 || pr[0].Hooks[0].Command != "mine.sh" || !strings.HasSuffix(pr[1].Hooks[0].Command, " hook codex") || pr[1].Hooks[0].Timeout != 600 {
 		t.Fatalf("config after setup: %+v\n%s", cfg, b)
+	}
+	for _, e := range codexEvents {
+		if l := cfg.Hooks[e.name]; len(l) == 0 || !strings.HasSuffix(l[len(l)-1].Hooks[0].Command, " hook codex") {
+			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
+		}
 	}
 	if bk := backups(t, path); len(bk) != 1 {
 		t.Fatalf("backups %v, want one", bk)

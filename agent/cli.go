@@ -279,6 +279,15 @@ var runLs = request[struct{}, ListResult]{method: MethodList,
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates)
 		}
 		tw.Flush()
+		for _, t := range res.Ticks {
+			if a := t.Agent; a != nil {
+				line := fmt.Sprintf("%s: %s %s for %s", t.ID, a.Name, a.State, time.Duration(a.ForS)*time.Second)
+				if a.Detail != "" {
+					line += " (" + a.Detail + ")"
+				}
+				fmt.Fprintln(r.out, safe(line+", session "+a.Session))
+			}
+		}
 		return ExitOK
 	},
 }.run

@@ -47,11 +47,19 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	}
 	call := describeAgentCall(name, in)
 	req := host.ApprovalRequest{Action: host.ActionAgent, Client: name, Agent: &call}
-	if pid, err := peerPID(c.nc); err == nil {
-		if pane := s.paneOf(pid); pane != nil {
-			req.Instance, req.Title = pane.ID(), pane.Title()
-		}
+	if pane := s.paneOfConn(c); pane != nil {
+		req.Instance, req.Title = pane.ID(), pane.Title()
 	}
+	// The agent's state on its pane: waiting for the person while the card is up; working once
+	// allowed or denied (the agent goes on); still waiting when its own prompt takes over.
+	sess := host.AgentSession{Agent: name, Session: in.SessionID, Pane: req.Instance, Cwd: in.Cwd}
+	board := s.h.Agents()
+	board.Set(withDetail(sess, "a card: "+in.ToolName), host.AgentWaiting, time.Now())
+	defer func() {
+		if st, ok := board.Get(in.SessionID); ok && st.State == host.AgentWaiting && st.Detail == "a card: "+in.ToolName {
+			board.Set(withDetail(sess, "its own prompt: "+in.ToolName), host.AgentWaiting, time.Now())
+		}
+	}()
 	what := fmt.Sprintf("%s's %s in %s", name, in.ToolName, orOutside(req.Instance))
 	ap := s.h.Approver()
 	if ap == nil {
@@ -59,6 +67,7 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 		return PermissionResult{}, failure(ReasonNoApprover, "nobody can approve %s here: this tickmux has no screen to ask the person on", what)
 	}
 	if g, ok := ap.(host.Granter); ok && g.Granted(req) {
+		board.Set(withDetail(sess, in.ToolName), host.AgentWorking, time.Now())
 		s.logf("agent hook: %s allowed by the person's grant for this session", what)
 		return PermissionResult{Decision: DecisionAllow, Granted: true, Pane: req.Instance}, nil
 	}
@@ -78,9 +87,11 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	switch {
 	case err == nil:
 		res.Decision = DecisionAllow
+		board.Set(withDetail(sess, in.ToolName), host.AgentWorking, time.Now())
 		return res, nil
 	case errors.Is(err, host.ErrDenied):
 		res.Decision = DecisionDeny
+		board.Set(withDetail(sess, in.ToolName+" denied"), host.AgentWorking, time.Now())
 		return res, nil
 	case errors.Is(context.Cause(ctx), errNoView):
 		s.logf("agent hook: card %d (%s) withdrawn: no view was attached for %v; the agent asks on its own prompt", res.Card, what, wait)
@@ -91,6 +102,66 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 		return PermissionResult{}, failure(ReasonWithdrawn, "the card for %s was withdrawn before the person answered: %v", what, context.Cause(ctx))
 	}
 	return PermissionResult{}, failure(ReasonFailed, "%s was not answered: %v", what, err)
+}
+
+// agentEvent sets an agent session's state from one of its hook events; events it does not know
+// are ignored (an agent's newer events must not break its hooks).
+func (s *Server) agentEvent(c *conn, p AgentEventParams) (struct{}, error) {
+	name, ok := agentNames[p.Agent]
+	if !ok {
+		return struct{}{}, failure(ReasonBadRequest, "unknown agent %q: tickmux answers the hooks of %q and %q", p.Agent, AgentClaudeCode, AgentCodex)
+	}
+	var in HookInput
+	if err := json.Unmarshal(p.Input, &in); err != nil {
+		return struct{}{}, failure(ReasonBadRequest, "the hook's input is not the JSON object %s writes: %v", name, err)
+	}
+	st, ok := eventStates[in.HookEventName]
+	if !ok || in.SessionID == "" {
+		return struct{}{}, nil
+	}
+	sess := host.AgentSession{Agent: name, Session: in.SessionID, Cwd: in.Cwd}
+	if pane := s.paneOfConn(c); pane != nil {
+		sess.Pane = pane.ID()
+	}
+	switch in.HookEventName {
+	case "PreToolUse":
+		sess.Detail = in.ToolName
+	case "Notification":
+		sess.Detail = in.Message
+	}
+	s.h.Agents().Set(sess, st, time.Now())
+	if st == host.AgentEnded {
+		if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {
+			q.ForgetAgentSession(in.SessionID) // "again this session" ends with it
+		}
+	}
+	return struct{}{}, nil
+}
+
+// eventStates: the state each hook event puts an agent session in (Claude Code's event names,
+// which Codex shares).
+var eventStates = map[string]host.AgentState{
+	"SessionStart":     host.AgentStarted,
+	"UserPromptSubmit": host.AgentWorking,
+	"PreToolUse":       host.AgentWorking,
+	"PostToolUse":      host.AgentWorking,
+	"Notification":     host.AgentWaiting,
+	"Stop":             host.AgentDone,
+	"SessionEnd":       host.AgentEnded,
+}
+
+func withDetail(s host.AgentSession, d string) host.AgentSession {
+	s.Detail = d
+	return s
+}
+
+// paneOfConn is the pane the client at the other end of c runs in, or nil.
+func (s *Server) paneOfConn(c *conn) *host.Instance {
+	pid, err := peerPID(c.nc)
+	if err != nil {
+		return nil
+	}
+	return s.paneOf(pid)
 }
 
 // agentNames are the agents' names as cards show them.

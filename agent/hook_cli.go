@@ -23,6 +23,9 @@ var HookVerb = Verb{Name: "hook", Usage: "hook claude-code|codex [--socket PATH]
 // with, so the hook gives up before the agent kills it.
 const DefaultHookTimeout = 590 * time.Second
 
+// eventTimeout bounds how long an event that decides nothing holds the agent up.
+const eventTimeout = 3 * time.Second
+
 // maxHookInput bounds the hook's stdin (a Write's content is in it).
 const maxHookInput = 8 << 20
 
@@ -66,7 +69,19 @@ func runHook(r *runner, args []string) int {
 		return ExitOK
 	}
 	if in.HookEventName != "" && in.HookEventName != "PermissionRequest" {
-		return ExitOK // other events say what the agent does (nothing to decide)
+		// Other events say what the agent does: its state on its pane. Nothing is decided and
+		// nothing printed (an agent reads some events' stdout as context for the model).
+		ectx, cancel := context.WithTimeout(ctx, eventTimeout)
+		defer cancel()
+		c, err := Dial(ectx, SocketPath(r.socket), "tickmux hook "+agent)
+		if err != nil {
+			return ExitOK // outside tickmux: nobody to tell
+		}
+		defer c.Close()
+		if err := c.Do(ectx, MethodAgentEvent, AgentEventParams{Agent: agent, Input: raw}, nil, nil); err != nil {
+			say("%s: %s", in.HookEventName, host.Printable(errorOf(err).Message, false))
+		}
+		return ExitOK
 	}
 	c, err := Dial(ctx, SocketPath(r.socket), "tickmux hook "+agent)
 	if err != nil {

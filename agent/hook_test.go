@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -260,5 +261,113 @@ func TestHookOtherEventsPrintNothing(t *testing.T) {
 	}
 	if p := h.Cards.Queue.Pending(); len(p) != 0 {
 		t.Fatalf("a Stop event made cards: %+v", p)
+	}
+}
+
+// hookEvent is a hook input for event ev of session s.
+func hookEvent(s, ev string, extra map[string]any) []byte {
+	m := map[string]any{"session_id": s, "hook_event_name": ev, "cwd": "/tmp", "transcript_path": "/tmp/t.jsonl"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// TestHookEventsSetTheAgentState: the other hook events keep the session's state (started,
+// working, waiting for you, done, ended), a card puts it in "waiting for you" while it is up, and
+// the session's end drops its "again this session" grants. Each event decides nothing and prints
+// nothing.
+func TestHookEventsSetTheAgentState(t *testing.T) {
+	h := agenttest.Start(t)
+	const sess = "5f0c2a8e-1d7b-4c1e-9a57-3b2f0e6d9c41" // claudeBash's session
+	state := func() host.AgentSession {
+		s, ok := h.Host.Agents().Get(sess)
+		if !ok {
+			t.Fatal("no state for the session")
+		}
+		return s
+	}
+	for _, c := range []struct {
+		ev     string
+		extra  map[string]any
+		want   host.AgentState
+		detail string
+	}{
+		{"SessionStart", map[string]any{"source": "startup"}, host.AgentStarted, ""},
+		{"UserPromptSubmit", map[string]any{"prompt": "hi"}, host.AgentWorking, ""},
+		{"PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}, host.AgentWorking, "Bash"},
+		{"Notification", map[string]any{"message": "Claude is waiting for your input"}, host.AgentWaiting, "Claude is waiting for your input"},
+		{"Stop", nil, host.AgentDone, ""},
+	} {
+		if got := startHook(t, h.Socket, hookEvent(sess, c.ev, c.extra)).wait(t); got != "" {
+			t.Fatalf("%s printed %q", c.ev, got)
+		}
+		if s := state(); s.State != c.want || s.Detail != c.detail || s.Agent != "Claude Code" {
+			t.Fatalf("after %s: %+v, want %q (%q)", c.ev, s, c.want, c.detail)
+		}
+	}
+	// A card: waiting for you while it is up; r makes a session grant; working once answered.
+	run := startHook(t, h.Socket, claudeBash(t))
+	card := h.Cards.Next(t)
+	if s := state(); s.State != host.AgentWaiting || s.Detail != "a card: Bash" {
+		t.Fatalf("while the card is up: %+v", s)
+	}
+	h.Cards.Answer(t, card.ID, host.AllowRevision)
+	run.wait(t)
+	if s := state(); s.State != host.AgentWorking {
+		t.Fatalf("after the allow: %+v", s)
+	}
+	if len(h.Cards.Queue.Grants()) != 1 {
+		t.Fatal("no session grant")
+	}
+	startHook(t, h.Socket, hookEvent(sess, "SessionEnd", map[string]any{"reason": "exit"})).wait(t)
+	if s := state(); s.State != host.AgentEnded {
+		t.Fatalf("after SessionEnd: %+v", s)
+	}
+	if g := h.Cards.Queue.Grants(); len(g) != 0 {
+		t.Fatalf("the ended session's grants are still in force: %+v", g)
+	}
+}
+
+// TestLsShowsTheAgentOnItsPane: events sent from a pane name the pane, and ls (list_ticks) shows
+// the agent's state on it.
+func TestLsShowsTheAgentOnItsPane(t *testing.T) {
+	h := agenttest.Start(t)
+	dir := t.TempDir()
+	for i, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ev%d.json", i)), hookEvent("s-1", ev, nil), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `for f in "$2"/ev*.json; do "$0" hook claude-code --socket "$1" < "$f"; done; touch "$2/done"; exec sleep 1000`
+	pane := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", script, tickmuxBinary(t), h.Socket, dir}})
+	for range pollTicks(t) {
+		if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+			break
+		}
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(tickmuxBinary(t), "ls", "--json", "--socket", h.Socket)
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var ls agent.ListResult
+	if err := json.Unmarshal(out.Bytes(), &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Ticks) != 1 || ls.Ticks[0].ID != pane.ID() || ls.Ticks[0].Agent == nil ||
+		ls.Ticks[0].Agent.State != "working" || ls.Ticks[0].Agent.Name != "Claude Code" || ls.Ticks[0].Agent.Session != "s-1" {
+		t.Fatalf("ls: %s", out.String())
+	}
+	out.Reset()
+	cmd = exec.Command(tickmuxBinary(t), "ls", "--socket", h.Socket)
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), pane.ID()+": Claude Code working for ") {
+		t.Fatalf("ls does not say what the agent does:\n%s", out.String())
 	}
 }

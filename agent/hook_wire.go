@@ -12,6 +12,17 @@ import "encoding/json"
 // PermissionResult; an error when nobody answered (withdrawn, no view, no screen).
 const MethodPermission = "agent/permission"
 
+// MethodAgentEvent tells tickmux of an agent's other hook events (session start and end, a
+// prompt, a tool, a notification, a stop): AgentEventParams → {}. They set the agent session's
+// state on its pane (host.AgentBoard); nothing is decided.
+const MethodAgentEvent = "agent/event"
+
+// AgentEventParams carry one hook event's input.
+type AgentEventParams struct {
+	Agent string          `json:"agent"`
+	Input json.RawMessage `json:"input"`
+}
+
 // Agents whose hooks tickmux answers (PermissionParams.Agent).
 const (
 	AgentClaudeCode = "claude-code"
@@ -58,4 +69,6 @@ type HookInput struct {
 	HookEventName string          `json:"hook_event_name"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
+	// Message is a Notification's text ("Claude is waiting for your input").
+	Message string `json:"message"`
 }

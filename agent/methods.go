@@ -66,6 +66,7 @@ var routes = map[string]route{
 	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
 	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
 	MethodPermission: method(func(s *Server, r inbound, p PermissionParams) (any, error) { return s.permission(r.ctx, r.c, p) }),
+	MethodAgentEvent: method(func(s *Server, r inbound, p AgentEventParams) (any, error) { return s.agentEvent(r.c, p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
@@ -132,9 +133,15 @@ func info(in *host.Instance) TickInfo {
 
 func (s *Server) list() ListResult {
 	out := ListResult{Ticks: []TickInfo{}}
+	now := time.Now()
 	for _, in := range s.h.Instances() {
 		if in.Visible() {
-			out.Ticks = append(out.Ticks, info(in))
+			t := info(in)
+			if a, ok := s.h.Agents().ForPane(in.ID()); ok {
+				t.Agent = &AgentInfo{Name: a.Agent, Session: a.Session, State: string(a.State), Since: a.Since.UTC().Format(time.RFC3339),
+					ForS: int64(now.Sub(a.Since) / time.Second), Detail: a.Detail}
+			}
+			out.Ticks = append(out.Ticks, t)
 		}
 	}
 	if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"tickmux/host"
 )
@@ -84,4 +85,20 @@ func TestAgentCardShowsTheToolCall(t *testing.T) {
 			t.Fatal("the same input in the same session is not granted")
 		}
 	})
+}
+
+// The pane an agent runs in says on its border and in the status bar what the agent does, as its
+// hooks told tickmux, and for how long; a new state replaces it.
+func TestPaneShowsTheAgentState(t *testing.T) {
+	hs := newHarness(t, 160, 30)
+	hs.start()
+	in := hs.openShell("printf 'agent-ready\\n'; exec cat", "agent-ready")
+	board := hs.h.Agents()
+	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentWorking, time.Now())
+	scr := hs.waitFor(in.ID() + " Claude Code working 0s · /bin/sh")
+	if !strings.Contains(scr, "· working 0s ") {
+		t.Fatalf("the status bar does not show the state:\n%s", scr)
+	}
+	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentWaiting, time.Now().Add(-90*time.Second))
+	hs.waitFor(in.ID() + " Claude Code waiting for you 1m · /bin/sh")
 }
