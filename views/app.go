@@ -570,17 +570,23 @@ func (a *App) agentStates() (states map[string]string, live bool) {
 	now := a.now()
 	states = make(map[string]string, len(latest))
 	for pane, s := range latest {
-		states[pane] = capText(s.Agent, 40) + " " + string(s.State) + " " + sinceText(now.Sub(s.Since))
-		live = live || s.State != host.AgentEnded
+		states[pane] = capText(s.Agent, 40) + " " + string(s.State)
+		if s.State != host.AgentEnded { // an ended one's time would not move (no ticks for it)
+			states[pane] += " " + sinceText(now.Sub(s.Since))
+			live = true
+		}
 	}
 	return states, live
 }
 
 // agentShort is the status bar's part of an agent's state: the state and its time, without the
-// agent's name.
+// agent's name ("working 12s"); an ended session says "agent ended", not to be read as the pane's end.
 func agentShort(s string) string {
 	for _, name := range []string{"Claude Code ", "Codex "} {
 		if rest, ok := strings.CutPrefix(s, name); ok {
+			if rest == string(host.AgentEnded) {
+				return "agent ended"
+			}
 			return rest
 		}
 	}

@@ -101,4 +101,7 @@ func TestPaneShowsTheAgentState(t *testing.T) {
 	}
 	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentWaiting, time.Now().Add(-90*time.Second))
 	hs.waitFor(in.ID() + " Claude Code waiting for you 1m · /bin/sh")
+	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentEnded, time.Now())
+	hs.waitFor(in.ID() + " Claude Code ended · /bin/sh")
+	hs.waitFor("· agent ended ")
 }
