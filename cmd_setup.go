@@ -191,10 +191,11 @@ var claudeEvents = []setupEvent{
 	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Notification", "", 10}, {"Stop", "", 10},
 }
 
-// codexEvents are Codex's: it has no Notification event.
+// codexEvents are Codex's: it has no Notification event, and clamps a SessionEnd hook's timeout to
+// 3 s (with a warning at start when it is longer).
 var codexEvents = []setupEvent{
 	{"PermissionRequest", "*", hookTimeout},
-	{"SessionStart", "", 10}, {"SessionEnd", "", 10}, {"UserPromptSubmit", "", 10},
+	{"SessionStart", "", 10}, {"SessionEnd", "", 3}, {"UserPromptSubmit", "", 10},
 	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Stop", "", 10},
 }
 
