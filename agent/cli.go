@@ -101,7 +101,7 @@ func (r *runner) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(r.verb.Name, flag.ContinueOnError)
 	fs.SetOutput(r.errw)
 	fs.StringVar(&r.socket, "socket", "", "the control socket (default $"+EnvSocket+", else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)")
-	if r.verb.Name != "mcp" && r.verb.Name != "serve" {
+	if r.verb.Name != "mcp" && r.verb.Name != "serve" && r.verb.Name != "hook" {
 		fs.BoolVar(&r.json, "json", false, "print JSON for scripts")
 	}
 	fs.Usage = func() {
@@ -282,6 +282,15 @@ var runLs = request[struct{}, ListResult]{method: MethodList,
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates, decisions)
 		}
 		tw.Flush()
+		for _, t := range res.Ticks {
+			if a := t.Agent; a != nil {
+				line := fmt.Sprintf("%s: %s %s for %s", t.ID, a.Name, a.State, time.Duration(a.ForS)*time.Second)
+				if a.Detail != "" {
+					line += " (" + a.Detail + ")"
+				}
+				fmt.Fprintln(r.out, safe(line+", session "+a.Session))
+			}
+		}
 		return ExitOK
 	},
 }.run

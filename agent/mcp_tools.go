@@ -30,7 +30,8 @@ func (m *MCP) mcpTools() []mcpTool {
 			name:  "list_ticks",
 			title: "List Ticks",
 			description: "List the Ticks and shells open in tickmux: id, type (tick or shell), status, kind, title, description, " +
-				"catalog revision, latest state seq, update count and recover_with. Ids are hosted:N for Ticks and shell:N for plain terminal programs.",
+				"catalog revision, latest state seq, update count and recover_with; for a pane running Claude Code or Codex, the agent session's state (agent). " +
+				"Ids are hosted:N for Ticks and shell:N for plain terminal programs.",
 			schema:      `{"type":"object","properties":{},"additionalProperties":false}`,
 			annotations: readOnly("List Ticks"),
 			method:      MethodList,

@@ -66,6 +66,8 @@ var routes = map[string]route{
 	MethodCancelCall: method(func(s *Server, r inbound, p CancelCallParams) (any, error) { return s.cancelCall(r.ctx, r.c, p) }),
 	MethodScreen:     method(func(s *Server, _ inbound, p IDParams) (any, error) { return s.screen(p) }),
 	MethodJournal:    method(func(s *Server, r inbound, p JournalParams) (any, error) { return s.journal(r.c, p) }),
+	MethodPermission: method(func(s *Server, r inbound, p PermissionParams) (any, error) { return s.permission(r.ctx, r.c, p) }),
+	MethodAgentEvent: method(func(s *Server, r inbound, p AgentEventParams) (any, error) { return s.agentEvent(r.c, p) }),
 }
 
 func (s *Server) hello(c *conn, p HelloParams) (HelloResult, error) {
@@ -132,12 +134,17 @@ func info(in *host.Instance) TickInfo {
 
 func (s *Server) list() ListResult {
 	out := ListResult{Ticks: []TickInfo{}}
+	now := time.Now()
 	for _, in := range s.h.Instances() {
 		if in.Visible() {
 			t := info(in)
 			if in.IsTick() {
 				n := s.h.JournalCount(in.ID())
 				t.Decisions = &n
+			}
+			if a, ok := s.h.Agents().ForPane(in.ID()); ok {
+				t.Agent = &AgentInfo{Name: a.Agent, Session: a.Session, State: string(a.State), Since: a.Since.UTC().Format(time.RFC3339),
+					ForS: int64(now.Sub(a.Since) / time.Second), Detail: a.Detail}
 			}
 			out.Ticks = append(out.Ticks, t)
 		}

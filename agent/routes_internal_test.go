@@ -13,7 +13,7 @@ import (
 // connection would panic if it did).
 func TestRoutesDecodeFirst(t *testing.T) {
 	methods := []string{MethodHello, MethodList, MethodDescribe, MethodRead, MethodCall, MethodWait, MethodWatch,
-		MethodOpen, MethodClose, MethodSend, MethodCancelCall, MethodScreen, MethodJournal}
+		MethodOpen, MethodClose, MethodSend, MethodCancelCall, MethodScreen, MethodJournal, MethodPermission, MethodAgentEvent}
 	if len(routes) != len(methods) {
 		t.Errorf("%d routes, want %d", len(routes), len(methods))
 	}

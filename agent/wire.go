@@ -182,6 +182,21 @@ type TickInfo struct {
 	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
 	// grant) the approval journal holds for this instance since it opened (Ticks).
 	Decisions *int `json:"decisions,omitempty"`
+	// Agent is the agent session (Claude Code, Codex) in a shell's pane, as its hooks told
+	// tickmux (list only).
+	Agent *AgentInfo `json:"agent,omitempty"`
+}
+
+// AgentInfo is an agent session's state on its pane.
+type AgentInfo struct {
+	Name    string `json:"name"`
+	Session string `json:"session"`
+	// State is "started", "working", "waiting for you", "done" or "ended".
+	State string `json:"state"`
+	// Since is when it entered State (RFC 3339), ForS how long ago that was, in seconds.
+	Since  string `json:"since"`
+	ForS   int64  `json:"for_s"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // ListResult is every instance a client may see, in the order they were opened.

@@ -18,6 +18,9 @@ const (
 	ActionOpen  Action = "open"  // open a Tick or a shell
 	ActionClose Action = "close" // close an instance
 	ActionSend  Action = "send"  // type text into an instance's terminal
+	// ActionAgent is an agent program's own tool call (Claude Code, Codex) that its permission
+	// hook put before the person (agent/hook.go); its journal kind is "agent".
+	ActionAgent Action = "agent"
 )
 
 // ApprovalRequest is everything the person needs to judge a request (H-K2, H-SEC1). Every string
@@ -44,6 +47,9 @@ type ApprovalRequest struct {
 	Shell bool
 	// Text is what ActionSend would type.
 	Text string
+	// Agent describes an ActionAgent; Instance and Title then name the pane the agent runs in
+	// ("" when it runs outside tickmux).
+	Agent *AgentCall
 
 	// Shown, when not nil, is told the id of the card that puts this request before the person,
 	// once it is there and before Approve blocks, so the caller can name exactly its own card
@@ -138,8 +144,9 @@ type card struct {
 	view   string        // who answered; set before the answer is sent
 }
 
-// grant is an AllowRevision answer: one tool of one instance at one catalog revision.
-type grant struct{ instance, revision, tool string }
+// grant is an AllowRevision answer: one tool of one instance at one catalog revision; for an
+// agent's call (session set), one tool with exactly one input in one agent session.
+type grant struct{ instance, revision, tool, session, input string }
 
 // NewApprovalQueue makes an empty queue; notify (may be nil) runs after each change, from the
 // goroutine that made it, and must not block.
@@ -158,12 +165,26 @@ var ErrNoSuchCard = errors.New("no pending approval with that id")
 
 // Granted reports whether an AllowRevision answer already covers req.
 func (q *ApprovalQueue) Granted(req ApprovalRequest) bool {
-	if req.Action != ActionCall {
+	k, ok := grantOf(req)
+	if !ok {
 		return false
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.grants[grant{req.Instance, req.Revision, req.Tool}]
+	return q.grants[k]
+}
+
+// grantOf is the grant an AllowRevision answer to req makes, if it can make one.
+func grantOf(req ApprovalRequest) (grant, bool) {
+	switch req.Action {
+	case ActionCall:
+		return grant{instance: req.Instance, revision: req.Revision, tool: req.Tool}, true
+	case ActionAgent:
+		if a := req.Agent; a != nil && a.Session != "" {
+			return grant{instance: req.Instance, tool: a.Tool, session: a.Session, input: a.InputKey()}, true
+		}
+	}
+	return grant{}, false
 }
 
 // Approve puts a card in front of the person and waits for the answer.
@@ -235,8 +256,10 @@ func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 		q.mu.Unlock()
 		return ErrNoSuchCard
 	}
-	if d == AllowRevision && c.Req.Action == ActionCall {
-		q.grants[grant{c.Req.Instance, c.Req.Revision, c.Req.Tool}] = true
+	if d == AllowRevision {
+		if k, ok := grantOf(c.Req); ok {
+			q.grants[k] = true
+		}
 	}
 	c.view = view
 	q.mu.Unlock()
@@ -262,9 +285,11 @@ func (q *ApprovalQueue) remove(id uint64) {
 }
 
 // Grant is an AllowRevision answer in force: calls to Tool of Instance go out without a card
-// while the catalog stays at Revision.
+// while the catalog stays at Revision. An agent's grant (Session set) lets the agent session run
+// Tool with exactly Input again (Instance is its pane, Revision empty).
 type Grant struct {
 	Instance, Revision, Tool string
+	Session, Input           string
 }
 
 // Grants lists the grants in force, by instance, tool and revision.
@@ -272,7 +297,7 @@ func (q *ApprovalQueue) Grants() []Grant {
 	q.mu.Lock()
 	out := make([]Grant, 0, len(q.grants))
 	for g := range q.grants {
-		out = append(out, Grant{Instance: g.instance, Revision: g.revision, Tool: g.tool})
+		out = append(out, Grant{Instance: g.instance, Revision: g.revision, Tool: g.tool, Session: g.session, Input: g.input})
 	}
 	q.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool {
@@ -283,6 +308,12 @@ func (q *ApprovalQueue) Grants() []Grant {
 		if a.Tool != b.Tool {
 			return a.Tool < b.Tool
 		}
+		if a.Session != b.Session {
+			return a.Session < b.Session
+		}
+		if a.Input != b.Input {
+			return a.Input < b.Input
+		}
 		return a.Revision < b.Revision
 	})
 	return out
@@ -292,7 +323,7 @@ func (q *ApprovalQueue) Grants() []Grant {
 // grant was in force. Call it only from a keypress in the TUI.
 func (q *ApprovalQueue) Revoke(g Grant) bool {
 	q.mu.Lock()
-	k := grant{g.Instance, g.Revision, g.Tool}
+	k := grant{g.Instance, g.Revision, g.Tool, g.Session, g.Input}
 	ok := q.grants[k]
 	delete(q.grants, k)
 	q.mu.Unlock()
@@ -307,7 +338,7 @@ func (q *ApprovalQueue) RevisionChanged(instance, revision string) {
 	q.mu.Lock()
 	dropped := false
 	for g := range q.grants {
-		if g.instance == instance && g.revision != revision {
+		if g.instance == instance && g.session == "" && g.revision != revision {
 			delete(q.grants, g)
 			dropped = true
 		}
@@ -345,4 +376,23 @@ func (q *ApprovalQueue) ForgetInstance(id string) {
 		}
 	}
 	q.mu.Unlock()
+}
+
+// ForgetAgentSession drops the grants of an agent session that ended.
+func (q *ApprovalQueue) ForgetAgentSession(session string) {
+	if session == "" {
+		return
+	}
+	q.mu.Lock()
+	dropped := false
+	for g := range q.grants {
+		if g.session == session {
+			delete(q.grants, g)
+			dropped = true
+		}
+	}
+	q.mu.Unlock()
+	if dropped {
+		q.changed()
+	}
 }

@@ -14,6 +14,7 @@ const (
 	EventCalls                      // the instance's recent calls changed
 	EventApprovals                  // an approval was requested, answered, withdrawn or voided
 	EventRemoved                    // an ended instance left the registry
+	EventAgent                      // an agent session in the instance's pane changed state (agents.go)
 )
 
 func (k EventKind) String() string {
@@ -32,6 +33,8 @@ func (k EventKind) String() string {
 		return "approvals"
 	case EventRemoved:
 		return "removed"
+	case EventAgent:
+		return "agent"
 	}
 	return "unknown"
 }

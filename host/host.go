@@ -52,6 +52,7 @@ type Host struct {
 	env         []string
 	scrollback  int
 	jr          journalState
+	agents      *AgentBoard
 
 	mu        sync.Mutex
 	instances map[string]*Instance
@@ -69,6 +70,7 @@ func New(cfg Config) *Host {
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
 	}
+	h.agents = newAgentBoard(func(pane string) { h.bus.post(EventAgent, pane) })
 	if h.initTimeout <= 0 {
 		h.initTimeout = InitTimeout
 	}
@@ -81,6 +83,9 @@ func New(cfg Config) *Host {
 
 // Approver returns the approver given in Config.
 func (h *Host) Approver() Approver { return h.approver }
+
+// Agents is the board of the agent sessions that run in panes (agents.go).
+func (h *Host) Agents() *AgentBoard { return h.agents }
 
 // OpenSpec says what to open.
 type OpenSpec struct {
@@ -227,6 +232,7 @@ func (h *Host) Remove(id string) error {
 		}
 	}
 	h.mu.Unlock()
+	h.agents.forgetPane(id)
 	h.bus.post(EventRemoved, id)
 	return nil
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -171,7 +172,7 @@ func (r *Record) Watch(req *ApprovalRequest) {
 				if r.h.jr.grants == nil {
 					r.h.jr.grants = map[grant]uint64{}
 				}
-				r.h.jr.grants[grant{r.e.Instance, r.e.Revision, r.e.Tool}] = *r.e.Card
+				r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}] = *r.e.Card
 				r.h.jr.mu.Unlock()
 			}
 		case Deny:
@@ -200,7 +201,7 @@ func (r *Record) Granted() {
 	defer r.mu.Unlock()
 	r.e.Decision = journal.Granted
 	r.h.jr.mu.Lock()
-	if c, ok := r.h.jr.grants[grant{r.e.Instance, r.e.Revision, r.e.Tool}]; ok {
+	if c, ok := r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}]; ok {
 		r.e.GrantedBy = &c
 	}
 	r.h.jr.mu.Unlock()
@@ -213,6 +214,17 @@ func (r *Record) Sent() {
 	}
 	r.mu.Lock()
 	r.sent = true
+	r.mu.Unlock()
+}
+
+// SetTool names what an agent's own call (ActionAgent) asked for: its tool and input, which the
+// card shows from ApprovalRequest.Agent.
+func (r *Record) SetTool(tool string, input json.RawMessage) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.e.Tool, r.e.Args = tool, input
 	r.mu.Unlock()
 }
 

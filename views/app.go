@@ -15,6 +15,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -494,8 +495,10 @@ func (a *App) rebuild() {
 	for _, c := range cards {
 		alerts[c.Req.Instance] = true
 	}
+	agents, agentsLive := a.agentStates()
 	for id, p := range a.panes {
 		p.alert = alerts[id]
+		p.agent = agents[id]
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
 	}
 	cardFocus := -1
@@ -523,7 +526,7 @@ func (a *App) rebuild() {
 	}
 	// The cards say how long they have waited, and the sparkline moves: tick each second while
 	// either has something to show.
-	a.lastRates = len(cards) > 0
+	a.lastRates = len(cards) > 0 || agentsLive // an agent's state says for how long
 	if a.lastRates {
 		a.wakeTick(time.Now().Truncate(time.Second).Add(time.Second))
 	}
@@ -544,7 +547,7 @@ func (a *App) rebuild() {
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
 			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
-			focused: in.ID() == a.focus, alert: alerts[in.ID()],
+			focused: in.ID() == a.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]),
 		})
 	}
 	a.status.tabs = a.tabItems()
@@ -552,6 +555,55 @@ func (a *App) rebuild() {
 	if a.message != "" && a.now().Sub(a.messageAt) < 10*time.Second {
 		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
 	}
+}
+
+// agentStates says, per pane, which agent session runs in it and what it does, as its hooks told
+// tickmux: "Claude Code working 12s". live: a state that is not ended is shown (its time moves).
+func (a *App) agentStates() (states map[string]string, live bool) {
+	latest := map[string]host.AgentSession{} // by pane: the session that changed last
+	for _, s := range a.host.Agents().All() {
+		if cur, ok := latest[s.Pane]; s.Pane != "" && (!ok || s.Since.After(cur.Since)) {
+			latest[s.Pane] = s
+		}
+	}
+	if len(latest) == 0 {
+		return nil, false
+	}
+	now := a.now()
+	states = make(map[string]string, len(latest))
+	for pane, s := range latest {
+		states[pane] = capText(s.Agent, 40) + " " + string(s.State)
+		if s.State != host.AgentEnded { // an ended one's time would not move (no ticks for it)
+			states[pane] += " " + sinceText(now.Sub(s.Since))
+			live = true
+		}
+	}
+	return states, live
+}
+
+// agentShort is the status bar's part of an agent's state: the state and its time, without the
+// agent's name ("working 12s"); an ended session says "agent ended", not to be read as the pane's end.
+func agentShort(s string) string {
+	for _, name := range []string{"Claude Code ", "Codex "} {
+		if rest, ok := strings.CutPrefix(s, name); ok {
+			if rest == string(host.AgentEnded) {
+				return "agent ended"
+			}
+			return rest
+		}
+	}
+	return s
+}
+
+// sinceText says a time since coarsely: 12s, 5m, 2h.
+func sinceText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d/time.Second)))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%dh", int(d/time.Hour))
 }
 
 // say shows a message on the status bar for a few seconds.

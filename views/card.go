@@ -123,6 +123,10 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 				exact(append(line{{lead, th.Card}}, vl...))
 			}
 		}
+	case host.ActionAgent:
+		if r.Agent != nil {
+			p.agentCardBody(r.Agent, text, exact)
+		}
 	case host.ActionSend:
 		lines := "1 line"
 		if n := strings.Count(r.Text, "\n") + 1; n > 1 {
@@ -140,11 +144,17 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 			a    keymap.Action
 			what string
 		}{{keymap.AllowOnce, "allow once"}, {keymap.AllowRevision, "allow for this revision"}, {keymap.Deny, "deny"}, {keymap.LeaveCard, "later"}} {
-			if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
+			what := k.what
+			if k.a == keymap.AllowRevision && r.Action == host.ActionAgent {
+				if r.Agent == nil || r.Agent.Session == "" {
+					continue
+				}
+				what = "allow this input again this session"
+			} else if r.Action != host.ActionCall && k.a == keymap.AllowRevision {
 				continue
 			}
 			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
-				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + k.what + "  ", th.Card})
+				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + what + "  ", th.Card})
 			}
 		}
 		exact(hint)
@@ -198,6 +208,15 @@ func cardVerb(r host.ApprovalRequest) string {
 		return "close " + target
 	case host.ActionSend:
 		return "type into " + target
+	case host.ActionAgent:
+		tool := ""
+		if r.Agent != nil {
+			tool = host.Printable(capText(r.Agent.Tool, 200), false)
+		}
+		if r.Instance == "" {
+			return "run its tool " + tool + " (in a terminal outside tickmux)"
+		}
+		return "run its tool " + tool + " in " + target
 	}
 	return string(r.Action) + " " + target
 }

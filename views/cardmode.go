@@ -129,7 +129,10 @@ func (a *App) answerCard(act keymap.Action) {
 	switch act {
 	case keymap.AllowRevision:
 		d, what = host.AllowRevision, "allowed for revision "+strconv.Quote(c.Req.Revision)
-		if c.Req.Action != host.ActionCall {
+		switch {
+		case c.Req.Action == host.ActionAgent && c.Req.Agent != nil && c.Req.Agent.Session != "":
+			what = "allowed again for this agent session"
+		case c.Req.Action != host.ActionCall:
 			d, what = host.AllowOnce, "allowed once"
 		}
 	case keymap.Deny:
@@ -182,6 +185,9 @@ func (a *App) askRevoke(i int) {
 	}
 	g := grants[i]
 	what := host.Printable(capText(g.Tool, 60), false) + " on " + g.Instance
+	if g.Session != "" {
+		what = host.Printable(capText(g.Tool, 60), false) + " with this input in agent session " + host.Printable(capText(g.Session, 60), false)
+	}
 	a.ask("revoke: "+what+" needs a card again?", func() {
 		if a.queue.Revoke(g) {
 			a.say("revoked: " + what + " needs a card again")

@@ -297,6 +297,10 @@ func describeTarget(r host.ApprovalRequest) string {
 		return r.Tool + " on " + r.Instance
 	case host.ActionOpen:
 		return fmt.Sprint(r.Argv)
+	case host.ActionAgent:
+		if r.Agent != nil {
+			return r.Client + "'s " + r.Agent.Tool + " in " + r.Instance
+		}
 	}
 	return r.Instance
 }

@@ -22,7 +22,8 @@ type Pane struct {
 	term    paneTerm
 	theme   *themes.Theme
 	focused bool
-	alert   bool // an approval card waits for this instance
+	alert   bool   // an approval card waits for this instance
+	agent   string // the agent session in the pane and its state ("Claude Code working 12s")
 	float   bool
 	name    string // given by the person (prefix T); "" shows the program's title
 	// dirty is set by the terminal's draw request when the program drew; a frame that redraws
@@ -46,6 +47,7 @@ type frameKey struct {
 	rect                  Rect
 	focused, alert, float bool
 	name, title, exit     string
+	agent                 string
 	status                host.Status
 	unguarded             bool
 }
@@ -98,7 +100,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		return
 	}
 	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, name: p.name,
-		title: p.inst.Title(), status: p.inst.Status(), unguarded: p.inst.GuardError() != ""}
+		title: p.inst.Title(), status: p.inst.Status(), unguarded: p.inst.GuardError() != "", agent: p.agent}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
 	}
@@ -140,7 +142,11 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if name == "" {
 		name = capText(p.inst.Title(), 200)
 	}
-	l := line{{" " + p.inst.ID() + " ", title}, untrusted(name, title), {" · ", title}}
+	l := line{{" " + p.inst.ID() + " ", title}}
+	if p.agent != "" { // before the title, which a long one would push off the border
+		l = append(l, untrusted(p.agent, title.Bold(true)), seg{" · ", title})
+	}
+	l = append(l, untrusted(name, title), seg{" · ", title})
 	status := p.inst.Status()
 	switch status {
 	case host.StatusEnded:

@@ -182,6 +182,10 @@ func (p *SidePanel) Rebuild(in panelInput) {
 			}
 			l := line{{n + " ", th.KeyHint}, untrusted(capText(g.Tool, 200), th.TitleFocused), {" on " + g.Instance + " · revision ", th.PanelMuted},
 				untrusted(fmt.Sprintf("%q", capText(g.Revision, 200)), th.Panel)}
+			if g.Session != "" { // an agent's: this exact input again in this session
+				l = line{{n + " ", th.KeyHint}, untrusted(capText(g.Tool, 200), th.TitleFocused), {" " + g.Instance + " · session ", th.PanelMuted},
+					untrusted(capText(g.Session, 200), th.Panel), {" · input ", th.PanelMuted}, untrusted(capText(g.Input, 400), th.Panel)}
+			}
 			head = append(head, wrapLine(l, w)...)
 		}
 		blank()

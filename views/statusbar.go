@@ -61,7 +61,8 @@ type statusItem struct {
 	updates   uint64
 	status    host.Status
 	focused   bool
-	alert     bool // a card waits for this instance
+	alert     bool   // a card waits for this instance
+	agent     string // the state of the agent session in its pane ("" when none)
 }
 
 // NewStatusBar makes the bar.
@@ -141,6 +142,11 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		}
 		if it.updates > 0 {
 			add(" ·"+countString(it.updates), th.StatusBar.Dim(true))
+		}
+		if it.agent != "" {
+			add(" · ", th.StatusBar)
+			t := untrusted(it.agent, th.StatusBar.Bold(true))
+			add(t.text, t.style)
 		}
 		b.spans = append(b.spans, itemSpan{it.id, x + from, x + min(used, avail)})
 		add(" ", th.StatusBar)

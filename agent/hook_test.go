@@ -1,0 +1,392 @@
+package agent_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"tickmux/host/journal"
+
+	"tickmux/agent"
+	"tickmux/agent/agenttest"
+	"tickmux/host"
+)
+
+// claudeBash is a PermissionRequest hook's input as Claude Code 2.1.197 writes it (the keys seen
+// in ../shared/notes/agent-hooks.md), for a Bash command with a run of spaces and a zero-width
+// space in it.
+func claudeBash(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/hooks/claude-bash.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const (
+	wantAllow = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}` + "\n"
+	wantDeny  = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"denied by the person in tickmux"}}}` + "\n"
+)
+
+// hookRun is `tickmux hook` run as an agent runs it: input on stdin, the decision on stdout.
+type hookRun struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan error
+}
+
+func startHook(t *testing.T, socket string, input []byte, args ...string) *hookRun {
+	t.Helper()
+	h := &hookRun{done: make(chan error, 1)}
+	h.cmd = exec.Command(tickmuxBinary(t), append([]string{"hook", "claude-code", "--socket", socket}, args...)...)
+	h.cmd.Stdin = bytes.NewReader(input)
+	h.cmd.Stdout, h.cmd.Stderr = &h.stdout, &h.stderr
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { h.done <- h.cmd.Wait() }() // owner: the test; ends with the process
+	t.Cleanup(func() {
+		h.cmd.Process.Kill()
+		<-h.done
+		h.done <- nil
+	})
+	return h
+}
+
+// wait waits for the hook's end and checks it exited 0 (a hook's exit status never decides).
+func (h *hookRun) wait(t *testing.T) string {
+	t.Helper()
+	err := receive(t, h.done, "the hook's exit")
+	h.done <- err
+	if err != nil {
+		t.Fatalf("the hook ended with %v; stderr: %s", err, h.stderr.String())
+	}
+	return h.stdout.String()
+}
+
+// TestHookAnswersFromAPane runs the hook as Claude Code does, under a program in a pane: the card
+// names the pane (found from the hook's ancestry), shows the whole command, and y and n print
+// the decisions Claude Code reads.
+func TestHookAnswersFromAPane(t *testing.T) {
+	h := agenttest.Start(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, claudeBash(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		d    host.Decision
+		want string
+	}{{host.AllowOnce, wantAllow}, {host.Deny, wantDeny}} {
+		out, rc := filepath.Join(dir, "out"), filepath.Join(dir, "rc")
+		os.Remove(rc)
+		// A fake agent: a shell that runs the hook with the recorded input, as Claude Code would.
+		script := `"$0" hook claude-code --socket "$1" < "$2" > "$3.tmp" 2> "$3.err"; echo $? > "$4.tmp"; mv "$3.tmp" "$3"; mv "$4.tmp" "$4"; exec sleep 1000`
+		pane := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", script, tickmuxBinary(t), h.Socket, in, out, rc}})
+		card := h.Cards.Next(t)
+		r := card.Req
+		if r.Action != host.ActionAgent || r.Agent == nil {
+			t.Fatalf("card is %+v, want an agent's", r)
+		}
+		if r.Instance != pane.ID() || r.Client != "Claude Code" {
+			t.Errorf("card names %q in %q, want Claude Code in %s", r.Client, r.Instance, pane.ID())
+		}
+		a := r.Agent
+		if a.Tool != "Bash" || a.Command != "rm -rf build &&     echo \"done\u200b\"" || a.Session != "5f0c2a8e-1d7b-4c1e-9a57-3b2f0e6d9c41" || a.Cwd != "/tmp" {
+			t.Errorf("agent call %+v", a)
+		}
+		h.Cards.Answer(t, card.ID, c.d)
+		for range pollTicks(t) {
+			if _, err := os.Stat(rc); err == nil {
+				break
+			}
+		}
+		got, _ := os.ReadFile(out)
+		status, _ := os.ReadFile(rc)
+		stderr, _ := os.ReadFile(out + ".err")
+		if string(got) != c.want || strings.TrimSpace(string(status)) != "0" {
+			t.Errorf("decision %v: the hook printed %q and exited %s (stderr %q), want %q and 0", c.d, got, status, stderr, c.want)
+		}
+		pane.Close()
+	}
+	// Each card is a journal entry of kind agent, with the agent's tool and its input.
+	entries, err := h.Journal.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decisions []string
+	for _, e := range entries {
+		if e.Kind != "agent" || e.Decision == journal.Waiting {
+			continue
+		}
+		decisions = append(decisions, string(e.Decision))
+		if e.Tool != "Bash" || !strings.Contains(string(e.Args), `rm -rf build`) || e.Client.Name != "Claude Code" || e.Card == nil {
+			t.Errorf("journal entry %+v, want Claude Code's Bash call with its input and card", e)
+		}
+	}
+	if strings.Join(decisions, " ") != "once denied" {
+		t.Errorf("journal decisions %q, want once then denied", decisions)
+	}
+}
+
+// TestHookSessionGrant: r allows this exact input again in this agent session, without a card;
+// another input, or another session, gets a card. The grant is listed and revocable.
+func TestHookSessionGrant(t *testing.T) {
+	h := agenttest.Start(t)
+	input := claudeBash(t)
+	run := startHook(t, h.Socket, input)
+	card := h.Cards.Next(t)
+	h.Cards.Answer(t, card.ID, host.AllowRevision)
+	if got := run.wait(t); got != wantAllow {
+		t.Fatalf("printed %q, want the allow", got)
+	}
+	grants := h.Cards.Queue.Grants()
+	if len(grants) != 1 || grants[0].Session != "5f0c2a8e-1d7b-4c1e-9a57-3b2f0e6d9c41" || grants[0].Tool != "Bash" {
+		t.Fatalf("grants %+v, want the session's Bash grant", grants)
+	}
+	// The same input again: allowed without a card.
+	if got := startHook(t, h.Socket, input).wait(t); got != wantAllow {
+		t.Fatalf("the granted input printed %q, want the allow", got)
+	}
+	// Another command, and the same command in another session: cards.
+	other := bytes.Replace(input, []byte("rm -rf build"), []byte("rm -rf src"), 1)
+	otherSession := bytes.Replace(input, []byte("5f0c2a8e"), []byte("00000000"), 1)
+	for _, in := range [][]byte{other, otherSession} {
+		run := startHook(t, h.Socket, in)
+		h.Cards.Deny(t)
+		if got := run.wait(t); got != wantDeny {
+			t.Fatalf("printed %q, want the deny", got)
+		}
+	}
+	// Revoked: a card again.
+	if !h.Cards.Queue.Revoke(grants[0]) {
+		t.Fatal("the grant was not in force")
+	}
+	run = startHook(t, h.Socket, input)
+	h.Cards.Deny(t)
+	if got := run.wait(t); got != wantDeny {
+		t.Fatalf("after the revoke, printed %q, want the deny", got)
+	}
+}
+
+// TestHookNeverAllowsBySilence: a hook with no tickmux, a hook stopped by the agent's SIGTERM
+// (its card withdrawn), a card withdrawn when the server ends, and a hook whose own timeout
+// passes, all print nothing and exit 0, so the agent asks on its own prompt.
+func TestHookNeverAllowsBySilence(t *testing.T) {
+	input := claudeBash(t)
+	t.Run("no tickmux", func(t *testing.T) {
+		run := startHook(t, filepath.Join(t.TempDir(), "none.sock"), input)
+		if got := run.wait(t); got != "" {
+			t.Fatalf("printed %q with no tickmux running", got)
+		}
+		if !strings.Contains(run.stderr.String(), "no tickmux is running") || !strings.Contains(run.stderr.String(), "asks on its own prompt") {
+			t.Errorf("stderr %q does not say what happened", run.stderr.String())
+		}
+	})
+	t.Run("SIGTERM", func(t *testing.T) {
+		h := agenttest.Start(t)
+		run := startHook(t, h.Socket, input)
+		h.Cards.Next(t)
+		if err := run.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if got := run.wait(t); got != "" {
+			t.Fatalf("printed %q after SIGTERM", got)
+		}
+		h.Cards.WaitNone(t) // the card was withdrawn
+	})
+	t.Run("server ends", func(t *testing.T) {
+		h := agenttest.Start(t)
+		run := startHook(t, h.Socket, input)
+		h.Cards.Next(t)
+		h.Server.Close()
+		if got := run.wait(t); got != "" {
+			t.Fatalf("printed %q when the server ended", got)
+		}
+	})
+	t.Run("own timeout", func(t *testing.T) {
+		h := agenttest.Start(t)
+		run := startHook(t, h.Socket, input, "--timeout", "1ms")
+		if got := run.wait(t); got != "" {
+			t.Fatalf("printed %q after its timeout", got)
+		}
+		h.Cards.WaitNone(t)
+	})
+}
+
+// TestHookNoViewWithdraws: with no view attached for the whole wait, the card is withdrawn and
+// the hook prints nothing; a view attached keeps it up.
+func TestHookNoViewWithdraws(t *testing.T) {
+	cards := agenttest.NewCards(nil)
+	hst := host.New(host.Config{Approver: cards.Queue})
+	var views, looks atomic.Int32
+	looked := make(chan struct{}, 1)
+	attached := func() int {
+		looks.Add(1)
+		select {
+		case looked <- struct{}{}:
+		default:
+		}
+		return int(views.Load())
+	}
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	srv, err := agent.Serve(hst, sock, agent.Options{Attached: attached,
+		Logf: func(format string, args ...any) { t.Logf("server: "+format, args...) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(); hst.Close() })
+	input := claudeBash(t)
+
+	run := startHook(t, sock, input, "--no-view-wait", "50ms")
+	if got := run.wait(t); got != "" {
+		t.Fatalf("printed %q with no view attached", got)
+	}
+	if !strings.Contains(run.stderr.String(), "no view was attached") {
+		t.Errorf("stderr %q does not say no view was attached", run.stderr.String())
+	}
+	cards.WaitNone(t)
+
+	views.Store(1)
+	run = startHook(t, sock, input, "--no-view-wait", "50ms")
+	card := cards.Next(t)
+	// The server looks for views every wait/8 at least: after 16 looks with a view attached the
+	// wait has passed twice over, and the card is still up.
+	for from := looks.Load(); looks.Load()-from < 16; {
+		receive(t, looked, "the server's look for views")
+	}
+	if p := cards.Queue.Pending(); len(p) != 1 || p[0].ID != card.ID {
+		t.Fatalf("pending %+v: the card went away while a view was attached", p)
+	}
+	cards.Answer(t, card.ID, host.AllowOnce)
+	if got := run.wait(t); got != wantAllow {
+		t.Fatalf("printed %q, want the allow", got)
+	}
+}
+
+// TestHookOtherEventsPrintNothing: registered for other events, the hook decides nothing.
+func TestHookOtherEventsPrintNothing(t *testing.T) {
+	h := agenttest.Start(t)
+	in, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "Stop"})
+	if got := startHook(t, h.Socket, in).wait(t); got != "" {
+		t.Fatalf("printed %q for a Stop event", got)
+	}
+	if p := h.Cards.Queue.Pending(); len(p) != 0 {
+		t.Fatalf("a Stop event made cards: %+v", p)
+	}
+}
+
+// hookEvent is a hook input for event ev of session s.
+func hookEvent(s, ev string, extra map[string]any) []byte {
+	m := map[string]any{"session_id": s, "hook_event_name": ev, "cwd": "/tmp", "transcript_path": "/tmp/t.jsonl"}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// TestHookEventsSetTheAgentState: the other hook events keep the session's state (started,
+// working, waiting for you, done, ended), a card puts it in "waiting for you" while it is up, and
+// the session's end drops its "again this session" grants. Each event decides nothing and prints
+// nothing.
+func TestHookEventsSetTheAgentState(t *testing.T) {
+	h := agenttest.Start(t)
+	const sess = "5f0c2a8e-1d7b-4c1e-9a57-3b2f0e6d9c41" // claudeBash's session
+	state := func() host.AgentSession {
+		s, ok := h.Host.Agents().Get(sess)
+		if !ok {
+			t.Fatal("no state for the session")
+		}
+		return s
+	}
+	for _, c := range []struct {
+		ev     string
+		extra  map[string]any
+		want   host.AgentState
+		detail string
+	}{
+		{"SessionStart", map[string]any{"source": "startup"}, host.AgentStarted, ""},
+		{"UserPromptSubmit", map[string]any{"prompt": "hi"}, host.AgentWorking, ""},
+		{"PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}, host.AgentWorking, "Bash"},
+		{"Notification", map[string]any{"message": "Claude is waiting for your input"}, host.AgentWaiting, "Claude is waiting for your input"},
+		{"Stop", nil, host.AgentDone, ""},
+	} {
+		if got := startHook(t, h.Socket, hookEvent(sess, c.ev, c.extra)).wait(t); got != "" {
+			t.Fatalf("%s printed %q", c.ev, got)
+		}
+		if s := state(); s.State != c.want || s.Detail != c.detail || s.Agent != "Claude Code" {
+			t.Fatalf("after %s: %+v, want %q (%q)", c.ev, s, c.want, c.detail)
+		}
+	}
+	// A card: waiting for you while it is up; r makes a session grant; working once answered.
+	run := startHook(t, h.Socket, claudeBash(t))
+	card := h.Cards.Next(t)
+	if s := state(); s.State != host.AgentWaiting || s.Detail != "a card: Bash" {
+		t.Fatalf("while the card is up: %+v", s)
+	}
+	h.Cards.Answer(t, card.ID, host.AllowRevision)
+	run.wait(t)
+	if s := state(); s.State != host.AgentWorking {
+		t.Fatalf("after the allow: %+v", s)
+	}
+	if len(h.Cards.Queue.Grants()) != 1 {
+		t.Fatal("no session grant")
+	}
+	startHook(t, h.Socket, hookEvent(sess, "SessionEnd", map[string]any{"reason": "exit"})).wait(t)
+	if s := state(); s.State != host.AgentEnded {
+		t.Fatalf("after SessionEnd: %+v", s)
+	}
+	if g := h.Cards.Queue.Grants(); len(g) != 0 {
+		t.Fatalf("the ended session's grants are still in force: %+v", g)
+	}
+}
+
+// TestLsShowsTheAgentOnItsPane: events sent from a pane name the pane, and ls (list_ticks) shows
+// the agent's state on it.
+func TestLsShowsTheAgentOnItsPane(t *testing.T) {
+	h := agenttest.Start(t)
+	dir := t.TempDir()
+	for i, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("ev%d.json", i)), hookEvent("s-1", ev, nil), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `for f in "$2"/ev*.json; do "$0" hook claude-code --socket "$1" < "$f"; done; touch "$2/done"; exec sleep 1000`
+	pane := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", script, tickmuxBinary(t), h.Socket, dir}})
+	for range pollTicks(t) {
+		if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+			break
+		}
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(tickmuxBinary(t), "ls", "--json", "--socket", h.Socket)
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var ls agent.ListResult
+	if err := json.Unmarshal(out.Bytes(), &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Ticks) != 1 || ls.Ticks[0].ID != pane.ID() || ls.Ticks[0].Agent == nil ||
+		ls.Ticks[0].Agent.State != "working" || ls.Ticks[0].Agent.Name != "Claude Code" || ls.Ticks[0].Agent.Session != "s-1" {
+		t.Fatalf("ls: %s", out.String())
+	}
+	out.Reset()
+	cmd = exec.Command(tickmuxBinary(t), "ls", "--socket", h.Socket)
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), pane.ID()+": Claude Code working for ") {
+		t.Fatalf("ls does not say what the agent does:\n%s", out.String())
+	}
+}

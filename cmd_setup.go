@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// runSetup is `tickmux setup claude-code|codex [--write]`: the settings that make the agent ask
+// through tickmux (its permission hook) and reach tickmux over MCP. Alone it prints them; with
+// --write it merges them into the user's files, keeping what is there, after a backup.
+func runSetup(args []string, std stdio) int {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	fs.SetOutput(std.err)
+	write := fs.Bool("write", false, "merge the settings into the agent's files (a backup of each is kept beside it)")
+	fs.Usage = func() {
+		fmt.Fprintln(std.err, "usage: tickmux setup claude-code|codex [--write]")
+		fs.PrintDefaults()
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		fmt.Fprintf(std.err, "tickmux setup: cannot find your home directory: %v; set HOME\n", err)
+		return 1
+	}
+	exe := setupCommand()
+	var files []setupFile
+	switch pos[0] {
+	case "claude-code":
+		files = claudeSetup(home, exe)
+	case "codex":
+		files = codexSetup(home, exe)
+	default:
+		fmt.Fprintf(std.err, "tickmux setup: unknown agent %q: use claude-code or codex\n", pos[0])
+		return 2
+	}
+	if !*write {
+		for _, f := range files {
+			fmt.Fprintf(std.out, "# %s: %s\n%s\n", f.path, f.what, f.snippet)
+		}
+		fmt.Fprintf(std.out, "# tickmux setup %s --write merges these into the files above (each is backed up first).\n", pos[0])
+		printSetupNotes(std.out, pos[0])
+		return 0
+	}
+	for _, f := range files {
+		msg, err := f.write(time.Now())
+		if err != nil {
+			fmt.Fprintf(std.err, "tickmux setup: %s: %v\n", f.path, err)
+			return 1
+		}
+		fmt.Fprintf(std.out, "%s: %s\n", f.path, msg)
+	}
+	printSetupNotes(std.out, pos[0])
+	return 0
+}
+
+func printSetupNotes(w io.Writer, agent string) {
+	fmt.Fprintln(w, "# The hook asks the running tickmux (the one whose pane the agent runs in, else the default socket's); with none running, or nobody to answer, the agent asks on its own prompt.")
+	if agent == "codex" {
+		fmt.Fprintln(w, "# Codex runs a new or changed hook only once you trust it: type /hooks in Codex and trust the tickmux hook.")
+	}
+}
+
+// setupCommand is how the agents' settings name tickmux: "tickmux" when PATH finds this very
+// executable by that name, else its absolute path (quoted for a shell when it needs to be).
+func setupCommand() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "tickmux"
+	}
+	if found, err := exec.LookPath("tickmux"); err == nil && sameFile(found, self) {
+		return "tickmux"
+	}
+	if strings.ContainsAny(self, " \t'\"\\$`") {
+		return strconv.Quote(self)
+	}
+	return self
+}
+
+// setupFile is one file an agent reads and what tickmux adds to it.
+type setupFile struct {
+	path, what string
+	snippet    string
+	// merge returns the file's new content from its current one ("" when it does not exist) and
+	// whether it changed; it keeps everything that is there.
+	merge func(old []byte) ([]byte, bool, error)
+}
+
+// hookTimeout is the timeout the hooks are registered with, in seconds; the hook gives up a little
+// before it (agent.DefaultHookTimeout).
+const hookTimeout = 600
+
+// claudeSetup: the hook in settings.json, the MCP server in .claude.json (both in
+// $CLAUDE_CONFIG_DIR when it is set, else in ~/.claude and ~).
+func claudeSetup(home, exe string) []setupFile {
+	settings, state := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json")
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		settings, state = filepath.Join(dir, "settings.json"), filepath.Join(dir, ".claude.json")
+	}
+	hookCmd := exe + " hook claude-code"
+	events := map[string]any{}
+	groups := map[string]map[string]any{}
+	for _, e := range claudeEvents {
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hookCmd, "timeout": e.timeout}}}
+		if e.matcher != "" {
+			g["matcher"] = e.matcher
+		}
+		groups[e.name] = g
+		events[e.name] = []any{g}
+	}
+	hooks := map[string]any{"hooks": events}
+	mcp := map[string]any{"mcpServers": map[string]any{"tickmux": map[string]any{"type": "stdio", "command": strings.Trim(exe, `"`), "args": []any{"mcp"}}}}
+	return []setupFile{
+		{path: settings, what: "the hooks (PermissionRequest, and the events that show the agent's state)", snippet: indent(hooks), merge: func(old []byte) ([]byte, bool, error) {
+			return mergeJSON(old, func(m map[string]any) (bool, error) {
+				hm, err := objectAt(m, "hooks")
+				if err != nil {
+					return false, err
+				}
+				changed := false
+				for _, e := range claudeEvents {
+					list, _ := hm[e.name].([]any)
+					if hm[e.name] != nil && list == nil {
+						return false, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
+					}
+					found := false
+					for _, g := range list {
+						found = found || hasHookCommand(g, " hook claude-code")
+					}
+					if !found {
+						hm[e.name] = append(list, groups[e.name])
+						changed = true
+					}
+				}
+				return changed, nil
+			})
+		}},
+		{path: state, what: "the MCP server (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)", snippet: indent(mcp), merge: func(old []byte) ([]byte, bool, error) {
+			return mergeJSON(old, func(m map[string]any) (bool, error) {
+				servers, err := objectAt(m, "mcpServers")
+				if err != nil {
+					return false, err
+				}
+				if servers["tickmux"] != nil {
+					return false, nil
+				}
+				servers["tickmux"] = mcp["mcpServers"].(map[string]any)["tickmux"]
+				return true, nil
+			})
+		}},
+	}
+}
+
+// setupEvent is one hook event setup registers tickmux for.
+type setupEvent struct {
+	name, matcher string
+	timeout       int // seconds
+}
+
+// claudeEvents: the permission prompt (a card), and the events that keep the agent's state on its
+// pane (answered at once; a short timeout).
+var claudeEvents = []setupEvent{
+	{"PermissionRequest", "*", hookTimeout},
+	{"SessionStart", "", 10}, {"SessionEnd", "", 10}, {"UserPromptSubmit", "", 10},
+	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Notification", "", 10}, {"Stop", "", 10},
+}
+
+// codexEvents are Codex's: it has no Notification event, and clamps a SessionEnd hook's timeout to
+// 3 s (with a warning at start when it is longer).
+var codexEvents = []setupEvent{
+	{"PermissionRequest", "*", hookTimeout},
+	{"SessionStart", "", 10}, {"SessionEnd", "", 3}, {"UserPromptSubmit", "", 10},
+	{"PreToolUse", "*", 10}, {"PostToolUse", "*", 10}, {"Stop", "", 10},
+}
+
+// hasHookCommand reports whether a hook group (a matcher and its hooks) runs a command ending in
+// suffix.
+func hasHookCommand(group any, suffix string) bool {
+	g, _ := group.(map[string]any)
+	hs, _ := g["hooks"].([]any)
+	for _, h := range hs {
+		hm, _ := h.(map[string]any)
+		if c, _ := hm["command"].(string); strings.HasSuffix(strings.TrimSpace(c), suffix) || strings.Contains(c, suffix+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// objectAt returns m[key] as an object, making it when absent.
+func objectAt(m map[string]any, key string) (map[string]any, error) {
+	switch v := m[key].(type) {
+	case nil:
+		o := map[string]any{}
+		m[key] = o
+		return o, nil
+	case map[string]any:
+		return v, nil
+	}
+	return nil, fmt.Errorf("%q is not an object; fix it by hand, then run setup again", key)
+}
+
+// mergeJSON applies change to the JSON object in old (an empty object when old is empty) and
+// returns it indented. Everything in the file is kept; the keys come out sorted.
+func mergeJSON(old []byte, change func(map[string]any) (bool, error)) ([]byte, bool, error) {
+	m := map[string]any{}
+	if len(bytes.TrimSpace(old)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(old))
+		dec.UseNumber() // numbers stay as written
+		if err := dec.Decode(&m); err != nil {
+			return nil, false, fmt.Errorf("the file is not a JSON object (%v); fix it, then run setup again", err)
+		}
+	}
+	changed, err := change(m)
+	if err != nil || !changed {
+		return old, false, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, false, err
+	}
+	return b.Bytes(), true, nil
+}
+
+func indent(v any) string {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// codexSetup: the MCP server and the hook as inline tables in ~/.codex/config.toml ($CODEX_HOME
+// when it is set). The tables are appended as text, so the file's comments and layout stay.
+func codexSetup(home, exe string) []setupFile {
+	dir := filepath.Join(home, ".codex")
+	if d := os.Getenv("CODEX_HOME"); d != "" {
+		dir = d
+	}
+	path := filepath.Join(dir, "config.toml")
+	bin := strings.Trim(exe, `"`)
+	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\n", tomlString(bin))
+	block := func(e setupEvent) string {
+		b := fmt.Sprintf("[[hooks.%s]]\n", e.name)
+		if e.matcher != "" {
+			b += fmt.Sprintf("matcher = %s\n", tomlString(e.matcher))
+		}
+		return b + fmt.Sprintf("[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", e.name, tomlString(exe+" hook codex"), e.timeout)
+	}
+	snippet := mcpBlock
+	for _, e := range codexEvents {
+		snippet += "\n" + block(e)
+	}
+	return []setupFile{{path: path, what: "the MCP server and the hooks (PermissionRequest, and the events that show the agent's state)", snippet: snippet,
+		merge: func(old []byte) ([]byte, bool, error) {
+			var cur struct {
+				MCPServers map[string]any `toml:"mcp_servers"`
+				Hooks      map[string]any `toml:"hooks"`
+			}
+			if err := toml.Unmarshal(old, &cur); err != nil {
+				return nil, false, fmt.Errorf("the file is not valid TOML (%v); fix it, then run setup again", err)
+			}
+			var add []string
+			if cur.MCPServers["tickmux"] == nil {
+				add = append(add, mcpBlock)
+			}
+			for _, e := range codexEvents {
+				groups, _ := cur.Hooks[e.name].([]any)
+				found := false
+				for _, g := range groups {
+					found = found || hasHookCommand(g, " hook codex")
+				}
+				if !found {
+					add = append(add, block(e))
+				}
+			}
+			if len(add) == 0 {
+				return old, false, nil
+			}
+			out := append([]byte(nil), old...)
+			if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+				out = append(out, '\n')
+			}
+			out = append(out, "\n# Added by tickmux setup codex: Codex asks through tickmux's cards.\n"...)
+			out = append(out, strings.Join(add, "\n")...)
+			var check map[string]any
+			if err := toml.Unmarshal(out, &check); err != nil {
+				return nil, false, fmt.Errorf("the file's own tables clash with what setup adds (%v); add the lines `tickmux setup codex` prints by hand", err)
+			}
+			return out, true, nil
+		}}}
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	b, _ := json.Marshal(s) // JSON's escapes are TOML's for a basic string
+	return string(b)
+}
+
+// write merges the settings into the file: a backup of the file as it was is kept beside it
+// (path.tickmux-backup-TIME), and the new content replaces it in one rename.
+func (f setupFile) write(now time.Time) (string, error) {
+	old, err := os.ReadFile(f.path)
+	mode := fs.FileMode(0o600)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return "", fmt.Errorf("cannot read it: %w", err)
+	default:
+		if st, err := os.Stat(f.path); err == nil {
+			mode = st.Mode().Perm()
+		}
+	}
+	out, changed, err := f.merge(old)
+	if err != nil {
+		return "", err
+	}
+	if !changed {
+		return "already set up: " + f.what + " (left as it was)", nil
+	}
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return "", err
+	}
+	msg := "added " + f.what
+	if old != nil {
+		backup := f.path + ".tickmux-backup-" + now.UTC().Format("20060102T150405Z")
+		if err := os.WriteFile(backup, old, mode); err != nil {
+			return "", fmt.Errorf("cannot write the backup, so nothing was changed: %w", err)
+		}
+		msg += "; the file as it was is in " + backup
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		return "", err
+	}
+	return msg, nil
+}

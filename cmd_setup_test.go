@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// setupIn runs `tickmux setup ARGS` with HOME at home and returns its output.
+func setupIn(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	var out, errw bytes.Buffer
+	if code := run(append([]string{"setup"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errw}); code != 0 {
+		t.Fatalf("setup %v exited %d: %s", args, code, errw.String())
+	}
+	return out.String()
+}
+
+func backups(t *testing.T, path string) []string {
+	m, _ := filepath.Glob(path + ".tickmux-backup-*")
+	return m
+}
+
+// TestSetupClaudeCodeMergesAndKeeps: --write adds the hook and the MCP server to the user's files,
+// keeps every setting and hook already there, backs each file up first, and a second run changes
+// nothing.
+func TestSetupClaudeCodeMergesAndKeeps(t *testing.T) {
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	before := `{"model":"opus","permissions":{"allow":["Bash(ls:*)"]},"hooks":{"PermissionRequest":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine.sh"}]}],"Stop":[{"hooks":[{"type":"command","command":"notify.sh"}]}]},"cleanupPeriodDays":30}`
+	if err := os.WriteFile(settings, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := setupIn(t, home, "claude-code", "--write")
+	if !strings.Contains(out, "added the hooks") || !strings.Contains(out, "added the MCP server") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var got struct {
+		Model       string
+		Permissions map[string][]string
+		Cleanup     json.Number `json:"cleanupPeriodDays"`
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	b, _ := os.ReadFile(settings)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	pr := got.Hooks["PermissionRequest"]
+	for _, e := range claudeEvents {
+		if l := got.Hooks[e.name]; len(l) == 0 || !strings.HasSuffix(l[len(l)-1].Hooks[0].Command, " hook claude-code") {
+			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
+		}
+	}
+	if got.Model != "opus" || got.Permissions["allow"][0] != "Bash(ls:*)" || got.Cleanup != "30" || len(got.Hooks["Stop"]) != 2 || got.Hooks["Stop"][0].Hooks[0].Command != "notify.sh" ||
+		len(pr) != 2 || pr[0].Hooks[0].Command != "mine.sh" || pr[1].Matcher != "*" ||
+		!strings.HasSuffix(pr[1].Hooks[0].Command, " hook claude-code") || pr[1].Hooks[0].Timeout != 600 {
+		t.Fatalf("settings after setup:\n%s", b)
+	}
+	if bk := backups(t, settings); len(bk) != 1 {
+		t.Fatalf("backups %v, want one", bk)
+	} else if old, _ := os.ReadFile(bk[0]); string(old) != before {
+		t.Fatalf("the backup holds %q, want the file as it was", old)
+	}
+	if st, _ := os.Stat(settings); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want the file's own 0644", st.Mode().Perm())
+	}
+	var state struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		}
+	}
+	b, _ = os.ReadFile(filepath.Join(home, ".claude.json"))
+	if err := json.Unmarshal(b, &state); err != nil || state.MCPServers["tickmux"].Args[0] != "mcp" {
+		t.Fatalf(".claude.json after setup (%v):\n%s", err, b)
+	}
+
+	out = setupIn(t, home, "claude-code", "--write")
+	if strings.Count(out, "already set up") != 2 || len(backups(t, settings)) != 1 {
+		t.Fatalf("the second run changed something:\n%s", out)
+	}
+}
+
+// TestSetupCodexAppendsToConfigToml: the MCP server and the hook are appended to config.toml,
+// whose comments, tables and other hooks stay as they were; a second run changes nothing.
+func TestSetupCodexAppendsToConfigToml(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	before := "# my settings\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n\n[[hooks.PermissionRequest]]\nmatcher = \"Bash\"\n[[hooks.PermissionRequest.hooks]]\ntype = \"command\"\ncommand = \"mine.sh\"\n"
+	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := setupIn(t, home, "codex", "--write")
+	if !strings.Contains(out, "added the MCP server and the hooks") || !strings.Contains(out, "/hooks") {
+		t.Fatalf("output:\n%s", out)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), before) {
+		t.Fatalf("the file's own lines changed:\n%s", b)
+	}
+	var cfg struct {
+		Model      string
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `toml:"mcp_servers"`
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := toml.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("config.toml after setup is not TOML: %v\n%s", err, b)
+	}
+	pr := cfg.Hooks["PermissionRequest"]
+	if cfg.Model != "gpt-5" || cfg.MCPServers["docs"].Command != "docs-mcp" || cfg.MCPServers["tickmux"].Args[0] != "mcp" ||
+		len(pr) != 2 || pr[0].Hooks[0].Command != "mine.sh" || !strings.HasSuffix(pr[1].Hooks[0].Command, " hook codex") || pr[1].Hooks[0].Timeout != 600 {
+		t.Fatalf("config after setup: %+v\n%s", cfg, b)
+	}
+	for _, e := range codexEvents {
+		if l := cfg.Hooks[e.name]; len(l) == 0 || !strings.HasSuffix(l[len(l)-1].Hooks[0].Command, " hook codex") {
+			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
+		}
+	}
+	if bk := backups(t, path); len(bk) != 1 {
+		t.Fatalf("backups %v, want one", bk)
+	}
+	out = setupIn(t, home, "codex", "--write")
+	if !strings.Contains(out, "already set up") || len(backups(t, path)) != 1 {
+		t.Fatalf("the second run changed something:\n%s", out)
+	}
+	// Printing alone writes nothing and shows the tables.
+	fresh := t.TempDir()
+	out = setupIn(t, fresh, "codex")
+	if !strings.Contains(out, "[[hooks.PermissionRequest.hooks]]") || !strings.Contains(out, "[mcp_servers.tickmux]") {
+		t.Fatalf("printed:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, ".codex")); err == nil {
+		t.Fatal("setup without --write wrote something")
+	}
+}
