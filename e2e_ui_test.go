@@ -253,3 +253,48 @@ func TestEndToEndRedrawAfterContinue(t *testing.T) {
 	r.waitUntil("e2e", "mouse reporting set again", mouse)
 	r.typeLine("echo still-typing-$((6*7))", "still-typing-42")
 }
+
+// Key table (README "Using tickmux"): in scroll mode `n` repeats the search in its direction and
+// `N` goes the other way, without turning the search round: N N N walks on, it does not bounce
+// between two matches. The cursor's line is read back by copying it (y) into tmux's buffer.
+func TestEndToEndScrollSearchNAndN(t *testing.T) {
+	r := shellRig(t)
+	r.tmux("set-option", "-g", "set-clipboard", "on")
+	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
+	copied := func(want string) {
+		t.Helper()
+		r.keys("y")
+		r.waitGone("e2e", "SCROLL")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			if strings.TrimSpace(string(out)) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cursor's line is %q, want %q\n%s", out, want, r.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	search := func(keys ...string) {
+		t.Helper()
+		r.prefix("[", "SCROLL")
+		r.keys("/")
+		r.keys("-l", "line 1234")
+		r.keys("Enter")
+		r.keys("/")
+		r.keys("-l", "line 12")
+		r.waitFor("(search up) line 12")
+		r.keys("Enter")
+		for _, k := range keys {
+			r.keys(k)
+		}
+	}
+	// From line 1234, searching up: 1233, then n n: 1231, then N N N: 1232, 1233, 1234.
+	search("n", "n", "N", "N", "N")
+	copied("line 1234")
+	// And n after N still goes up, the search's own direction: 1233, N 1234, n 1233, n 1232.
+	search("N", "n", "n")
+	copied("line 1232")
+}

@@ -91,9 +91,9 @@ func (v *TerminalView) ScrollAction(act keymap.Action) {
 		sm.col = min(sm.col+1, v.cols()-1)
 	case keymap.SearchForward, keymap.SearchBackward:
 		sm.searching, sm.forward, sm.query = true, act == keymap.SearchForward, nil
-	case keymap.SearchNext:
+	case keymap.SearchNext: // again, in the search's direction (as vi and tmux)
 		sm.search(v, sm.last, sm.lastFwd)
-	case keymap.SearchPrev:
+	case keymap.SearchPrev: // again, the other way; the search keeps its direction
 		sm.search(v, sm.last, !sm.lastFwd)
 	case keymap.StartSelection:
 		if sm.anchor != nil {
@@ -130,6 +130,9 @@ func (v *TerminalView) ScrollKey(ev *tcell.EventKey) {
 			}
 		case tcell.KeyEnter:
 			sm.searching = false
+			if len(sm.query) > 0 {
+				sm.last, sm.lastFwd = string(sm.query), sm.forward
+			}
 			sm.search(v, string(sm.query), sm.forward)
 		case tcell.KeyEscape, tcell.KeyCtrlC:
 			sm.searching = false
@@ -256,12 +259,12 @@ func lineText(cells []vt.Cell) (string, []int) {
 }
 
 // search moves the cursor to the next match of query, forward or backward from it, wrapping
-// around the buffer. An all-lowercase query ignores case.
+// around the buffer. An all-lowercase query ignores case. It leaves the remembered search (last,
+// lastFwd) alone: N searches the other way without turning the search round.
 func (sm *scrollMode) search(v *TerminalView, query string, forward bool) {
 	if query == "" {
 		return
 	}
-	sm.last, sm.lastFwd = query, forward
 	fold := strings.IndexFunc(query, unicode.IsUpper) < 0
 	if fold {
 		query = strings.ToLower(query)
