@@ -298,3 +298,19 @@ func TestEndToEndScrollSearchNAndN(t *testing.T) {
 	search("N", "n", "n")
 	copied("line 1232")
 }
+
+// README Config: only the default config path may be missing; `--config` naming a file that is
+// not there stops tickmux with an error that names it, and no server is left running.
+func TestEndToEndMissingConfigIsAnError(t *testing.T) {
+	r := newTmuxRig(t)
+	missing := filepath.Join(r.dir, "no-such-config.toml")
+	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "e2e",
+		"sh -c '"+r.self+" --config "+missing+"; echo exit-status-$?; sleep 600'")
+	s := r.waitFor("exit-status-")
+	if !strings.Contains(s, "exit-status-2") || !strings.Contains(s, "does not exist") || !strings.Contains(s, "no-such-config.toml") {
+		t.Fatalf("a missing --config file:\n%s", s)
+	}
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Fatalf("a server runs after the missing config:\n%s", s)
+	}
+}
