@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -55,6 +57,9 @@ func runServer(args []string, std stdio) int {
 		readyFile = nil
 	}
 	f, err := parseTUIFlags(args, std, "tickmux server")
+	if errors.Is(err, flag.ErrHelp) {
+		return 2 // the usage is printed
+	}
 	if err != nil {
 		ready(err)
 		return 2

@@ -14,6 +14,7 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/internal/flagusage"
 	"tickmux/server"
 	"tickmux/server/earlyview"
 	"tickmux/views"
@@ -39,17 +40,20 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	f := &tuiFlags{}
-	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "control socket path (default $XDG_RUNTIME_DIR/tickmux/default.sock)")
-	fs.StringVar(&f.logPath, "log", "", "log file (default $XDG_STATE_HOME/tickmux/tickmux.log)")
-	fs.StringVar(&f.config, "config", config.DefaultPath(), "config file")
+	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "the control socket `PATH` (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock)")
+	fs.StringVar(&f.logPath, "log", "", "the server's log file `PATH` (default $XDG_STATE_HOME/tickmux/tickmux.log)")
+	fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
-		fs.StringVar(&f.size, "size", "", "COLSxROWS of the terminal the first view will have")
+		fs.StringVar(&f.size, "size", "", "`COLSxROWS` of the terminal the first view will have")
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
-		fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
-		fs.PrintDefaults()
+		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {
+			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
+			fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
+			fmt.Fprintln(std.err)
+		}
+		flagusage.Print(std.err, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
