@@ -314,3 +314,33 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 		t.Fatalf("a server runs after the missing config:\n%s", s)
 	}
 }
+
+// After a detach the view says how to come back, with a command that works for the build in use:
+// here a tickmux found on PATH by its name, and the hint typed as it is shows the session again.
+// (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
+// TestComeBack in server/earlyview.)
+func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
+	r := newTmuxRig(t)
+	bin := filepath.Join(r.dir, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyExecutable(r.self, filepath.Join(bin, "tickmux")); err != nil {
+		t.Fatal(err)
+	}
+	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "env PATH="+bin+":"+os.Getenv("PATH")+" sh")
+	r.typeLine("tickmux", "shell:1")
+	r.typeLine("echo before-detach-$((6*7))", "before-detach-42")
+	s := r.prefix("d", "[detached]")
+	var hint string
+	for _, line := range strings.Split(s, "\n") {
+		if _, rest, ok := strings.Cut(line, "[detached] to come back: "); ok {
+			hint = strings.TrimSpace(rest)
+		}
+	}
+	if hint != "tickmux attach" {
+		t.Fatalf("the hint after a detach is %q, want %q:\n%s", hint, "tickmux attach", s)
+	}
+	r.typeLine("clear; "+hint, "before-detach-42")
+	r.waitFor("shell:1")
+}
