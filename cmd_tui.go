@@ -15,6 +15,7 @@ import (
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/internal/flagusage"
+	"tickmux/keymap"
 	"tickmux/server"
 	"tickmux/server/earlyview"
 	"tickmux/views"
@@ -156,11 +157,12 @@ func serverArgs(f *tuiFlags, sock string, demo bool) []string {
 	return earlyview.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
 }
 
-// openInitial opens what tickmux starts with: a shell, the given Tick, or the demo.
-func openInitial(a *views.App, argv []string, demo bool) error {
+// openInitial opens what tickmux starts with: a shell, the given Tick, or the demo (whose hint
+// names the keys of km).
+func openInitial(a *views.App, argv []string, demo bool, km *keymap.Keymap) error {
 	switch {
 	case demo:
-		return openDemo(a)
+		return openDemo(a, km)
 	case len(argv) > 0:
 		_, err := a.Open(host.OpenSpec{Argv: argv})
 		return err
@@ -170,8 +172,9 @@ func openInitial(a *views.App, argv []string, demo bool) error {
 }
 
 // openDemo lays out the bundled example Ticks: counter and clock on the left, notes, logtail and
-// jobs on the right.
-func openDemo(a *views.App) error {
+// jobs on the right; and, focused under the clock, a shell whose first line says what to type to
+// see an approval card (a call of the counter's increment).
+func openDemo(a *views.App, km *keymap.Keymap) error {
 	self := selfExe
 	if self == "" {
 		return fmt.Errorf("cannot find the tickmux binary to run the examples")
@@ -187,7 +190,8 @@ func openDemo(a *views.App) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.OpenBeside(ex("clock"), counter.ID(), views.Stacked); err != nil {
+	clock, err := a.OpenBeside(ex("clock"), counter.ID(), views.Stacked)
+	if err != nil {
 		return err
 	}
 	logtail, err := a.OpenBeside(ex("logtail"), notes.ID(), views.Stacked)
@@ -197,6 +201,42 @@ func openDemo(a *views.App) error {
 	if _, err := a.OpenBeside(ex("jobs"), logtail.ID(), views.Stacked); err != nil {
 		return err
 	}
-	a.Focus(counter.ID())
+	shell, err := a.OpenBeside(demoShell(counter.ID(), km), clock.ID(), views.Stacked)
+	if err != nil {
+		return err
+	}
+	a.NamePane(shell.ID(), "shell")
+	a.Focus(shell.ID())
 	return nil
+}
+
+// demoShell is the demo's shell: it prints what to type to see an approval card (a call of the
+// counter's increment tool; tickmux is on the pane's PATH, the binary in use: putSelfOnPath) and
+// the keys that answer it, then becomes the person's shell.
+func demoShell(counter string, km *keymap.Keymap) host.OpenSpec {
+	sh := os.Getenv("SHELL")
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	hint := "To see an agent's call wait for you, type:\n" +
+		"  tickmux call " + counter + ` increment '{"amount":2}'` + "\n" +
+		fmt.Sprintf("A card asks first: %s, then %s allows it (%s denies).", keyFor(km, keymap.ModePrefix, keymap.Approvals, true),
+			keyFor(km, keymap.ModeCard, keymap.AllowOnce, false), keyFor(km, keymap.ModeCard, keymap.Deny, false))
+	return host.OpenSpec{Shell: true, Env: []string{envDemoHint + "=" + hint},
+		Argv: []string{"/bin/sh", "-c", `printf '%s\n' "$` + envDemoHint + `"; unset ` + envDemoHint + `; exec "$0"`, sh}}
+}
+
+// envDemoHint carries the demo shell's hint to the sh that prints it.
+const envDemoHint = "TICKMUX_DEMO_HINT"
+
+// keyFor names the first key of km bound to action in mode, after the prefix when prefixed.
+func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed bool) string {
+	keys := km.KeysFor(mode, action)
+	if len(keys) == 0 {
+		return "(unbound: " + string(action) + ")"
+	}
+	if prefixed {
+		return km.Prefix.String() + " " + keys[0].String()
+	}
+	return keys[0].String()
 }

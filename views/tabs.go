@@ -230,6 +230,14 @@ func (a *App) renamePane() {
 	})
 }
 
+// NamePane gives pane id a name, as the person does with prefix T ("" gives back the program's
+// title).
+func (a *App) NamePane(id, name string) {
+	if p := a.panes[id]; p != nil {
+		p.name = strings.TrimSpace(name)
+	}
+}
+
 // goLastPane focuses the pane focused before, in whichever tab it is.
 func (a *App) goLastPane() {
 	id := a.lastPane
