@@ -210,6 +210,9 @@ func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 	r.keys("-l", "work")
 	r.keys("Enter")
 	r.waitFor("1:work*")
+	// The current tab's mark, then a space before the next, as tmux's status line reads.
+	r.prefix("0", "* 1:work ")
+	r.prefix("1", "1:work*")
 
 	// Copy a line in scroll mode, paste it at the prompt with prefix ].
 	r.typeLine("echo copied-$((6*7))-line", "copied-42-line")

@@ -47,12 +47,16 @@ func (b *StatusBar) tabSegs(l line, used *int, avail int) line {
 		return l
 	}
 	th := b.theme
-	for _, t := range b.tabs {
+	for i, t := range b.tabs {
 		if *used >= avail {
 			break
 		}
+		if i > 0 { // a space between tabs, as tmux's status line has
+			l = append(l, seg{" ", th.StatusBar})
+			*used++
+		}
 		st := th.StatusBar
-		mark := " "
+		mark := ""
 		if t.current {
 			st, mark = th.StatusAccent, "*"
 		}
