@@ -141,8 +141,11 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
-	// A shell with output that scrolls: its scrollback must survive the view.
-	r.prefix("%", "shell:1")
+	// A shell with output that scrolls: its scrollback must survive the view. (The demo focuses
+	// its own shell, shell:1, low on the left: the new one splits the counter, two panes up.)
+	r.prefix("Up", "hosted:1")
+	r.prefix("Up", "hosted:1")
+	r.prefix("%", "shell:2")
 	r.typeLine("seq 1001 1100; echo before-$((6*7))", "before-42")
 
 	call := r.startCall("hosted:1", "increment", `{"amount":2}`) // progress on stderr
@@ -251,6 +254,8 @@ func TestEndToEndTwoViews(t *testing.T) {
 	// The first view was reading the card the second answered: keys typed there within the
 	// settle time after it went away reach nothing; later ones reach the pane again.
 	time.Sleep(time.Second)
+	r.keys("C-b", "Up") // from the demo's shell, focused, to the counter two panes up
+	r.keys("C-b", "Up")
 	r.keys("+")
 	r.waitFor(`"value": 6`)
 
