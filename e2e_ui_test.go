@@ -347,3 +347,29 @@ func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 	r.typeLine("clear; "+hint, "before-detach-42")
 	r.waitFor("shell:1")
 }
+
+// A program opened at the prompt as a Tick that is not one fails its initialization: the pane and
+// the panel say how to open it as a plain program, and that exact line works; the end is said
+// once (the exit status not twice on the panel) and logged once.
+func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
+	r := shellRig(t)
+	cmd := `sh -c 'echo plain-$((6*7)) >&2; sleep 1; exit 3'`
+	r.prefix(":", "command:")
+	r.keys("-l", cmd)
+	r.keys("Enter")
+	// The panel wraps the hint at a word: "... then !sh -c" / "'echo ... exit 3'".
+	r.waitFor("not a Tick? open it as a plain program: C-b : then !sh -c ")
+	s := r.waitFor("'echo plain-$((6*7)) >&2; sleep 1; exit 3'")
+	if strings.Contains(s, "(exit status 3) (exit status 3)") || strings.Contains(s, "(exit status 3) (exit") {
+		t.Fatalf("the exit status is said twice:\n%s", s)
+	}
+	r.waitFor("(exit status 3)")
+	if n := strings.Count(r.log(), "hosted:1 ended"); n != 1 {
+		t.Fatalf("the end was logged %d times:\n%s", n, r.log())
+	}
+	r.prefix(":", "command:")
+	r.keys("-l", "!"+cmd)
+	r.keys("Enter")
+	r.waitFor("shell:2")
+	r.waitFor("plain-42")
+}

@@ -59,6 +59,7 @@ type App struct {
 	now      func() time.Time
 	stopping func() // Options.Stopping
 	screen   *keptScreen
+	endSaid  map[string]bool // panes whose end broke a rule and was said on the status bar
 
 	// UI goroutine state.
 	overlayWas bool // the last frame drew an overlay (over the bar or the panel)
@@ -470,8 +471,14 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventStatus:
 			a.full = true // an ended pane says why over its content
 			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
-				if info := in.EndInfo(); info != nil && info.Rule != "" {
-					a.say(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
+				// Said once: the host posts a second status event when the exit status is known,
+				// and has logged the end itself.
+				if info := in.EndInfo(); info != nil && info.Rule != "" && !a.endSaid[e.ID] {
+					if a.endSaid == nil {
+						a.endSaid = map[string]bool{}
+					}
+					a.endSaid[e.ID] = true
+					a.show(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
 				}
 			}
 		}
@@ -552,10 +559,15 @@ func (a *App) rebuild() {
 	}
 }
 
-// say shows a message on the status bar for a few seconds.
+// say shows a message on the status bar for a few seconds, and logs it.
 func (a *App) say(msg string) {
-	a.message, a.messageAt = msg, a.now()
+	a.show(msg)
 	a.logf("%s", msg)
+}
+
+// show is say without the log, for what the host has logged already.
+func (a *App) show(msg string) {
+	a.message, a.messageAt = msg, a.now()
 	a.wakeTick(time.Now().Add(10 * time.Second))
 }
 
@@ -616,6 +628,7 @@ func (a *App) dropPane(id string) {
 	if !ok {
 		return
 	}
+	delete(a.endSaid, id)
 	p.term.Close()
 	delete(a.panes, id)
 	a.tabForget(id)

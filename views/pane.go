@@ -25,6 +25,9 @@ type Pane struct {
 	alert   bool // an approval card waits for this instance
 	float   bool
 	name    string // given by the person (prefix T); "" shows the program's title
+	// promptKeys are the keys that open the prompt ("C-b :"), for the hint of a Tick that failed
+	// its initialization: it may be a plain program.
+	promptKeys string
 	// dirty is set by the terminal's draw request when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
@@ -178,14 +181,51 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	}
 	p.term.Draw(screen)
 
-	// An ended pane says why at its bottom, over the last screen it had.
+	// An ended pane says why at its bottom, over the last screen it had; above it, for a Tick
+	// that failed its initialization, how to open it as a plain program.
 	if e != nil && inner.H > 0 {
 		msg := "ended: " + e.Reason
 		if e.ExitStatus != "" && !strings.Contains(e.Reason, e.ExitStatus) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
+		if hint := plainHint(p.inst, e, p.promptKeys); hint != "" && inner.H > 1 {
+			drawText(screen, inner.X, inner.Y+inner.H-2, inner.W, line{untrusted(hint, th.StatusBar)}, th.StatusBar)
+		}
 	}
+}
+
+// plainHint is, for a Tick whose initialization failed, the exact way to open its command as a
+// plain program instead (the prompt's ! form); "" otherwise.
+func plainHint(in *host.Instance, e *host.EndInfo, promptKeys string) string {
+	if !in.IsTick() || !e.DuringInit || promptKeys == "" {
+		return ""
+	}
+	return "not a Tick? open it as a plain program: " + promptKeys + " then !" + shellJoin(in.Argv())
+}
+
+// prefixKeys names the keys that do action after the prefix ("C-b :"), "" when none does.
+func prefixKeys(km *keymap.Keymap, action keymap.Action) string {
+	keys := km.KeysFor(keymap.ModePrefix, action)
+	if len(keys) == 0 {
+		return ""
+	}
+	return km.Prefix.String() + " " + keys[0].String()
+}
+
+// shellJoin writes argv as a shell command line, quoting the words that need it.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w != "" && strings.IndexFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+		}) < 0 {
+			words[i] = w
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
 }
 
 // invalidate makes the next draw draw the frame and every row of the terminal (something may

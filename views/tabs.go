@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
+	"tickmux/keymap"
 )
 
 // Tabs are tmux's windows: a set of panes in their own layout, one tab shown at a time. Programs
@@ -361,6 +362,7 @@ func (a *App) pasteBuffer() {
 // makePane makes the pane showing in, with its terminal view.
 func (a *App) makePane(in *host.Instance) *Pane {
 	p := newPane(in, nil, a.theme)
+	p.promptKeys = prefixKeys(a.keys, keymap.Prompt)
 	// The draw request may come at once (the program drew before the pane existed): the pane it
 	// marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
