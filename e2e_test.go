@@ -163,6 +163,10 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
 	r.waitFor("agent panel")
+	// The log counts the logtail's one tool in the singular.
+	if log := r.log(); !strings.Contains(log, "1 tool)") || strings.Contains(log, "1 tools") {
+		t.Errorf("the log's tool counts:\n%s", log)
+	}
 
 	// The focused shell says what to type to see an approval card; typed as it says, the card
 	// comes, and the keys it names answer it.
