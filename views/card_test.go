@@ -363,3 +363,16 @@ func TestCardHintWrapsBetweenKeys(t *testing.T) {
 		cancel()
 	}
 }
+
+// The panel wraps a schema line wider than itself instead of cutting it at its edge.
+func TestPanelWrapsLongSchemaLines(t *testing.T) {
+	hs := newHarness(t, 160, 60)
+	hs.start()
+	hs.openTick("longschema")
+	hs.waitFor("View Tick")
+	hs.prefix()
+	hs.key(tcell.KeyTab, 0, 0)
+	hs.waitFor("s show schemas")
+	hs.typeText("s")
+	hs.waitFor("END-OF-SCHEMA-LINE")
+}

@@ -293,7 +293,10 @@ func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank 
 		}
 		if p.schemas {
 			for _, l := range prettyJSON(compactJSON(t.InputSchema), th, 200) {
-				add(append(line{{"    ", th.Panel}}, l...))
+				// Wrapped, every cell kept, not cut at the panel's edge.
+				for _, wl := range wrapLine(l, max(w-4, 8)) {
+					add(append(line{{"    ", th.Panel}}, wl...))
+				}
 			}
 		}
 	}
