@@ -4,6 +4,7 @@ package main
 // binary): what reaches a pane's program, scroll-mode search, tabs, and closing panes.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,4 +373,23 @@ func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 	r.keys("Enter")
 	r.waitFor("shell:2")
 	r.waitFor("plain-42")
+}
+
+// The mouse wheel scrolls a shell back, and the pane's badge says how far ([N/M]), as scroll
+// mode's does. Key table (README "Using tickmux"): the mouse wheel scrolls too.
+func TestEndToEndWheelShowsTheScrollBadge(t *testing.T) {
+	r := shellRig(t)
+	r.typeLine("seq -f 'wheel %g' 300; echo all-printed", "all-printed")
+	r.waitUntil("e2e", "the mouse reported", func(string) bool {
+		return strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_sgr_flag}#{mouse_any_flag}")) == "11"
+	})
+	for i := 1; i <= 4; i++ {
+		r.keys("-l", "\x1b[<64;20;20M")
+		badge := fmt.Sprintf("[%d/", 3*i)
+		r.waitUntil("e2e", "show the scroll badge "+badge, func(s string) bool { return strings.Contains(s, badge) })
+	}
+	// A second pane; the wheel over the first, unfocused, scrolls it and shows its badge.
+	r.prefix("%", "shell:2")
+	r.keys("-l", "\x1b[<64;20;20M")
+	r.waitUntil("e2e", "show the scroll badge [15/", func(s string) bool { return strings.Contains(s, "[15/") })
 }
