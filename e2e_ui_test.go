@@ -393,3 +393,58 @@ func TestEndToEndWheelShowsTheScrollBadge(t *testing.T) {
 	r.keys("-l", "\x1b[<64;20;20M")
 	r.waitUntil("e2e", "show the scroll badge [15/", func(s string) bool { return strings.Contains(s, "[15/") })
 }
+
+// copiedIs waits until tmux's buffer (set-clipboard on) holds want: what scroll mode copied.
+func (r *tmuxRig) copiedIs(want string) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+		if string(out) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("copied %q, want %q\n%s", out, want, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Key table (README "Using tickmux"): scroll mode's tmux copy-mode-vi motions `0 $ w b e H M L
+// C-u C-d` and `V` line selection, each read back by what `y` copies.
+func TestEndToEndScrollMotions(t *testing.T) {
+	r := shellRig(t)
+	r.tmux("set-option", "-g", "set-clipboard", "on")
+	r.typeLine("clear; printf 'alpha beta gamma\\nsecond line here\\n'; echo motions-$((6*7))", "motions-42")
+	scroll := func(keys ...string) {
+		t.Helper()
+		r.prefix("[", "SCROLL")
+		r.keys(keys...)
+		r.keys("y")
+		r.waitGone("e2e", "SCROLL")
+	}
+	// The cursor starts on the prompt; three lines up is "alpha beta gamma".
+	scroll("k", "k", "k", "0", "w", "v", "e")
+	r.copiedIs("beta")
+	scroll("k", "k", "k", "$", "v", "b")
+	r.copiedIs("gamma")
+	scroll("k", "k", "k", "0", "e", "e", "e", "v", "0")
+	r.copiedIs("alpha beta gamma")
+	scroll("k", "k", "k", "V", "j")
+	r.copiedIs("alpha beta gamma\nsecond line here")
+	scroll("H", "j") // clear left the printed lines at the top
+	r.copiedIs("second line here")
+
+	// H M L and half pages on a full screen: the pane has 47 rows, the last one the prompt.
+	r.typeLine("seq 1001 1300; echo end-$((6*7))", "end-42")
+	scroll("H")
+	r.copiedIs("1256") // rows 0…44: 1256…1300, then end-42 and the prompt
+	scroll("M")
+	r.copiedIs("1279")
+	scroll("L", "k", "k")
+	r.copiedIs("1300")
+	scroll("H", "C-u") // half of 47 rows
+	r.copiedIs("1233")
+	scroll("H", "C-u", "C-d")
+	r.copiedIs("1256")
+}

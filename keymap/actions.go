@@ -80,6 +80,17 @@ const (
 	CursorRight    Action = "cursor-right"
 	Copy           Action = "copy"
 	ExitMode       Action = "exit-mode"
+	LineStart      Action = "start-of-line"
+	LineEnd        Action = "end-of-line"
+	NextWord       Action = "next-word"
+	PrevWord       Action = "previous-word"
+	WordEnd        Action = "next-word-end"
+	ScreenTop      Action = "top-line"
+	ScreenMiddle   Action = "middle-line"
+	ScreenBottom   Action = "bottom-line"
+	HalfPageUp     Action = "halfpage-up"
+	HalfPageDown   Action = "halfpage-down"
+	SelectLine     Action = "select-line"
 )
 
 var allActions = []struct {
@@ -154,6 +165,17 @@ var allActions = []struct {
 	{CursorRight, "move the cursor right"},
 	{Copy, "copy the selection (OSC 52 and the system clipboard)"},
 	{ExitMode, "leave scroll mode"},
+	{LineStart, "go to the start of the line"},
+	{LineEnd, "go to the end of the line"},
+	{NextWord, "go to the next word"},
+	{PrevWord, "go to the previous word"},
+	{WordEnd, "go to the end of the word"},
+	{ScreenTop, "go to the top line on screen"},
+	{ScreenMiddle, "go to the middle line on screen"},
+	{ScreenBottom, "go to the bottom line on screen"},
+	{HalfPageUp, "scroll up half a page"},
+	{HalfPageDown, "scroll down half a page"},
+	{SelectLine, "select whole lines"},
 }
 
 // SelectTab is the action going to tab n (0 to 9).

@@ -237,6 +237,18 @@ var defaultBindings = []struct {
 	{ModeScroll, "y", Copy},
 	{ModeScroll, "q", ExitMode},
 	{ModeScroll, "Esc", ExitMode},
+	// tmux's copy-mode-vi motions.
+	{ModeScroll, "0", LineStart},
+	{ModeScroll, "$", LineEnd},
+	{ModeScroll, "w", NextWord},
+	{ModeScroll, "b", PrevWord},
+	{ModeScroll, "e", WordEnd},
+	{ModeScroll, "H", ScreenTop},
+	{ModeScroll, "M", ScreenMiddle},
+	{ModeScroll, "L", ScreenBottom},
+	{ModeScroll, "C-u", HalfPageUp},
+	{ModeScroll, "C-d", HalfPageDown},
+	{ModeScroll, "V", SelectLine},
 
 	{ModeLocked, "C-g", Unlock},
 }
