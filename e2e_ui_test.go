@@ -448,3 +448,20 @@ func TestEndToEndScrollMotions(t *testing.T) {
 	scroll("H", "C-u", "C-d")
 	r.copiedIs("1256")
 }
+
+// A zoomed pane says so on its border and on the status bar (tmux's Z flag), also in the tab
+// list. Key table (README "Using tickmux"): prefix `z`.
+func TestEndToEndZoomIndicator(t *testing.T) {
+	r := shellRig(t)
+	r.prefix("%", "shell:2")
+	s := r.prefix("z", "Z zoomed")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if bar := lines[len(lines)-1]; !strings.Contains(bar, "/bin/sh Z") {
+		t.Fatalf("the status bar does not flag the zoomed pane: %q", bar)
+	}
+	r.prefix("c", "shell:3")
+	r.prefix("0", "*Z 1:")
+	r.prefix("z", "0:")
+	r.waitGone("e2e", "Z zoomed")
+	r.waitGone("e2e", "*Z")
+}

@@ -549,7 +549,7 @@ func (a *App) rebuild() {
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
 			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
-			focused: in.ID() == a.focus, alert: alerts[in.ID()],
+			focused: in.ID() == a.focus, alert: alerts[in.ID()], zoomed: a.layout.Zoomed() == in.ID(),
 		})
 	}
 	a.status.tabs = a.tabItems()

@@ -24,6 +24,7 @@ type Pane struct {
 	focused bool
 	alert   bool // an approval card waits for this instance
 	float   bool
+	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
 	name    string // given by the person (prefix T); "" shows the program's title
 	// promptKeys are the keys that open the prompt ("C-b :"), for the hint of a Tick that failed
 	// its initialization: it may be a plain program.
@@ -46,10 +47,10 @@ type Pane struct {
 
 // frameKey is what a pane's frame shows.
 type frameKey struct {
-	rect                  Rect
-	focused, alert, float bool
-	name, title, exit     string
-	status                host.Status
+	rect                          Rect
+	focused, alert, float, zoomed bool
+	name, title, exit             string
+	status                        host.Status
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.
@@ -99,7 +100,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if w < 2 || h < 2 {
 		return
 	}
-	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, name: p.name,
+	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,
 		title: p.inst.Title(), status: p.inst.Status()}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
@@ -158,6 +159,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	}
 	if p.float {
 		l = append(l, seg{" · floating", title})
+	}
+	if p.zoomed {
+		l = append(l, seg{" ", title}, seg{" Z zoomed ", th.StatusAccent})
 	}
 	l = append(l, seg{" ", title})
 	if w > 4 {

@@ -74,6 +74,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			}
 		}
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
+		p.zoomed = a.layout.Zoomed() == id
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
 			p.drawFrame(screen)

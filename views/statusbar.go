@@ -62,6 +62,7 @@ type statusItem struct {
 	status    host.Status
 	focused   bool
 	alert     bool // a card waits for this instance
+	zoomed    bool // shown alone (prefix z)
 }
 
 // NewStatusBar makes the bar.
@@ -131,6 +132,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		add(" "+it.id+" ", st)
 		t := untrusted(shorten(it.title, 18), th.StatusBar)
 		add(t.text, t.style)
+		if it.zoomed {
+			add(" Z", th.StatusAccent) // tmux's zoomed-window flag
+		}
 		switch {
 		case it.alert:
 			add(" ⚑", th.Badge)

@@ -193,7 +193,11 @@ func (a *App) tabName(i int) string {
 func (a *App) tabItems() []tabItem {
 	out := make([]tabItem, 0, len(a.tabs))
 	for i := range a.tabs {
-		out = append(out, tabItem{index: i, name: a.tabName(i), current: i == a.cur})
+		lay := a.tabs[i].layout
+		if i == a.cur {
+			lay = a.layout
+		}
+		out = append(out, tabItem{index: i, name: a.tabName(i), current: i == a.cur, zoomed: lay.Zoomed() != ""})
 	}
 	return out
 }
