@@ -465,3 +465,56 @@ func TestEndToEndZoomIndicator(t *testing.T) {
 	r.waitGone("e2e", "Z zoomed")
 	r.waitGone("e2e", "*Z")
 }
+
+// titlesOnTop counts the pane titles on the screen's first row: how many panes share the top.
+func titlesOnTop(s string) int { return strings.Count(strings.SplitN(s, "\n", 2)[0], "shell:") }
+
+// tmux's layouts, break-pane, choose-tree and kill-window keys, through the real key path.
+// Key table (README "Using tickmux"): prefix `Space`, `M-1`…`M-5`, `!`, `w`, `&`, `F`.
+func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
+	r := shellRig(t)
+	r.prefix("%", "shell:2")
+	r.prefix("\"", "shell:3")
+	top := func(want int, what string) {
+		t.Helper()
+		r.waitUntil("e2e", fmt.Sprintf("show %d panes along the top (%s)", want, what), func(s string) bool { return titlesOnTop(s) == want })
+	}
+	r.prefix("M-1", "layout: even-horizontal")
+	top(3, "even-horizontal")
+	r.prefix("M-2", "layout: even-vertical")
+	top(1, "even-vertical")
+	r.prefix("M-3", "layout: main-horizontal")
+	top(1, "main-horizontal")
+	r.prefix("M-4", "layout: main-vertical")
+	top(2, "main-vertical")
+	r.prefix("Space", "layout: tiled") // the one after main-vertical
+	top(2, "tiled")
+	r.prefix("Space", "layout: even-horizontal")
+	top(3, "even-horizontal again")
+
+	// Break the focused pane (shell:3) into a tab of its own: two tabs, it alone in the second.
+	r.prefix("!", "1:/bin/sh*")
+	top(1, "shell:3 alone")
+	// Choose shell:1 in tab 0 from the tree.
+	s := r.prefix("w", "choose a tab or a pane")
+	if !strings.Contains(s, "(0) 0:") || !strings.Contains(s, "(1) 1:") || !strings.Contains(s, "shell:3 /bin/sh (focused)") {
+		t.Fatalf("the tree:\n%s", s)
+	}
+	r.keys("Up", "Up", "Up") // from shell:3 to tab 1, shell:2, shell:1
+	r.keys("Enter")
+	r.waitGone("e2e", "choose a tab or a pane")
+	r.waitFor("0:/bin/sh*")
+	r.typeLine("echo in-shell-$((6*7))", "in-shell-42")
+	if s := r.screen(); titlesOnTop(s) != 2 {
+		t.Fatalf("not back in tab 0:\n%s", s)
+	}
+	// Kill tab 0 (two shells) after the question: tab 1 is left, with shell:3.
+	r.prefix("&", "kill tab 0")
+	r.keys("y")
+	r.waitGone("e2e", "shell:1")
+	r.waitGone("e2e", "shell:2")
+	r.waitFor("shell:3")
+	if out := r.tmux("list-panes", "-t", "e2e", "-F", "#{pane_dead}"); strings.TrimSpace(out) != "0" {
+		t.Fatalf("tickmux ended with the tab: %q", out)
+	}
+}

@@ -38,6 +38,16 @@ const (
 	Detach      Action = "detach"
 	SendPrefix  Action = "send-prefix"
 
+	NextLayout           Action = "next-layout"
+	LayoutEvenHorizontal Action = "select-layout-even-horizontal"
+	LayoutEvenVertical   Action = "select-layout-even-vertical"
+	LayoutMainHorizontal Action = "select-layout-main-horizontal"
+	LayoutMainVertical   Action = "select-layout-main-vertical"
+	LayoutTiled          Action = "select-layout-tiled"
+	BreakPane            Action = "break-pane"
+	KillTab              Action = "kill-tab"
+	ChooseTree           Action = "choose-tree"
+
 	NewTab       Action = "new-tab"
 	NextTab      Action = "next-tab"
 	PrevTab      Action = "prev-tab"
@@ -125,6 +135,15 @@ var allActions = []struct {
 	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
 	{SendPrefix, "send the prefix key to the pane"},
+	{NextLayout, "arrange the panes as the next preset layout"},
+	{LayoutEvenHorizontal, "layout: panes side by side, equal widths"},
+	{LayoutEvenVertical, "layout: panes one above the other, equal heights"},
+	{LayoutMainHorizontal, "layout: the first pane on top, the others below it"},
+	{LayoutMainVertical, "layout: the first pane on the left, the others beside it"},
+	{LayoutTiled, "layout: the panes in a grid"},
+	{BreakPane, "move the pane to a new tab of its own"},
+	{KillTab, "close the tab and end every program in it (asks first)"},
+	{ChooseTree, "choose a tab or a pane from a list"},
 	{NewTab, "open a new tab (tmux's window) with a shell"},
 	{NextTab, "go to the next tab"},
 	{PrevTab, "go to the previous tab"},

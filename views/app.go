@@ -77,6 +77,7 @@ type App struct {
 	cardFocus  cardFocus // card mode's focused card (cardmode.go)
 	prompt     *promptView
 	help       *helpView
+	tree       *treeView // choose-tree (prefix w)
 	confirm    *confirmation
 	drag       *Border
 	// full asks the next frame to redraw everything; chrome, the panel, the status bar and the
@@ -161,6 +162,7 @@ func New(opts Options) *App {
 	a.root = &rootView{Box: tview.NewBox(), a: a}
 	a.prompt = newPromptView(a)
 	a.help = newHelpView(a)
+	a.tree = newTreeView(a)
 	a.app.SetRoot(a.root, true)
 	a.app.SetInputCapture(a.captureKey)
 	a.app.SetMouseCapture(func(ev *tcell.EventMouse, act tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {

@@ -33,6 +33,10 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	case a.help.open:
 		a.help.handle(ev)
 		return nil
+	case a.tree.open:
+		a.tree.handle(ev)
+		a.rebuild()
+		return nil
 	}
 	k := keymap.FromEvent(ev)
 	switch a.mode {
@@ -147,6 +151,12 @@ func (a *App) panelKey(ev *tcell.EventKey) {
 	a.rebuild()
 }
 
+// layoutPresets are the layouts M-1…M-5 choose, as in tmux.
+var layoutPresets = map[keymap.Action]Preset{
+	keymap.LayoutEvenHorizontal: EvenHorizontal, keymap.LayoutEvenVertical: EvenVertical,
+	keymap.LayoutMainHorizontal: MainHorizontal, keymap.LayoutMainVertical: MainVertical, keymap.LayoutTiled: Tiled,
+}
+
 // do runs an action (UI goroutine).
 func (a *App) do(act keymap.Action) {
 	p := a.focusedPane()
@@ -199,6 +209,26 @@ func (a *App) do(act keymap.Action) {
 		a.layout.Resize(a.focus, actionDirection(act), 2)
 	case keymap.Zoom:
 		a.layout.Zoom(a.focus)
+	case keymap.NextLayout, keymap.LayoutEvenHorizontal, keymap.LayoutEvenVertical, keymap.LayoutMainHorizontal,
+		keymap.LayoutMainVertical, keymap.LayoutTiled:
+		preset := a.layout.NextPreset()
+		if act != keymap.NextLayout {
+			preset = layoutPresets[act]
+		}
+		a.layout.ApplyPreset(preset)
+		a.full = true
+		a.say("layout: " + preset.String())
+	case keymap.BreakPane:
+		a.breakPane()
+	case keymap.KillTab:
+		a.ensureTabs()
+		i, n := a.cur, len(a.layout.IDs())
+		if a.floatID != "" {
+			n++
+		}
+		a.ask(fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n), func() { a.killTab(i) })
+	case keymap.ChooseTree:
+		a.tree.show()
 	case keymap.ClosePane:
 		if p == nil {
 			return
