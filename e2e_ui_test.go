@@ -456,7 +456,7 @@ func TestEndToEndZoomIndicator(t *testing.T) {
 	r.prefix("%", "shell:2")
 	s := r.prefix("z", "Z zoomed")
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if bar := lines[len(lines)-1]; !strings.Contains(bar, "/bin/sh Z") {
+	if bar := lines[len(lines)-1]; !strings.Contains(bar, "sh Z") {
 		t.Fatalf("the status bar does not flag the zoomed pane: %q", bar)
 	}
 	r.prefix("c", "shell:3")
@@ -493,17 +493,17 @@ func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
 	top(3, "even-horizontal again")
 
 	// Break the focused pane (shell:3) into a tab of its own: two tabs, it alone in the second.
-	r.prefix("!", "1:/bin/sh*")
+	r.prefix("!", "1:sh*")
 	top(1, "shell:3 alone")
 	// Choose shell:1 in tab 0 from the tree.
 	s := r.prefix("w", "choose a tab or a pane")
-	if !strings.Contains(s, "(0) 0:") || !strings.Contains(s, "(1) 1:") || !strings.Contains(s, "shell:3 /bin/sh (focused)") {
+	if !strings.Contains(s, "(0) 0:") || !strings.Contains(s, "(1) 1:") || !strings.Contains(s, "shell:3 sh (focused)") {
 		t.Fatalf("the tree:\n%s", s)
 	}
 	r.keys("Up", "Up", "Up") // from shell:3 to tab 1, shell:2, shell:1
 	r.keys("Enter")
 	r.waitGone("e2e", "choose a tab or a pane")
-	r.waitFor("0:/bin/sh*")
+	r.waitFor("0:sh*")
 	r.typeLine("echo in-shell-$((6*7))", "in-shell-42")
 	if s := r.screen(); titlesOnTop(s) != 2 {
 		t.Fatalf("not back in tab 0:\n%s", s)
@@ -517,4 +517,17 @@ func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
 	if out := r.tmux("list-panes", "-t", "e2e", "-F", "#{pane_dead}"); strings.TrimSpace(out) != "0" {
 		t.Fatalf("tickmux ended with the tab: %q", out)
 	}
+}
+
+// A shell's pane is named after the command in its foreground, as tmux's automatic-rename names
+// windows (sh, then sleep while it runs), and a title the program sets (OSC 2) wins.
+func TestEndToEndPaneTitles(t *testing.T) {
+	r := shellRig(t)
+	r.waitFor("shell:1 sh ")
+	r.keys("sleep 30", "Enter")
+	r.waitFor("shell:1 sleep ")
+	r.keys("C-c")
+	r.waitFor("shell:1 sh ")
+	r.typeLine(`printf '\033]2;my-title-%s\007' 42; echo set-$((6*7))`, "set-42")
+	r.waitFor("shell:1 my-title-42")
 }

@@ -100,8 +100,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if w < 2 || h < 2 {
 		return
 	}
+	progTitle := programTitle(p.inst) // read once a frame: for a shell, a syscall or two
 	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,
-		title: p.inst.Title(), status: p.inst.Status()}
+		title: progTitle, status: p.inst.Status()}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
 	}
@@ -141,7 +142,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	}
 	name := p.name
 	if name == "" {
-		name = capText(p.inst.Title(), 200)
+		name = capText(progTitle, 200)
 	}
 	l := line{{" " + p.inst.ID() + " ", title}, untrusted(name, title), {" · ", title}}
 	status := p.inst.Status()

@@ -207,6 +207,23 @@ func (a *App) paneTitle(in *host.Instance) string {
 	if p := a.panes[in.ID()]; p != nil && p.name != "" {
 		return p.name
 	}
+	return programTitle(in)
+}
+
+// programTitle is what a pane is called when the person did not name it: a Tick's title; for a
+// plain program that runs, the title it set (OSC 0 or 2), else the name of the command in its
+// terminal's foreground (tmux's automatic-rename: "sh", then "top" while top runs); else its
+// command line.
+func programTitle(in *host.Instance) string {
+	if in.IsTick() || in.Status() == host.StatusEnded {
+		return in.Title()
+	}
+	if t := in.Process().Terminal().Title(); t != "" {
+		return t
+	}
+	if n := in.Process().ForegroundName(); n != "" {
+		return n
+	}
 	return in.Title()
 }
 
