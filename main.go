@@ -18,7 +18,7 @@ type command struct {
 	name    string
 	usage   string // one line, after "tickmux "
 	summary string // one line for the main help
-	hidden  bool   // left out of the main help (example Ticks, test helpers)
+	hidden  bool   // listed apart in the main help: started by tickmux itself, or for scripts and tests
 	run     func(args []string, stdio stdio) int
 }
 
