@@ -346,7 +346,7 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r := newTmuxRig(t)
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
-	r.waitFor("/bin/bash · ready")
+	r.waitFor("shell:1 bash · ready") // named after the command in its foreground
 	r.typeLine("echo ready-$((2*2))", "ready-4")
 	if got := strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_any_flag}")); got != "1" {
 		t.Fatalf("tmux sees mouse_any_flag=%s: the view never turned the mouse on", got)

@@ -116,10 +116,13 @@ type App struct {
 	echoReq  chan struct{} // a pane's program answered a key: draw now (keys first)
 	echoes   atomic.Int64  // frames drawn at once for an echo (tests read it)
 	tickReq  chan time.Time
-	done     chan struct{}
-	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	// titlesUntil: after Enter in a plain program's pane, the clock ticks each second until then,
+	// so that a shell's title follows the command it started (which may draw nothing).
+	titlesUntil time.Time
+	done        chan struct{}
+	stopped     chan struct{} // closed once Stop's goroutine has stopped tview
+	stopOnce    sync.Once
+	wg          sync.WaitGroup
 
 	handoff // when the UI loop stopped, and the screen's error (handoff.go)
 	uiState // tabs, the float's place, the paste buffer (uistate.go)
@@ -455,7 +458,7 @@ func (a *App) wakeTick(t time.Time) {
 // whether it needs another tick within a second.
 func (a *App) onTick() bool {
 	a.rebuild()
-	return a.lastRates
+	return a.lastRates || a.now().Before(a.titlesUntil)
 }
 
 // apply runs on the UI goroutine with the events that arrived since the last apply.

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -115,6 +116,11 @@ func (a *App) toPane(ev *tcell.EventKey) {
 			p.typed.Add(1)
 		}
 		p.term.Key(ev)
+		if ev.Key() == tcell.KeyEnter && !p.inst.IsTick() {
+			// A command may start: its name becomes the pane's title within a second or two.
+			a.titlesUntil = a.now().Add(3 * time.Second)
+			a.wakeTick(time.Now().Add(300 * time.Millisecond))
+		}
 	}
 }
 
