@@ -172,8 +172,8 @@ func openInitial(a *views.App, argv []string, demo bool, km *keymap.Keymap) erro
 }
 
 // openDemo lays out the bundled example Ticks: counter and clock on the left, notes, logtail and
-// jobs on the right; and, focused under the clock, a shell whose first line says what to type to
-// see an approval card (a call of the counter's increment).
+// jobs on the right; and, focused and as wide as the screen below them, a shell whose first
+// lines say what to type to see an approval card (a call of the counter's increment).
 func openDemo(a *views.App, km *keymap.Keymap) error {
 	self := selfExe
 	if self == "" {
@@ -186,12 +186,17 @@ func openDemo(a *views.App, km *keymap.Keymap) error {
 	if err != nil {
 		return err
 	}
+	// The shell first, below the counter: it then spans the whole width under every Tick, with
+	// room for its hint at 80x24 too.
+	shell, err := a.OpenBeside(demoShell(counter.ID(), km), counter.ID(), views.Stacked)
+	if err != nil {
+		return err
+	}
 	notes, err := a.OpenBeside(ex("notes"), counter.ID(), views.SideBySide)
 	if err != nil {
 		return err
 	}
-	clock, err := a.OpenBeside(ex("clock"), counter.ID(), views.Stacked)
-	if err != nil {
+	if _, err := a.OpenBeside(ex("clock"), counter.ID(), views.Stacked); err != nil {
 		return err
 	}
 	logtail, err := a.OpenBeside(ex("logtail"), notes.ID(), views.Stacked)
@@ -199,10 +204,6 @@ func openDemo(a *views.App, km *keymap.Keymap) error {
 		return err
 	}
 	if _, err := a.OpenBeside(ex("jobs"), logtail.ID(), views.Stacked); err != nil {
-		return err
-	}
-	shell, err := a.OpenBeside(demoShell(counter.ID(), km), clock.ID(), views.Stacked)
-	if err != nil {
 		return err
 	}
 	a.NamePane(shell.ID(), "shell")
