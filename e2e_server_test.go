@@ -142,9 +142,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
 	// A shell with output that scrolls: its scrollback must survive the view. (The demo focuses
-	// its own shell, shell:1, low on the left: the new one splits the counter, two panes up.)
-	r.prefix("Up", "hosted:1")
-	r.prefix("Up", "hosted:1")
+	// its own shell, shell:1, below the Ticks: the new one splits it.)
 	r.prefix("%", "shell:2")
 	r.typeLine("seq 1001 1100; echo before-$((6*7))", "before-42")
 
