@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tickmux/check"
+	"tickmux/internal/flagusage"
 )
 
 // runCheck exits 0 when the Tick broke no MUST, 1 when it did, 2 when it could not be started
@@ -21,10 +22,10 @@ func runCheck(args []string, std stdio) int {
 	asJSON := fs.Bool("json", false, "print exactly one JSON object")
 	watch := fs.Duration("watch", 2*time.Second, "how long to watch updates")
 	callTimeout := fs.Duration("call-timeout", 60*time.Second, "how long each probe waits for a tick/call answer (the draft allows 60 s)")
-	cwd := fs.String("cwd", "", "working directory of the Tick")
+	cwd := fs.String("cwd", "", "the Tick's working `DIR`")
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux check [--json] [--watch DURATION] [--call-timeout DURATION] [--cwd DIR] -- CMD [ARG...]")
-		fs.PrintDefaults()
+		usageHead(std.err, "check")
+		flagusage.Print(std.err, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -55,6 +57,9 @@ func runServer(args []string, std stdio) int {
 		readyFile = nil
 	}
 	f, err := parseTUIFlags(args, std, "tickmux server")
+	if errors.Is(err, flag.ErrHelp) {
+		return 2 // the usage is printed
+	}
 	if err != nil {
 		ready(err)
 		return 2
@@ -129,7 +134,7 @@ func runServer(args []string, std stdio) int {
 			if pathSet(); pathErr != nil {
 				logf("%v: programs in panes will not find tickmux by name", pathErr)
 			}
-			return openInitial(a, f.argv, f.demo)
+			return openInitial(a, f.argv, f.demo, cfg.Keymap)
 		},
 	}, sigs)
 	if err != nil {

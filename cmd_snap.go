@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tickmux/host"
+	"tickmux/internal/flagusage"
 	"tickmux/vt"
 )
 
@@ -19,13 +20,13 @@ import (
 func runSnap(args []string, std stdio) int {
 	fs := flag.NewFlagSet("snap", flag.ContinueOnError)
 	fs.SetOutput(std.err)
-	size := fs.String("size", "120x30", "terminal size, COLSxROWS")
+	size := fs.String("size", "120x30", "terminal size, `COLSxROWS`")
 	settle := fs.Duration("settle", 300*time.Millisecond, "print once the output has been quiet this long")
 	ansi := fs.Bool("ansi", false, "keep colours and attributes as SGR sequences")
-	resize := fs.String("resize", "", "once quiet, resize to each COLSxROWS of this comma-separated list in turn")
+	resize := fs.String("resize", "", "once quiet, resize to each `COLSxROWS,...` of this comma-separated list in turn")
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux snap [--size COLSxROWS] [--settle DURATION] [--resize COLSxROWS,...] [--ansi] -- CMD [ARG...]")
-		fs.PrintDefaults()
+		usageHead(std.err, "snap")
+		flagusage.Print(std.err, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

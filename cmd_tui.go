@@ -11,6 +11,8 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/internal/flagusage"
+	"tickmux/keymap"
 	"tickmux/server"
 	"tickmux/server/earlyview"
 	"tickmux/views"
@@ -36,17 +38,20 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	f := &tuiFlags{}
-	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "control socket path (default $XDG_RUNTIME_DIR/tickmux/default.sock)")
-	fs.StringVar(&f.logPath, "log", "", "log file (default $XDG_STATE_HOME/tickmux/tickmux.log)")
-	fs.StringVar(&f.config, "config", config.DefaultPath(), "config file")
+	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "the control socket `PATH` (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock)")
+	fs.StringVar(&f.logPath, "log", "", "the server's log file `PATH` (default $XDG_STATE_HOME/tickmux/tickmux.log)")
+	fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
-		fs.StringVar(&f.size, "size", "", "COLSxROWS of the terminal the first view will have")
+		fs.StringVar(&f.size, "size", "", "`COLSxROWS` of the terminal the first view will have")
 	}
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
-		fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
-		fs.PrintDefaults()
+		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {
+			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
+			fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
+			fmt.Fprintln(std.err)
+		}
+		flagusage.Print(std.err, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -121,11 +126,12 @@ func serverArgs(f *tuiFlags, sock string, demo bool) []string {
 	return earlyview.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
 }
 
-// openInitial opens what tickmux starts with: a shell, the given Tick, or the demo.
-func openInitial(a *views.App, argv []string, demo bool) error {
+// openInitial opens what tickmux starts with: a shell, the given Tick, or the demo (whose hint
+// names the keys of km).
+func openInitial(a *views.App, argv []string, demo bool, km *keymap.Keymap) error {
 	switch {
 	case demo:
-		return openDemo(a)
+		return openDemo(a, km)
 	case len(argv) > 0:
 		_, err := a.Open(host.OpenSpec{Argv: argv})
 		return err
@@ -135,8 +141,9 @@ func openInitial(a *views.App, argv []string, demo bool) error {
 }
 
 // openDemo lays out the bundled example Ticks: counter and clock on the left, notes, logtail and
-// jobs on the right.
-func openDemo(a *views.App) error {
+// jobs on the right; and, focused and as wide as the screen below them, a shell whose first
+// lines say what to type to see an approval card (a call of the counter's increment).
+func openDemo(a *views.App, km *keymap.Keymap) error {
 	self := selfExe
 	if self == "" {
 		return fmt.Errorf("cannot find the tickmux binary to run the examples")
@@ -145,6 +152,12 @@ func openDemo(a *views.App) error {
 		return host.OpenSpec{Argv: append([]string{self, "example", name}, args...)}
 	}
 	counter, err := a.OpenBeside(ex("counter"), "", views.SideBySide)
+	if err != nil {
+		return err
+	}
+	// The shell first, below the counter: it then spans the whole width under every Tick, with
+	// room for its hint at 80x24 too.
+	shell, err := a.OpenBeside(demoShell(counter.ID(), km), counter.ID(), views.Stacked)
 	if err != nil {
 		return err
 	}
@@ -162,6 +175,38 @@ func openDemo(a *views.App) error {
 	if _, err := a.OpenBeside(ex("jobs"), logtail.ID(), views.Stacked); err != nil {
 		return err
 	}
-	a.Focus(counter.ID())
+	a.NamePane(shell.ID(), "shell")
+	a.Focus(shell.ID())
 	return nil
+}
+
+// demoShell is the demo's shell: it prints what to type to see an approval card (a call of the
+// counter's increment tool; tickmux is on the pane's PATH, the binary in use: putSelfOnPath) and
+// the keys that answer it, then becomes the person's shell.
+func demoShell(counter string, km *keymap.Keymap) host.OpenSpec {
+	sh := os.Getenv("SHELL")
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	hint := "To see an agent's call wait for you, type:\n" +
+		"  tickmux call " + counter + ` increment '{"amount":2}'` + "\n" +
+		fmt.Sprintf("A card asks first: %s, then %s allows it (%s denies).", keyFor(km, keymap.ModePrefix, keymap.Approvals, true),
+			keyFor(km, keymap.ModeCard, keymap.AllowOnce, false), keyFor(km, keymap.ModeCard, keymap.Deny, false))
+	return host.OpenSpec{Shell: true, Env: []string{envDemoHint + "=" + hint},
+		Argv: []string{"/bin/sh", "-c", `printf '%s\n' "$` + envDemoHint + `"; unset ` + envDemoHint + `; exec "$0"`, sh}}
+}
+
+// envDemoHint carries the demo shell's hint to the sh that prints it.
+const envDemoHint = "TICKMUX_DEMO_HINT"
+
+// keyFor names the first key of km bound to action in mode, after the prefix when prefixed.
+func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed bool) string {
+	keys := km.KeysFor(mode, action)
+	if len(keys) == 0 {
+		return "(unbound: " + string(action) + ")"
+	}
+	if prefixed {
+		return km.Prefix.String() + " " + keys[0].String()
+	}
+	return keys[0].String()
 }

@@ -33,7 +33,7 @@ func mainCommands() []*command {
 			summary: "run a program on a terminal and print its final screen", run: runSnap},
 		verb(agent.Wait),
 
-		// Hidden: started by tickmux itself, or by tests and scripts.
+		// Listed apart in the help: started by tickmux itself, or by tests and scripts.
 		{name: "example", usage: "example [NAME [ARGS]]",
 			summary: "run an example Tick built into tickmux; alone, list them", hidden: true, run: runExample},
 		{name: agent.ServeVerb.Name, usage: agent.ServeVerb.Usage, summary: agent.ServeVerb.Summary,

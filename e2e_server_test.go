@@ -141,8 +141,9 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
-	// A shell with output that scrolls: its scrollback must survive the view.
-	r.prefix("%", "shell:1")
+	// A shell with output that scrolls: its scrollback must survive the view. (The demo focuses
+	// its own shell, shell:1, below the Ticks: the new one splits it.)
+	r.prefix("%", "shell:2")
 	r.typeLine("seq 1001 1100; echo before-$((6*7))", "before-42")
 
 	call := r.startCall("hosted:1", "increment", `{"amount":2}`) // progress on stderr
@@ -251,6 +252,8 @@ func TestEndToEndTwoViews(t *testing.T) {
 	// The first view was reading the card the second answered: keys typed there within the
 	// settle time after it went away reach nothing; later ones reach the pane again.
 	time.Sleep(time.Second)
+	r.keys("C-b", "Up") // from the demo's shell, focused, to the counter two panes up
+	r.keys("C-b", "Up")
 	r.keys("+")
 	r.waitFor(`"value": 6`)
 
@@ -341,7 +344,7 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r := newTmuxRig(t)
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
-	r.waitFor("/bin/bash · ready")
+	r.waitFor("shell:1 bash · ready") // named after the command in its foreground
 	r.typeLine("echo ready-$((2*2))", "ready-4")
 	if got := strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_any_flag}")); got != "1" {
 		t.Fatalf("tmux sees mouse_any_flag=%s: the view never turned the mouse on", got)

@@ -163,10 +163,35 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
 	r.waitFor("agent panel")
+	// The log counts the logtail's one tool in the singular.
+	if log := r.log(); !strings.Contains(log, "1 tool)") || strings.Contains(log, "1 tools") {
+		t.Errorf("the log's tool counts:\n%s", log)
+	}
 
-	// The person types into the focused Tick (the counter).
+	// The focused shell says what to type to see an approval card; typed as it says, the card
+	// comes, and the keys it names answer it.
+	s := r.waitFor("A card asks first: C-b a, then y allows it (n denies).")
+	var typed string
+	for _, line := range strings.Split(s, "\n") {
+		if _, rest, ok := strings.Cut(line, "┃  tickmux call "); ok {
+			typed, _, _ = strings.Cut(rest, "┃")
+			typed = "tickmux call " + strings.TrimSpace(typed)
+		}
+	}
+	if typed != `tickmux call hosted:1 increment '{"amount":2}'` {
+		t.Fatalf("the demo shell's hint says to type %q:\n%s", typed, s)
+	}
+	r.keys(typed, "Enter")
+	r.waitFor("wants to call increment on hosted:1")
+	r.prefix("a", "allow once")
+	r.keys("y")
+	r.waitFor(`"value": 2`)
+
+	// The person types into a Tick (the counter, two panes up).
+	r.prefix("Up", "hosted:1")
+	r.prefix("Up", "hosted:1")
 	r.keys("+")
-	r.waitFor(`"value": 1`)
+	r.waitFor(`"value": 3`)
 
 	// An agent calls a mutating tool over the control socket: a card appears.
 	var out bytes.Buffer
@@ -199,13 +224,13 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("call output %q: %v", out.String(), err)
 	}
-	if !strings.Contains(out.String(), "3") {
-		t.Fatalf("call result %s does not carry the new value 3", out.String())
+	if !strings.Contains(out.String(), "5") {
+		t.Fatalf("call result %s does not carry the new value 5", out.String())
 	}
-	r.waitFor(`"value": 3`)
+	r.waitFor(`"value": 5`)
 
 	// Split the focused pane: a shell in the same terminal, typed into.
-	r.prefix("%", "shell:1")
+	r.prefix("%", "shell:2")
 	r.typeLine("echo from-the-shell-$((6*7))", "from-the-shell-42")
 
 	// A program in a pane reaches this tickmux with the CLI (TICKMUX_SOCKET is set for it).
@@ -213,8 +238,8 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	r.waitFor("hosted:2")
 
 	// Every program tickmux started, and their children, carry TICKMUX_SOCKET=<this socket>.
-	if n := len(r.launched()); n < 6 {
-		t.Fatalf("found %d processes started by tickmux, want at least 6 (5 Ticks and a shell)", n)
+	if n := len(r.launched()); n < 7 {
+		t.Fatalf("found %d processes started by tickmux, want at least 7 (5 Ticks and two shells)", n)
 	}
 
 	// Quit: every program ends with tickmux.

@@ -4,6 +4,7 @@ package main
 // binary): what reaches a pane's program, scroll-mode search, tabs, and closing panes.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -210,6 +211,9 @@ func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 	r.keys("-l", "work")
 	r.keys("Enter")
 	r.waitFor("1:work*")
+	// The current tab's mark, then a space before the next, as tmux's status line reads.
+	r.prefix("0", "* 1:work ")
+	r.prefix("1", "1:work*")
 
 	// Copy a line in scroll mode, paste it at the prompt with prefix ].
 	r.typeLine("echo copied-$((6*7))-line", "copied-42-line")
@@ -252,4 +256,278 @@ func TestEndToEndRedrawAfterContinue(t *testing.T) {
 	r.waitFor("shell:1")
 	r.waitUntil("e2e", "mouse reporting set again", mouse)
 	r.typeLine("echo still-typing-$((6*7))", "still-typing-42")
+}
+
+// Key table (README "Using tickmux"): in scroll mode `n` repeats the search in its direction and
+// `N` goes the other way, without turning the search round: N N N walks on, it does not bounce
+// between two matches. The cursor's line is read back by copying it (y) into tmux's buffer.
+func TestEndToEndScrollSearchNAndN(t *testing.T) {
+	r := shellRig(t)
+	r.tmux("set-option", "-g", "set-clipboard", "on")
+	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
+	copied := func(want string) {
+		t.Helper()
+		r.keys("y")
+		r.waitGone("e2e", "SCROLL")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+			if strings.TrimSpace(string(out)) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cursor's line is %q, want %q\n%s", out, want, r.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	search := func(keys ...string) {
+		t.Helper()
+		r.prefix("[", "SCROLL")
+		r.keys("/")
+		r.keys("-l", "line 1234")
+		r.keys("Enter")
+		r.keys("/")
+		r.keys("-l", "line 12")
+		r.waitFor("(search up) line 12")
+		r.keys("Enter")
+		for _, k := range keys {
+			r.keys(k)
+		}
+	}
+	// From line 1234, searching up: 1233, then n n: 1231, then N N N: 1232, 1233, 1234.
+	search("n", "n", "N", "N", "N")
+	copied("line 1234")
+	// And n after N still goes up, the search's own direction: 1233, N 1234, n 1233, n 1232.
+	search("N", "n", "n")
+	copied("line 1232")
+}
+
+// README Config: only the default config path may be missing; `--config` naming a file that is
+// not there stops tickmux with an error that names it, and no server is left running.
+func TestEndToEndMissingConfigIsAnError(t *testing.T) {
+	r := newTmuxRig(t)
+	missing := filepath.Join(r.dir, "no-such-config.toml")
+	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "e2e",
+		"sh -c '"+r.self+" --config "+missing+"; echo exit-status-$?; sleep 600'")
+	s := r.waitFor("exit-status-")
+	if !strings.Contains(s, "exit-status-2") || !strings.Contains(s, "does not exist") || !strings.Contains(s, "no-such-config.toml") {
+		t.Fatalf("a missing --config file:\n%s", s)
+	}
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Fatalf("a server runs after the missing config:\n%s", s)
+	}
+}
+
+// After a detach the view says how to come back, with a command that works for the build in use:
+// here a tickmux found on PATH by its name, and the hint typed as it is shows the session again.
+// (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
+// TestComeBack in server/earlyview.)
+func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
+	r := newTmuxRig(t)
+	bin := filepath.Join(r.dir, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyExecutable(r.self, filepath.Join(bin, "tickmux")); err != nil {
+		t.Fatal(err)
+	}
+	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "env PATH="+bin+":"+os.Getenv("PATH")+" sh")
+	r.typeLine("tickmux", "shell:1")
+	r.typeLine("echo before-detach-$((6*7))", "before-detach-42")
+	s := r.prefix("d", "[detached]")
+	var hint string
+	for _, line := range strings.Split(s, "\n") {
+		if _, rest, ok := strings.Cut(line, "[detached] to come back: "); ok {
+			hint = strings.TrimSpace(rest)
+		}
+	}
+	if hint != "tickmux attach" {
+		t.Fatalf("the hint after a detach is %q, want %q:\n%s", hint, "tickmux attach", s)
+	}
+	r.typeLine("clear; "+hint, "before-detach-42")
+	r.waitFor("shell:1")
+}
+
+// A program opened at the prompt as a Tick that is not one fails its initialization: the pane and
+// the panel say how to open it as a plain program, and that exact line works; the end is said
+// once (the exit status not twice on the panel) and logged once.
+func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
+	r := shellRig(t)
+	cmd := `sh -c 'echo plain-$((6*7)) >&2; sleep 1; exit 3'`
+	r.prefix(":", "command:")
+	r.keys("-l", cmd)
+	r.keys("Enter")
+	// The panel wraps the hint at a word: "... then !sh -c" / "'echo ... exit 3'".
+	r.waitFor("not a Tick? open it as a plain program: C-b : then !sh -c ")
+	s := r.waitFor("'echo plain-$((6*7)) >&2; sleep 1; exit 3'")
+	if strings.Contains(s, "(exit status 3) (exit status 3)") || strings.Contains(s, "(exit status 3) (exit") {
+		t.Fatalf("the exit status is said twice:\n%s", s)
+	}
+	r.waitFor("(exit status 3)")
+	if n := strings.Count(r.log(), "hosted:1 ended"); n != 1 {
+		t.Fatalf("the end was logged %d times:\n%s", n, r.log())
+	}
+	r.prefix(":", "command:")
+	r.keys("-l", "!"+cmd)
+	r.keys("Enter")
+	r.waitFor("shell:2")
+	r.waitFor("plain-42")
+}
+
+// The mouse wheel scrolls a shell back, and the pane's badge says how far ([N/M]), as scroll
+// mode's does. Key table (README "Using tickmux"): the mouse wheel scrolls too.
+func TestEndToEndWheelShowsTheScrollBadge(t *testing.T) {
+	r := shellRig(t)
+	r.typeLine("seq -f 'wheel %g' 300; echo all-printed", "all-printed")
+	r.waitUntil("e2e", "the mouse reported", func(string) bool {
+		return strings.TrimSpace(r.tmux("display", "-p", "-t", "e2e", "#{mouse_sgr_flag}#{mouse_any_flag}")) == "11"
+	})
+	for i := 1; i <= 4; i++ {
+		r.keys("-l", "\x1b[<64;20;20M")
+		badge := fmt.Sprintf("[%d/", 3*i)
+		r.waitUntil("e2e", "show the scroll badge "+badge, func(s string) bool { return strings.Contains(s, badge) })
+	}
+	// A second pane; the wheel over the first, unfocused, scrolls it and shows its badge.
+	r.prefix("%", "shell:2")
+	r.keys("-l", "\x1b[<64;20;20M")
+	r.waitUntil("e2e", "show the scroll badge [15/", func(s string) bool { return strings.Contains(s, "[15/") })
+}
+
+// copiedIs waits until tmux's buffer (set-clipboard on) holds want: what scroll mode copied.
+func (r *tmuxRig) copiedIs(want string) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+		if string(out) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("copied %q, want %q\n%s", out, want, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Key table (README "Using tickmux"): scroll mode's tmux copy-mode-vi motions `0 $ w b e H M L
+// C-u C-d` and `V` line selection, each read back by what `y` copies.
+func TestEndToEndScrollMotions(t *testing.T) {
+	r := shellRig(t)
+	r.tmux("set-option", "-g", "set-clipboard", "on")
+	r.typeLine("clear; printf 'alpha beta gamma\\nsecond line here\\n'; echo motions-$((6*7))", "motions-42")
+	scroll := func(keys ...string) {
+		t.Helper()
+		r.prefix("[", "SCROLL")
+		r.keys(keys...)
+		r.keys("y")
+		r.waitGone("e2e", "SCROLL")
+	}
+	// The cursor starts on the prompt; three lines up is "alpha beta gamma".
+	scroll("k", "k", "k", "0", "w", "v", "e")
+	r.copiedIs("beta")
+	scroll("k", "k", "k", "$", "v", "b")
+	r.copiedIs("gamma")
+	scroll("k", "k", "k", "0", "e", "e", "e", "v", "0")
+	r.copiedIs("alpha beta gamma")
+	scroll("k", "k", "k", "V", "j")
+	r.copiedIs("alpha beta gamma\nsecond line here")
+	scroll("H", "j") // clear left the printed lines at the top
+	r.copiedIs("second line here")
+
+	// H M L and half pages on a full screen: the pane has 47 rows, the last one the prompt.
+	r.typeLine("seq 1001 1300; echo end-$((6*7))", "end-42")
+	scroll("H")
+	r.copiedIs("1256") // rows 0…44: 1256…1300, then end-42 and the prompt
+	scroll("M")
+	r.copiedIs("1279")
+	scroll("L", "k", "k")
+	r.copiedIs("1300")
+	scroll("H", "C-u") // half of 47 rows
+	r.copiedIs("1233")
+	scroll("H", "C-u", "C-d")
+	r.copiedIs("1256")
+}
+
+// A zoomed pane says so on its border and on the status bar (tmux's Z flag), also in the tab
+// list. Key table (README "Using tickmux"): prefix `z`.
+func TestEndToEndZoomIndicator(t *testing.T) {
+	r := shellRig(t)
+	r.prefix("%", "shell:2")
+	s := r.prefix("z", "Z zoomed")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if bar := lines[len(lines)-1]; !strings.Contains(bar, "sh Z") {
+		t.Fatalf("the status bar does not flag the zoomed pane: %q", bar)
+	}
+	r.prefix("c", "shell:3")
+	r.prefix("0", "*Z 1:")
+	r.prefix("z", "0:")
+	r.waitGone("e2e", "Z zoomed")
+	r.waitGone("e2e", "*Z")
+}
+
+// titlesOnTop counts the pane titles on the screen's first row: how many panes share the top.
+func titlesOnTop(s string) int { return strings.Count(strings.SplitN(s, "\n", 2)[0], "shell:") }
+
+// tmux's layouts, break-pane, choose-tree and kill-window keys, through the real key path.
+// Key table (README "Using tickmux"): prefix `Space`, `M-1`…`M-5`, `!`, `w`, `&`, `F`.
+func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
+	r := shellRig(t)
+	r.prefix("%", "shell:2")
+	r.prefix("\"", "shell:3")
+	top := func(want int, what string) {
+		t.Helper()
+		r.waitUntil("e2e", fmt.Sprintf("show %d panes along the top (%s)", want, what), func(s string) bool { return titlesOnTop(s) == want })
+	}
+	r.prefix("M-1", "layout: even-horizontal")
+	top(3, "even-horizontal")
+	r.prefix("M-2", "layout: even-vertical")
+	top(1, "even-vertical")
+	r.prefix("M-3", "layout: main-horizontal")
+	top(1, "main-horizontal")
+	r.prefix("M-4", "layout: main-vertical")
+	top(2, "main-vertical")
+	r.prefix("Space", "layout: tiled") // the one after main-vertical
+	top(2, "tiled")
+	r.prefix("Space", "layout: even-horizontal")
+	top(3, "even-horizontal again")
+
+	// Break the focused pane (shell:3) into a tab of its own: two tabs, it alone in the second.
+	r.prefix("!", "1:sh*")
+	top(1, "shell:3 alone")
+	// Choose shell:1 in tab 0 from the tree.
+	s := r.prefix("w", "choose a tab or a pane")
+	if !strings.Contains(s, "(0) 0:") || !strings.Contains(s, "(1) 1:") || !strings.Contains(s, "shell:3 sh (focused)") {
+		t.Fatalf("the tree:\n%s", s)
+	}
+	r.keys("Up", "Up", "Up") // from shell:3 to tab 1, shell:2, shell:1
+	r.keys("Enter")
+	r.waitGone("e2e", "choose a tab or a pane")
+	r.waitFor("0:sh*")
+	r.typeLine("echo in-shell-$((6*7))", "in-shell-42")
+	if s := r.screen(); titlesOnTop(s) != 2 {
+		t.Fatalf("not back in tab 0:\n%s", s)
+	}
+	// Kill tab 0 (two shells) after the question: tab 1 is left, with shell:3.
+	r.prefix("&", "kill tab 0")
+	r.keys("y")
+	r.waitGone("e2e", "shell:1")
+	r.waitGone("e2e", "shell:2")
+	r.waitFor("shell:3")
+	if out := r.tmux("list-panes", "-t", "e2e", "-F", "#{pane_dead}"); strings.TrimSpace(out) != "0" {
+		t.Fatalf("tickmux ended with the tab: %q", out)
+	}
+}
+
+// A shell's pane is named after the command in its foreground, as tmux's automatic-rename names
+// windows (sh, then sleep while it runs), and a title the program sets (OSC 2) wins.
+func TestEndToEndPaneTitles(t *testing.T) {
+	r := shellRig(t)
+	r.waitFor("shell:1 sh ")
+	r.keys("sleep 30", "Enter")
+	r.waitFor("shell:1 sleep ")
+	r.keys("C-c")
+	r.waitFor("shell:1 sh ")
+	r.typeLine(`printf '\033]2;my-title-%s\007' 42; echo set-$((6*7))`, "set-42")
+	r.waitFor("shell:1 my-title-42")
 }

@@ -307,7 +307,15 @@ func (s *Server) ticketOf(t *ticket) Ticket {
 	tk := Ticket{Status: StatusRunning, Call: t.name, ID: t.instance, Tool: t.tool}
 	if card := t.card.Load(); card != 0 {
 		tk.Status, tk.Card = StatusAwaitingApproval, card
-		tk.Message = fmt.Sprintf("The person has not answered the approval card for %s on %s yet; the call stays pending. "+
+		if strings.HasPrefix(t.name, keptPrefix) { // call --no-wait: the server keeps it
+			tk.Message = fmt.Sprintf("The person has not answered the approval card for %s on %s yet; the call stays pending until they do, "+
+				"after this connection ends too. Collect its outcome with: tickmux wait --call %s", t.tool, t.instance, t.name)
+			return tk
+		}
+		// The call belongs to this connection (one MCP session): say so, so that a client that
+		// exits after the ticket is not told the card stays.
+		tk.Message = fmt.Sprintf("The person has not answered the approval card for %s on %s yet; the call stays pending while this session lasts "+
+			"(if this client disconnects, the card is withdrawn and nothing is done). "+
 			"Call wait with {\"calls\": [%q]} to get its outcome (call it again while it times out), or cancel_call to withdraw it.", t.tool, t.instance, t.name)
 		return tk
 	}

@@ -20,6 +20,7 @@ import (
 
 	"tickmux/host"
 	"tickmux/host/trim"
+	"tickmux/internal/flagusage"
 	"tickmux/tick/wire"
 )
 
@@ -100,13 +101,13 @@ type runner struct {
 func (r *runner) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet(r.verb.Name, flag.ContinueOnError)
 	fs.SetOutput(r.errw)
-	fs.StringVar(&r.socket, "socket", "", "the control socket (default $"+EnvSocket+", else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)")
+	fs.StringVar(&r.socket, "socket", "", "the control socket `PATH` (default $"+EnvSocket+", else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)")
 	if r.verb.Name != "mcp" && r.verb.Name != "serve" && r.verb.Name != "hook" {
 		fs.BoolVar(&r.json, "json", false, "print JSON for scripts")
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(r.errw, "usage: tickmux %s\n", r.verb.Usage)
-		fs.PrintDefaults()
+		fmt.Fprintf(r.errw, "usage: tickmux %s\n\n%s\n\n", r.verb.Usage, r.verb.Summary)
+		flagusage.Print(r.errw, fs)
 	}
 	r.fs = fs
 	return fs
@@ -297,7 +298,7 @@ var runLs = request[struct{}, ListResult]{method: MethodList,
 
 var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: true,
 	flags: func(r *runner, fs *flag.FlagSet) func([]string) (OpenParams, int) {
-		cwd := fs.String("cwd", "", "working directory (default: this one)")
+		cwd := fs.String("cwd", "", "the working `DIR` (default: this one)")
 		shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
 		return func(argv []string) (OpenParams, int) {
 			if len(argv) == 0 && !*shell {
@@ -384,8 +385,8 @@ func (r *runner) printEntry(e trim.Entry, merged bool) {
 
 var runCall = request[CallParams, json.RawMessage]{method: MethodCall, min: 2, max: 3,
 	flags: func(r *runner, fs *flag.FlagSet) func([]string) (CallParams, int) {
-		revision := fs.String("revision", "", "the catalog revision the call was prepared against (default: the current one)")
-		noWait := fs.Bool("no-wait", false, "do not wait for the person: print a ticket (call:kept-N) that `tickmux wait --call` collects; the card stays until answered")
+		revision := fs.String("revision", "", "the catalog revision `R` the call was prepared against (default: the current one)")
+		noWait := fs.Bool("no-wait", false, "do not wait for the person: print a ticket (call:kept-N) that tickmux wait --call collects; the card stays until answered")
 		return func(pos []string) (CallParams, int) {
 			p := CallParams{ID: pos[0], Tool: pos[1], Revision: *revision}
 			if *noWait {
@@ -428,7 +429,7 @@ var runWait = request[waitRequest, WaitResult]{method: MethodWait, max: -1,
 	flags: func(_ *runner, fs *flag.FlagSet) func([]string) (waitRequest, int) {
 		timeout := fs.Duration("timeout", 0, "give up after this long (default: wait until news)")
 		after := map[string]uint64{}
-		fs.Func("after", "ID=SEQ: count news for ID after SEQ (default: after its state when the wait starts)", func(s string) error {
+		fs.Func("after", "`ID=SEQ`: count news for ID after SEQ (default: after its state when the wait starts)", func(s string) error {
 			id, seq, ok := strings.Cut(s, "=")
 			n, err := strconv.ParseUint(seq, 10, 64)
 			if !ok || id == "" || err != nil {
@@ -438,7 +439,7 @@ var runWait = request[waitRequest, WaitResult]{method: MethodWait, max: -1,
 			return nil
 		})
 		var calls []string
-		fs.Func("call", "CALL: wait for the outcome of this ticket from call --no-wait (repeat for more); with no ID, state news does not end the wait", func(s string) error {
+		fs.Func("call", "`CALL`: wait for the outcome of this ticket from call --no-wait (repeat for more); with no ID, state news does not end the wait", func(s string) error {
 			if s == "" {
 				return errors.New("an empty call")
 			}
@@ -555,7 +556,7 @@ func runMCP(r *runner, args []string) int {
 func runServe(r *runner, args []string) int {
 	fs := r.flags()
 	var opens [][]string
-	fs.Func("open", "open this Tick at start (a command line split at spaces; repeat for more)", func(s string) error {
+	fs.Func("open", "open this Tick at start (a `COMMAND` line, split at spaces; repeat for more)", func(s string) error {
 		argv := strings.Fields(s)
 		if len(argv) == 0 {
 			return errors.New("an empty command")

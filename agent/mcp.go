@@ -42,6 +42,9 @@ type MCP struct {
 
 	resMu  sync.Mutex
 	listed map[string]*mcp.Resource // the resources in the SDK's registry, by URI (mcp_resources.go)
+	// registryChanges counts the changes made to the registry (each one sends the sessions
+	// notifications/resources/list_changed); tests read it.
+	registryChanges int
 }
 
 // MCPOptions tune the bridge.
@@ -119,6 +122,7 @@ func NewMCP(socket string, opts MCPOptions) *MCP {
 // Run serves one MCP session on t until the client hangs up or ctx ends, then closes the
 // session's socket connection.
 func (m *MCP) Run(ctx context.Context, t mcp.Transport) error {
+	m.primeResources(ctx)
 	ss, err := m.server.Connect(ctx, quietCancelled{t}, nil)
 	if err != nil {
 		return err

@@ -57,6 +57,7 @@ func (m *MCP) syncResources(ctx context.Context, c *Client) error {
 	}
 	if len(gone) > 0 {
 		m.server.RemoveResources(gone...)
+		m.registryChanges++
 	}
 	for uri, r := range want {
 		if old := m.listed[uri]; old != nil && old.Title == r.Title && old.Description == r.Description {
@@ -64,8 +65,23 @@ func (m *MCP) syncResources(ctx context.Context, c *Client) error {
 		}
 		m.listed[uri] = r
 		m.server.AddResource(r, m.readResource)
+		m.registryChanges++
 	}
 	return nil
+}
+
+// primeResources fills the registry before a session connects, when tickmux runs: the SDK tells
+// connected sessions of every registry change, so a registry first filled by a session's first
+// resources/list sent it a list_changed right after the listing it had just been given.
+func (m *MCP) primeResources(ctx context.Context) {
+	c, err := Dial(ctx, m.socket, watchClient)
+	if err != nil {
+		return // not running: the first listing finds it empty, and says so
+	}
+	defer c.Close()
+	if err := m.syncResources(ctx, c); err != nil {
+		m.logf("tickmux mcp: cannot list the resources: %v", err)
+	}
 }
 
 // forgetResources empties the listing (tickmux stopped: it has no Ticks).

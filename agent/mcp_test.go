@@ -46,7 +46,7 @@ func TestMCPToolsAndAnnotations(t *testing.T) {
 		"read_screen":   {readOnly: true, idempotent: true},
 		"query_tick":    {readOnly: true, openWorld: true},
 		"call_tick":     {destructive: true, openWorld: true},
-		"cancel_call":   {destructive: true, idempotent: true, openWorld: true},
+		"cancel_call":   {destructive: false, idempotent: true, openWorld: true}, // withdraws the caller's own call
 		"open_tick":     {destructive: true, openWorld: true},
 		"close_tick":    {destructive: true, idempotent: true},
 		"send_input":    {destructive: true, openWorld: true},

@@ -215,6 +215,10 @@ func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
 	in := h.OpenFake(t)
 	cs, end := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 2}})
+	// The ticket says what a one-shot client (one that exits after it) will see.
+	if !strings.Contains(tk.Message, "while this session lasts") || !strings.Contains(tk.Message, "if this client disconnects, the card is withdrawn") {
+		t.Errorf("the ticket does not say the card goes with the session: %q", tk.Message)
+	}
 	end()
 	cardGoneCallUnsent(t, h, in, tk.Card, "the session ended")
 }
@@ -288,6 +292,25 @@ func TestMCPWaitSaysMissed(t *testing.T) {
 	if err := json.Unmarshal(raw, &w); err != nil || len(w.Entries) != 1 || w.Entries[0].Merged != 3 || w.Entries[0].Missed != 2 ||
 		!strings.Contains(string(raw), `"missed":2`) {
 		t.Errorf("three updates: %s", raw)
+	}
+}
+
+// A session's first delivery of a Tick counts nothing missed, however many updates came before it
+// connected: missed is what this session never saw since it first saw the Tick.
+// spec: H-U2
+func TestMCPFirstDeliveryMissesNothing(t *testing.T) {
+	h, in, first := fakeOverMCP(t, agent.MCPOptions{})
+	for v := 1; v <= 3; v++ {
+		done := callAsync(t, context.Background(), first, &mcp.CallToolParams{Name: "call_tick",
+			Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": v}}})
+		h.Cards.Approve(t)
+		receive(t, done, "set")
+	}
+	second, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{}, nil)
+	var w agent.WaitResult
+	raw := call(t, second, "wait", map[string]any{"ids": []string{in.ID()}}).raw
+	if err := json.Unmarshal(raw, &w); err != nil || len(w.Entries) != 1 || w.Entries[0].Missed != 0 || w.Entries[0].Merged < 3 {
+		t.Errorf("a new session's first delivery: %s", raw)
 	}
 }
 
@@ -494,5 +517,42 @@ func TestMCPNoReplyAfterCancelled(t *testing.T) {
 	}
 	if in.State().Seq != 0 {
 		t.Error("the cancelled call reached the Tick")
+	}
+}
+
+// A session's first resources/list is not followed by notifications/resources/list_changed: the
+// bridge fills the SDK's registry before the session connects (every registry change is a
+// list_changed to the sessions), so the listing changes nothing; a Tick opened later does.
+// README "MCP tools": resources.
+func TestMCPFirstListingSendsNoListChanged(t *testing.T) {
+	h := agenttest.Start(t)
+	in := h.OpenFake(t)
+	m := agent.NewMCP(h.Socket, agent.MCPOptions{Logf: t.Logf})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, st) }() // owner: the test; ends at the cleanup
+	changed := make(chan struct{}, 16)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); cancel(); <-done; m.Close() })
+	primed := m.RegistryChanges()
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != agent.StateURI(in.ID()) {
+		t.Fatalf("the first listing: %+v, %v", res, err)
+	}
+	if primed == 0 || m.RegistryChanges() != primed {
+		t.Fatalf("the first listing changed the registry (%d changes before it, %d after): the session is sent list_changed", primed, m.RegistryChanges())
+	}
+	// A real change is still told.
+	h.OpenFake(t)
+	select {
+	case <-changed:
+	case <-time.After(agenttest.HangGuard):
+		t.Fatal("no list_changed after a new Tick")
 	}
 }

@@ -88,7 +88,7 @@ func (m *MCP) mcpTools() []mcpTool {
 				"For tools with mutates: false use query_tick, which needs no approval. " +
 				"A mutating call waits until the person approves it in tickmux (progress is sent meanwhile); a denied call did nothing. " +
 				"If the person has not answered within " + seconds(m.callWait) + ", the result is a ticket, not an error: " +
-				"{\"status\": \"awaiting_approval\", \"call\": \"call:N\", ...}; the card stays up, so call wait with {\"calls\": [\"call:N\"]} " +
+				"{\"status\": \"awaiting_approval\", \"call\": \"call:N\", ...}; the card stays up while this session lasts (it is withdrawn if the client disconnects), so call wait with {\"calls\": [\"call:N\"]} " +
 				"(again after each timeout) to get the outcome, or cancel_call to withdraw it. " +
 				"revision defaults to the current catalog revision; if the catalog changes before the call goes out, " +
 				"the call is voided (effect none): describe the Tick again and prepare the call again. " +
@@ -108,7 +108,9 @@ func (m *MCP) mcpTools() []mcpTool {
 			schema: `{"type":"object","properties":{` +
 				`"call":{"type":"string","minLength":1,"description":"The call from the ticket, such as call:17."}},` +
 				`"required":["call"],"additionalProperties":false}`,
-			annotations: &mcp.ToolAnnotations{Title: "Withdraw a call", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(true)},
+			// Not destructive: it only withdraws the caller's own call, which the person had not
+			// allowed or which then stops (clients that confirm destructive tools need not ask).
+			annotations: &mcp.ToolAnnotations{Title: "Withdraw a call", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 			method:      MethodCancelCall,
 			params:      decodeAs[CancelCallParams],
 		},

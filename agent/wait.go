@@ -180,11 +180,14 @@ func (s *Server) collect(c *conn, p WaitParams) WaitResult {
 		}
 		if known {
 			e.Merged = in.MergedSince(after)
+			if e.Merged > 0 {
+				e.Missed = e.Merged - 1
+			}
 		} else {
-			e.Merged = in.State().Updates // first delivery: every update since launch was folded in
-		}
-		if e.Merged > 0 {
-			e.Missed = e.Merged - 1
+			// First delivery to this connection: every update since launch was folded in, but
+			// none was missed by it: it had not seen the Tick (a clock that ticked 237 times is
+			// no reason to call recover_with on first contact).
+			e.Merged = in.State().Updates
 		}
 		res.Entries = append(res.Entries, e)
 	}

@@ -109,8 +109,9 @@ func Default() *Config {
 		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20}
 }
 
-// Load reads path; a missing file gives the defaults. Every problem is reported with the file's
-// name, so the person can fix it.
+// Load reads path. Only the default path (DefaultPath) may be missing, which gives the defaults:
+// a file the person named (--config) that is not there is an error, not a silent start without
+// it. Every problem is reported with the file's name, so the person can fix it.
 func Load(path string) (*Config, error) {
 	cfg := Default()
 	if path == "" {
@@ -118,7 +119,10 @@ func Load(path string) (*Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
+		if path == DefaultPath() {
+			return cfg, nil
+		}
+		return nil, fmt.Errorf("the config file %s does not exist: check the path given to --config, or leave --config out to use %s", path, DefaultPath())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the config file: %w", err)

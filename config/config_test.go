@@ -119,6 +119,11 @@ func TestLoadFromXDG(t *testing.T) {
 	if err != nil || cfg.Path != "" {
 		t.Fatalf("missing file: %v %+v", err, cfg)
 	}
+	// A file the person named must be there.
+	named := filepath.Join(dir, "no-such.toml")
+	if _, err := Load(named); err == nil || !strings.Contains(err.Error(), named) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("a missing --config file: %v", err)
+	}
 	os.MkdirAll(filepath.Join(dir, "tickmux"), 0o700)
 	os.WriteFile(DefaultPath(), []byte("scrollback = 42\n"), 0o600)
 	cfg, err = Load(DefaultPath())

@@ -309,7 +309,11 @@ func (in *Instance) initialize() {
 	in.host.bus.post(EventCatalog, in.id)
 	in.host.bus.post(EventState, in.id)
 	in.host.bus.post(EventStatus, in.id)
-	in.host.logf("%s ready: %.200q (kind %.200q, revision %.200q, %d tools)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools))
+	tools := "tools"
+	if len(cat.Descriptor.Tools) == 1 {
+		tools = "tool"
+	}
+	in.host.logf("%s ready: %.200q (kind %.200q, revision %.200q, %d %s)", in.id, cat.Descriptor.Title, cat.Descriptor.Kind, cat.Revision(), len(cat.Descriptor.Tools), tools)
 }
 
 // failInit ends an instance whose initialization failed (H-I1); the session's own end reason wins

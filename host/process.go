@@ -733,6 +733,26 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 // groupAlive reports whether a member of the process group still runs (zombies do not count).
 var groupAlive = guardian.GroupAlive
 
+// ForegroundName is the command name of what runs in the terminal's foreground now (the leader
+// of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
+// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: call it
+// when drawing a title, not in a loop.
+func (p *Process) ForegroundName() string {
+	pid := p.pid
+	if rc, err := p.master.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			if fg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && fg > 0 {
+				pid = fg
+			}
+		})
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
 // command started from a shell, or the shell itself), falling back to the leader's, then to the
 // directory it was started in.

@@ -38,6 +38,16 @@ const (
 	Detach      Action = "detach"
 	SendPrefix  Action = "send-prefix"
 
+	NextLayout           Action = "next-layout"
+	LayoutEvenHorizontal Action = "select-layout-even-horizontal"
+	LayoutEvenVertical   Action = "select-layout-even-vertical"
+	LayoutMainHorizontal Action = "select-layout-main-horizontal"
+	LayoutMainVertical   Action = "select-layout-main-vertical"
+	LayoutTiled          Action = "select-layout-tiled"
+	BreakPane            Action = "break-pane"
+	KillTab              Action = "kill-tab"
+	ChooseTree           Action = "choose-tree"
+
 	NewTab       Action = "new-tab"
 	NextTab      Action = "next-tab"
 	PrevTab      Action = "prev-tab"
@@ -80,6 +90,17 @@ const (
 	CursorRight    Action = "cursor-right"
 	Copy           Action = "copy"
 	ExitMode       Action = "exit-mode"
+	LineStart      Action = "start-of-line"
+	LineEnd        Action = "end-of-line"
+	NextWord       Action = "next-word"
+	PrevWord       Action = "previous-word"
+	WordEnd        Action = "next-word-end"
+	ScreenTop      Action = "top-line"
+	ScreenMiddle   Action = "middle-line"
+	ScreenBottom   Action = "bottom-line"
+	HalfPageUp     Action = "halfpage-up"
+	HalfPageDown   Action = "halfpage-down"
+	SelectLine     Action = "select-line"
 )
 
 var allActions = []struct {
@@ -114,6 +135,15 @@ var allActions = []struct {
 	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
 	{SendPrefix, "send the prefix key to the pane"},
+	{NextLayout, "arrange the panes as the next preset layout"},
+	{LayoutEvenHorizontal, "layout: panes side by side, equal widths"},
+	{LayoutEvenVertical, "layout: panes one above the other, equal heights"},
+	{LayoutMainHorizontal, "layout: the first pane on top, the others below it"},
+	{LayoutMainVertical, "layout: the first pane on the left, the others beside it"},
+	{LayoutTiled, "layout: the panes in a grid"},
+	{BreakPane, "move the pane to a new tab of its own"},
+	{KillTab, "close the tab and end every program in it (asks first)"},
+	{ChooseTree, "choose a tab or a pane from a list"},
 	{NewTab, "open a new tab (tmux's window) with a shell"},
 	{NextTab, "go to the next tab"},
 	{PrevTab, "go to the previous tab"},
@@ -154,6 +184,17 @@ var allActions = []struct {
 	{CursorRight, "move the cursor right"},
 	{Copy, "copy the selection (OSC 52 and the system clipboard)"},
 	{ExitMode, "leave scroll mode"},
+	{LineStart, "go to the start of the line"},
+	{LineEnd, "go to the end of the line"},
+	{NextWord, "go to the next word"},
+	{PrevWord, "go to the previous word"},
+	{WordEnd, "go to the end of the word"},
+	{ScreenTop, "go to the top line on screen"},
+	{ScreenMiddle, "go to the middle line on screen"},
+	{ScreenBottom, "go to the bottom line on screen"},
+	{HalfPageUp, "scroll up half a page"},
+	{HalfPageDown, "scroll down half a page"},
+	{SelectLine, "select whole lines"},
 }
 
 // SelectTab is the action going to tab n (0 to 9).

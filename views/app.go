@@ -60,6 +60,7 @@ type App struct {
 	now      func() time.Time
 	stopping func() // Options.Stopping
 	screen   *keptScreen
+	endSaid  map[string]bool // panes whose end broke a rule and was said on the status bar
 
 	// UI goroutine state.
 	overlayWas bool // the last frame drew an overlay (over the bar or the panel)
@@ -77,6 +78,7 @@ type App struct {
 	cardFocus  cardFocus // card mode's focused card (cardmode.go)
 	prompt     *promptView
 	help       *helpView
+	tree       *treeView // choose-tree (prefix w)
 	confirm    *confirmation
 	drag       *Border
 	// full asks the next frame to redraw everything; chrome, the panel, the status bar and the
@@ -116,10 +118,13 @@ type App struct {
 	echoReq  chan struct{} // a pane's program answered a key: draw now (keys first)
 	echoes   atomic.Int64  // frames drawn at once for an echo (tests read it)
 	tickReq  chan time.Time
-	done     chan struct{}
-	stopped  chan struct{} // closed once Stop's goroutine has stopped tview
-	stopOnce sync.Once
-	wg       sync.WaitGroup
+	// titlesUntil: after Enter in a plain program's pane, the clock ticks each second until then,
+	// so that a shell's title follows the command it started (which may draw nothing).
+	titlesUntil time.Time
+	done        chan struct{}
+	stopped     chan struct{} // closed once Stop's goroutine has stopped tview
+	stopOnce    sync.Once
+	wg          sync.WaitGroup
 
 	handoff // when the UI loop stopped, and the screen's error (handoff.go)
 	uiState // tabs, the float's place, the paste buffer (uistate.go)
@@ -162,6 +167,7 @@ func New(opts Options) *App {
 	a.root = &rootView{Box: tview.NewBox(), a: a}
 	a.prompt = newPromptView(a)
 	a.help = newHelpView(a)
+	a.tree = newTreeView(a)
 	a.app.SetRoot(a.root, true)
 	a.app.SetInputCapture(a.captureKey)
 	a.app.SetMouseCapture(func(ev *tcell.EventMouse, act tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {
@@ -454,7 +460,7 @@ func (a *App) wakeTick(t time.Time) {
 // whether it needs another tick within a second.
 func (a *App) onTick() bool {
 	a.rebuild()
-	return a.lastRates
+	return a.lastRates || a.now().Before(a.titlesUntil)
 }
 
 // apply runs on the UI goroutine with the events that arrived since the last apply.
@@ -472,8 +478,14 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventStatus:
 			a.full = true // an ended pane says why over its content
 			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
-				if info := in.EndInfo(); info != nil && info.Rule != "" {
-					a.say(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
+				// Said once: the host posts a second status event when the exit status is known,
+				// and has logged the end itself.
+				if info := in.EndInfo(); info != nil && info.Rule != "" && !a.endSaid[e.ID] {
+					if a.endSaid == nil {
+						a.endSaid = map[string]bool{}
+					}
+					a.endSaid[e.ID] = true
+					a.show(fmt.Sprintf("%s ended: %s", e.ID, info.Reason))
 				}
 			}
 		}
@@ -547,7 +559,7 @@ func (a *App) rebuild() {
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
 			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
-			focused: in.ID() == a.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]),
+			focused: in.ID() == a.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]), zoomed: a.layout.Zoomed() == in.ID(),
 		})
 	}
 	a.status.tabs = a.tabItems()
@@ -606,10 +618,15 @@ func sinceText(d time.Duration) string {
 	return fmt.Sprintf("%dh", int(d/time.Hour))
 }
 
-// say shows a message on the status bar for a few seconds.
+// say shows a message on the status bar for a few seconds, and logs it.
 func (a *App) say(msg string) {
-	a.message, a.messageAt = msg, a.now()
+	a.show(msg)
 	a.logf("%s", msg)
+}
+
+// show is say without the log, for what the host has logged already.
+func (a *App) show(msg string) {
+	a.message, a.messageAt = msg, a.now()
 	a.wakeTick(time.Now().Add(10 * time.Second))
 }
 
@@ -671,6 +688,7 @@ func (a *App) dropPane(id string) {
 	if !ok {
 		return
 	}
+	delete(a.endSaid, id)
 	p.term.Close()
 	delete(a.panes, id)
 	a.tabForget(id)

@@ -393,3 +393,29 @@ func TestTypedKeyEchoIsDrawnAtOnce(t *testing.T) {
 		t.Fatalf("the Tick's pane counts %d typed keys without a key", n)
 	}
 }
+
+// At 80x24 the help overlay takes the whole screen above the status bar (no pane text shows at
+// its edges) and wraps a long description instead of cutting it.
+func TestHelpOverlayAt80x24(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.openTick("plain")
+	hs.start()
+	hs.waitFor("VIEWTICK")
+	hs.prefix()
+	hs.typeText("?")
+	hs.waitFor("tickmux keys")
+	hs.typeText("kill-server")
+	scr := hs.waitFor("search: kill-server")
+	if !strings.Contains(scr, "prompt too") {
+		t.Errorf("the description of quit is cut:\n%s", scr)
+	}
+	if strings.Contains(scr, "VIEWTICK") || strings.Contains(scr, "│V") {
+		t.Errorf("pane text shows around the help overlay:\n%s", scr)
+	}
+	rows := strings.Split(scr, "\n")
+	for _, row := range rows[:min(len(rows), 23)] {
+		if strings.ContainsAny(row, "│┃") {
+			t.Errorf("a pane border shows beside the help overlay: %q", row)
+		}
+	}
+}

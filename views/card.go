@@ -139,7 +139,7 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 	}
 	body = append(body, plain(fmt.Sprintf("waiting %s", waited(c, now)), th.Card.Dim(true)))
 	if focused {
-		hint := line{}
+		var hint []line // one item per key: "y allow once"
 		for _, k := range []struct {
 			a    keymap.Action
 			what string
@@ -154,10 +154,10 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 				continue
 			}
 			if keys := p.keys.KeysFor(keymap.ModeCard, k.a); len(keys) > 0 {
-				hint = append(hint, seg{keys[0].String(), th.KeyHint}, seg{" " + what + "  ", th.Card})
+				hint = append(hint, line{{keys[0].String(), th.KeyHint}, {" " + what, th.Card}})
 			}
 		}
-		exact(hint)
+		body = append(body, wrapItems(hint, inner, seg{"  ", th.Card})...)
 	}
 	// A card that does not fit says so at its top, where the person starts reading.
 	if total := len(body) + 2; focused && h > 0 && total > h {

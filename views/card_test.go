@@ -337,3 +337,42 @@ func TestPanelKeepsCardsAndCountersInView(t *testing.T) {
 	hs.typeText("n")
 	<-done
 }
+
+// The keys that answer a card wrap between keys, never inside one's words ("Esc lat" / "er"),
+// at 80 columns (a narrow panel) and wider.
+func TestCardHintWrapsBetweenKeys(t *testing.T) {
+	for _, cols := range []int{80, 100} {
+		hs := newHarness(t, cols, 30)
+		hs.start()
+		done, cancel := ask(hs, host.ApprovalRequest{Action: host.ActionOpen, Client: "agent", Shell: true, Argv: []string{"true"}})
+		waitCards(t, hs.queue, 1)
+		hs.prefix()
+		hs.typeText("a")
+		scr := hs.waitFor("allow once")
+		for _, want := range []string{"y allow once", "n deny", "Esc later"} {
+			found := false
+			for _, row := range strings.Split(scr, "\n") {
+				found = found || strings.Contains(row, want)
+			}
+			if !found {
+				t.Errorf("at %d columns the card does not show %q on one line:\n%s", cols, want, scr)
+			}
+		}
+		hs.typeText("n")
+		answered(t, done)
+		cancel()
+	}
+}
+
+// The panel wraps a schema line wider than itself instead of cutting it at its edge.
+func TestPanelWrapsLongSchemaLines(t *testing.T) {
+	hs := newHarness(t, 160, 60)
+	hs.start()
+	hs.openTick("longschema")
+	hs.waitFor("View Tick")
+	hs.prefix()
+	hs.key(tcell.KeyTab, 0, 0)
+	hs.waitFor("s show schemas")
+	hs.typeText("s")
+	hs.waitFor("END-OF-SCHEMA-LINE")
+}

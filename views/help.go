@@ -46,8 +46,9 @@ func (h *helpView) handle(ev *tcell.EventKey) {
 	}
 }
 
-// rows are the lines the overlay shows for the current query.
-func (h *helpView) rows() []line {
+// rows are the lines the overlay shows for the current query, w cells wide: a binding's
+// description wraps under itself, at a word, rather than being cut.
+func (h *helpView) rows(w int) []line {
 	th := h.a.theme
 	k := h.a.keys
 	q := strings.ToLower(h.query)
@@ -69,7 +70,18 @@ func (h *helpView) rows() []line {
 			}
 			out = append(out, plain(modeTitle(mode), th.PanelHeading))
 		}
-		out = append(out, line{{"  " + padRight(keyText, 14), th.KeyHint}, {padRight(string(b.Action), 18), th.Prompt}, {b.Action.Help(), th.Prompt}})
+		head := line{{"  " + padRight(keyText, 14), th.KeyHint}, {padRight(string(b.Action), 18), th.Prompt}}
+		indent := lineWidth(head)
+		if w-indent < 24 { // too narrow for a column: the description goes under the key
+			out = append(out, head)
+			head, indent = line{{"      ", th.Prompt}}, 6
+		}
+		for i, d := range wrapWords(b.Action.Help(), max(w-indent, 8)) {
+			if i > 0 {
+				head = line{{strings.Repeat(" ", indent), th.Prompt}}
+			}
+			out = append(out, append(head, seg{d, th.Prompt}))
+		}
 	}
 	if len(out) == 0 {
 		out = append(out, plain("no binding matches", th.PanelMuted))
@@ -117,6 +129,9 @@ func (h *helpView) draw(screen tcell.Screen, w, hh int) {
 	th := h.a.theme
 	bw, bh := min(w-4, 90), max(6, hh-4)
 	x, y := (w-bw)/2, 1
+	if w < 100 { // narrow: the whole screen above the status bar, no pane text at its edges
+		bw, bh, x, y = w, max(6, hh-1), 0, 0
+	}
 	for j := y; j < y+bh; j++ {
 		for i := x; i < x+bw; i++ {
 			screen.SetContent(i, j, ' ', nil, th.Prompt)
@@ -124,7 +139,7 @@ func (h *helpView) draw(screen tcell.Screen, w, hh int) {
 	}
 	drawText(screen, x+1, y, bw-2, line{{"tickmux keys", th.PanelHeading}, untrusted("  (config: "+h.configPath()+")", th.Prompt)}, th.Prompt)
 	drawText(screen, x+1, y+1, bw-2, line{{"search: ", th.Prompt.Bold(true)}, untrusted(h.query, th.Prompt), {"█", th.Prompt}}, th.Prompt)
-	rows := h.rows()
+	rows := h.rows(bw - 2)
 	view := bh - 4
 	h.scroll = min(h.scroll, max(0, len(rows)-view))
 	for i := 0; i < view; i++ {

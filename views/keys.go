@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -32,6 +33,10 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return a.prompt.handle(ev)
 	case a.help.open:
 		a.help.handle(ev)
+		return nil
+	case a.tree.open:
+		a.tree.handle(ev)
+		a.rebuild()
 		return nil
 	}
 	k := keymap.FromEvent(ev)
@@ -111,6 +116,11 @@ func (a *App) toPane(ev *tcell.EventKey) {
 			p.typed.Add(1)
 		}
 		p.term.Key(ev)
+		if ev.Key() == tcell.KeyEnter && !p.inst.IsTick() {
+			// A command may start: its name becomes the pane's title within a second or two.
+			a.titlesUntil = a.now().Add(3 * time.Second)
+			a.wakeTick(time.Now().Add(300 * time.Millisecond))
+		}
 	}
 }
 
@@ -145,6 +155,12 @@ func (a *App) panelKey(ev *tcell.EventKey) {
 		}
 	}
 	a.rebuild()
+}
+
+// layoutPresets are the layouts M-1…M-5 choose, as in tmux.
+var layoutPresets = map[keymap.Action]Preset{
+	keymap.LayoutEvenHorizontal: EvenHorizontal, keymap.LayoutEvenVertical: EvenVertical,
+	keymap.LayoutMainHorizontal: MainHorizontal, keymap.LayoutMainVertical: MainVertical, keymap.LayoutTiled: Tiled,
 }
 
 // do runs an action (UI goroutine).
@@ -199,6 +215,26 @@ func (a *App) do(act keymap.Action) {
 		a.layout.Resize(a.focus, actionDirection(act), 2)
 	case keymap.Zoom:
 		a.layout.Zoom(a.focus)
+	case keymap.NextLayout, keymap.LayoutEvenHorizontal, keymap.LayoutEvenVertical, keymap.LayoutMainHorizontal,
+		keymap.LayoutMainVertical, keymap.LayoutTiled:
+		preset := a.layout.NextPreset()
+		if act != keymap.NextLayout {
+			preset = layoutPresets[act]
+		}
+		a.layout.ApplyPreset(preset)
+		a.full = true
+		a.say("layout: " + preset.String())
+	case keymap.BreakPane:
+		a.breakPane()
+	case keymap.KillTab:
+		a.ensureTabs()
+		i, n := a.cur, len(a.layout.IDs())
+		if a.floatID != "" {
+			n++
+		}
+		a.ask(fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n), func() { a.killTab(i) })
+	case keymap.ChooseTree:
+		a.tree.show()
 	case keymap.ClosePane:
 		if p == nil {
 			return

@@ -7,8 +7,10 @@ import "math"
 //
 // Only the UI goroutine touches a Layout.
 type Layout struct {
-	root   *node
-	zoomed string // the id shown alone, "" when none
+	root      *node
+	zoomed    string // the id shown alone, "" when none
+	preset    Preset // the preset applied last (layouts.go), when presetSet
+	presetSet bool
 }
 
 // Axis is the direction a split divides in.

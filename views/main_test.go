@@ -58,6 +58,10 @@ func fakeTick(mode string) int {
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}},"required":["amount"],"additionalProperties":false}`)
 	empty := json.RawMessage(`{"type":"object","additionalProperties":false}`)
+	if mode == "longschema" { // a schema line wider than any panel
+		schema = json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer","description":"` +
+			strings.Repeat("how much to add to the value ", 6) + `END-OF-SCHEMA-LINE"}},"required":["amount"]}`)
+	}
 	tools := func(extra bool) []tick.ToolSpec {
 		t := []tick.ToolSpec{
 			{Name: "increment", Description: "Add amount to the value.", InputSchema: schema, Mutates: true,

@@ -89,7 +89,7 @@ func TestSwapResizeAndFloat(t *testing.T) {
 
 	// Float the shell over the Tick, hide it by moving the focus, show it again, put it back.
 	hs.prefix()
-	hs.typeText("w")
+	hs.typeText("F") // float (tmux's w is choose-tree)
 	waitUntil(t, "float", func() bool { return ids() == a.ID() })
 	scr := hs.waitFor("floating")
 	if !strings.Contains(scr, "VIEWTICK") {
@@ -102,10 +102,10 @@ func TestSwapResizeAndFloat(t *testing.T) {
 		t.Fatalf("focus %s after leaving the float", f)
 	}
 	hs.prefix()
-	hs.typeText("w")
+	hs.typeText("F") // float (tmux's w is choose-tree)
 	hs.waitFor("floating")
 	hs.prefix()
-	hs.typeText("w")
+	hs.typeText("F") // float (tmux's w is choose-tree)
 	hs.waitGone("floating")
 	waitUntil(t, "unfloat, back where it was", func() bool { return ids() == "shell:1 "+a.ID() })
 }

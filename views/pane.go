@@ -25,7 +25,11 @@ type Pane struct {
 	alert   bool   // an approval card waits for this instance
 	agent   string // the agent session in the pane and its state ("Claude Code working 12s")
 	float   bool
+	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
 	name    string // given by the person (prefix T); "" shows the program's title
+	// promptKeys are the keys that open the prompt ("C-b :"), for the hint of a Tick that failed
+	// its initialization: it may be a plain program.
+	promptKeys string
 	// dirty is set by the terminal's draw request when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
@@ -44,12 +48,12 @@ type Pane struct {
 
 // frameKey is what a pane's frame shows.
 type frameKey struct {
-	rect                  Rect
-	focused, alert, float bool
-	name, title, exit     string
-	agent                 string
-	status                host.Status
-	unguarded             bool
+	rect                          Rect
+	focused, alert, float, zoomed bool
+	name, title, exit             string
+	agent                         string
+	status                        host.Status
+	unguarded                     bool
 }
 
 // paneTerm is what a pane needs from the terminal widget inside it.
@@ -99,8 +103,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if w < 2 || h < 2 {
 		return
 	}
-	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, name: p.name,
-		title: p.inst.Title(), status: p.inst.Status(), unguarded: p.inst.GuardError() != "", agent: p.agent}
+	progTitle := programTitle(p.inst) // read once a frame: for a shell, a syscall or two
+	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,
+		title: progTitle, status: p.inst.Status(), unguarded: p.inst.GuardError() != "", agent: p.agent}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
 	}
@@ -140,7 +145,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	}
 	name := p.name
 	if name == "" {
-		name = capText(p.inst.Title(), 200)
+		name = capText(progTitle, 200)
 	}
 	l := line{{" " + p.inst.ID() + " ", title}}
 	if p.agent != "" { // before the title, which a long one would push off the border
@@ -168,6 +173,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if p.float {
 		l = append(l, seg{" · floating", title})
 	}
+	if p.zoomed {
+		l = append(l, seg{" ", title}, seg{" Z zoomed ", th.StatusAccent})
+	}
 	l = append(l, seg{" ", title})
 	if w > 4 {
 		drawText(screen, x+2, y, min(w-4, lineWidth(l)), l, border)
@@ -190,14 +198,51 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	}
 	p.term.Draw(screen)
 
-	// An ended pane says why at its bottom, over the last screen it had.
+	// An ended pane says why at its bottom, over the last screen it had; above it, for a Tick
+	// that failed its initialization, how to open it as a plain program.
 	if e != nil && inner.H > 0 {
 		msg := "ended: " + e.Reason
 		if e.ExitStatus != "" && !strings.Contains(e.Reason, e.ExitStatus) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
+		if hint := plainHint(p.inst, e, p.promptKeys); hint != "" && inner.H > 1 {
+			drawText(screen, inner.X, inner.Y+inner.H-2, inner.W, line{untrusted(hint, th.StatusBar)}, th.StatusBar)
+		}
 	}
+}
+
+// plainHint is, for a Tick whose initialization failed, the exact way to open its command as a
+// plain program instead (the prompt's ! form); "" otherwise.
+func plainHint(in *host.Instance, e *host.EndInfo, promptKeys string) string {
+	if !in.IsTick() || !e.DuringInit || promptKeys == "" {
+		return ""
+	}
+	return "not a Tick? open it as a plain program: " + promptKeys + " then !" + shellJoin(in.Argv())
+}
+
+// prefixKeys names the keys that do action after the prefix ("C-b :"), "" when none does.
+func prefixKeys(km *keymap.Keymap, action keymap.Action) string {
+	keys := km.KeysFor(keymap.ModePrefix, action)
+	if len(keys) == 0 {
+		return ""
+	}
+	return km.Prefix.String() + " " + keys[0].String()
+}
+
+// shellJoin writes argv as a shell command line, quoting the words that need it.
+func shellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w != "" && strings.IndexFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+		}) < 0 {
+			words[i] = w
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
 }
 
 // invalidate makes the next draw draw the frame and every row of the terminal (something may

@@ -41,7 +41,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	}
 	// The bar and the panel skip a draw that would change nothing, unless something drew over
 	// them: a full frame, or an overlay shown now or in the frame before.
-	overlay := a.confirm != nil || a.prompt.open || a.input != nil || a.help.open
+	overlay := a.confirm != nil || a.prompt.open || a.input != nil || a.help.open || a.tree.open
 	if full || overlay || a.overlayWas {
 		a.status.Invalidate()
 		a.panel.Invalidate()
@@ -74,6 +74,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 			}
 		}
 		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
+		p.zoomed = a.layout.Zoomed() == id
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
 			p.drawFrame(screen)
@@ -119,8 +120,11 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	if a.help.open {
 		a.help.draw(screen, w, h)
 	}
+	if a.tree.open {
+		a.tree.draw(screen, w, h)
+	}
 	// The terminal cursor belongs to the focused pane, unless an overlay has it.
-	if !a.prompt.open && !a.help.open && a.input == nil {
+	if !a.prompt.open && !a.help.open && !a.tree.open && a.input == nil {
 		if p := a.focusedPane(); p != nil && p.focused && a.mode != keymap.ModeScroll {
 			p.term.PlaceCursor(screen)
 		} else {
@@ -135,7 +139,7 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
 		a.full = true
-		if a.prompt.open || a.help.open || a.confirm != nil || a.input != nil {
+		if a.prompt.open || a.help.open || a.tree.open || a.confirm != nil || a.input != nil {
 			return true, nil
 		}
 		x, y := event.Position()

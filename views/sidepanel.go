@@ -210,6 +210,11 @@ func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), bl
 		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))
 		}
+		if hint := plainHint(inst, e, prefixKeys(p.keys, keymap.Prompt)); hint != "" {
+			for _, l := range wrapWords(host.Printable(capText(hint, maxTickField), false), w) {
+				add(plain(l, th.Panel))
+			}
+		}
 	} else if g := inst.GuardError(); g != "" {
 		for _, l := range wrapWords("⚠ unguarded: "+host.Printable(capText(g, maxTickField), false), w) {
 			add(plain(l, th.Error))
@@ -259,7 +264,9 @@ func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank 
 	}
 	cat := inst.Catalog()
 	if cat == nil {
-		add(plain("Initializing…", th.PanelMuted))
+		if inst.EndInfo() == nil { // an ended one said why above
+			add(plain("Initializing…", th.PanelMuted))
+		}
 		return
 	}
 	d := cat.Descriptor
@@ -302,7 +309,10 @@ func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank 
 		}
 		if p.schemas {
 			for _, l := range prettyJSON(compactJSON(t.InputSchema), th, 200) {
-				add(append(line{{"    ", th.Panel}}, l...))
+				// Wrapped, every cell kept, not cut at the panel's edge.
+				for _, wl := range wrapLine(l, max(w-4, 8)) {
+					add(append(line{{"    ", th.Panel}}, wl...))
+				}
 			}
 		}
 	}
@@ -321,8 +331,10 @@ func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank 
 	}
 }
 
+// exitNote is the exit status after the reason, unless the reason says it already ("the Tick
+// exited (exit status 3)").
 func exitNote(e *host.EndInfo) string {
-	if e.ExitStatus == "" {
+	if e.ExitStatus == "" || strings.Contains(e.Reason, e.ExitStatus) {
 		return ""
 	}
 	return " (" + e.ExitStatus + ")"

@@ -63,6 +63,7 @@ type statusItem struct {
 	focused   bool
 	alert     bool   // a card waits for this instance
 	agent     string // the state of the agent session in its pane ("" when none)
+	zoomed    bool   // shown alone (prefix z)
 }
 
 // NewStatusBar makes the bar.
@@ -132,6 +133,9 @@ func (b *StatusBar) Draw(screen tcell.Screen) {
 		add(" "+it.id+" ", st)
 		t := untrusted(shorten(it.title, 18), th.StatusBar)
 		add(t.text, t.style)
+		if it.zoomed {
+			add(" Z", th.StatusAccent) // tmux's zoomed-window flag
+		}
 		switch {
 		case it.alert:
 			add(" ⚑", th.Badge)

@@ -8,6 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
+	"tickmux/keymap"
 )
 
 // Tabs are tmux's windows: a set of panes in their own layout, one tab shown at a time. Programs
@@ -192,7 +193,11 @@ func (a *App) tabName(i int) string {
 func (a *App) tabItems() []tabItem {
 	out := make([]tabItem, 0, len(a.tabs))
 	for i := range a.tabs {
-		out = append(out, tabItem{index: i, name: a.tabName(i), current: i == a.cur})
+		lay := a.tabs[i].layout
+		if i == a.cur {
+			lay = a.layout
+		}
+		out = append(out, tabItem{index: i, name: a.tabName(i), current: i == a.cur, zoomed: lay.Zoomed() != ""})
 	}
 	return out
 }
@@ -201,6 +206,23 @@ func (a *App) tabItems() []tabItem {
 func (a *App) paneTitle(in *host.Instance) string {
 	if p := a.panes[in.ID()]; p != nil && p.name != "" {
 		return p.name
+	}
+	return programTitle(in)
+}
+
+// programTitle is what a pane is called when the person did not name it: a Tick's title; for a
+// plain program that runs, the title it set (OSC 0 or 2), else the name of the command in its
+// terminal's foreground (tmux's automatic-rename: "sh", then "top" while top runs); else its
+// command line.
+func programTitle(in *host.Instance) string {
+	if in.IsTick() || in.Status() == host.StatusEnded {
+		return in.Title()
+	}
+	if t := in.Process().Terminal().Title(); t != "" {
+		return t
+	}
+	if n := in.Process().ForegroundName(); n != "" {
+		return n
 	}
 	return in.Title()
 }
@@ -228,6 +250,14 @@ func (a *App) renamePane() {
 			p.name = strings.TrimSpace(name)
 		}
 	})
+}
+
+// NamePane gives pane id a name, as the person does with prefix T ("" gives back the program's
+// title).
+func (a *App) NamePane(id, name string) {
+	if p := a.panes[id]; p != nil {
+		p.name = strings.TrimSpace(name)
+	}
 }
 
 // goLastPane focuses the pane focused before, in whichever tab it is.
@@ -353,6 +383,7 @@ func (a *App) pasteBuffer() {
 // makePane makes the pane showing in, with its terminal view.
 func (a *App) makePane(in *host.Instance) *Pane {
 	p := newPane(in, nil, a.theme)
+	p.promptKeys = prefixKeys(a.keys, keymap.Prompt)
 	// The draw request may come at once (the program drew before the pane existed): the pane it
 	// marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {

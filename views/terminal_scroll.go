@@ -21,6 +21,7 @@ type scrollMode struct {
 	scroll    int // lines back from the live screen
 	line, col int // the cursor
 	anchor    *[2]int
+	lines     bool // the selection is of whole lines (V), from the anchor's line to the cursor's
 	searching bool
 	forward   bool
 	query     []rune
@@ -91,16 +92,43 @@ func (v *TerminalView) ScrollAction(act keymap.Action) {
 		sm.col = min(sm.col+1, v.cols()-1)
 	case keymap.SearchForward, keymap.SearchBackward:
 		sm.searching, sm.forward, sm.query = true, act == keymap.SearchForward, nil
-	case keymap.SearchNext:
+	case keymap.SearchNext: // again, in the search's direction (as vi and tmux)
 		sm.search(v, sm.last, sm.lastFwd)
-	case keymap.SearchPrev:
+	case keymap.SearchPrev: // again, the other way; the search keeps its direction
 		sm.search(v, sm.last, !sm.lastFwd)
-	case keymap.StartSelection:
-		if sm.anchor != nil {
+	case keymap.StartSelection, keymap.SelectLine:
+		lines := act == keymap.SelectLine
+		if sm.anchor != nil && sm.lines == lines {
 			sm.anchor = nil
 		} else {
-			sm.anchor = &[2]int{sm.line, sm.col}
+			if sm.anchor == nil {
+				sm.anchor = &[2]int{sm.line, sm.col}
+			}
+			sm.lines = lines
 		}
+	case keymap.LineStart:
+		sm.col = 0
+	case keymap.LineEnd:
+		sm.col = max(sm.lineEnd(v, sm.line), 0)
+	case keymap.NextWord, keymap.PrevWord, keymap.WordEnd:
+		sm.line, sm.col = sm.word(v, act, total)
+	case keymap.ScreenTop, keymap.ScreenMiddle, keymap.ScreenBottom:
+		top := v.term.ScrollbackLen() - sm.scroll
+		rows := min(h, v.rows())
+		switch act {
+		case keymap.ScreenTop:
+			sm.line = top
+		case keymap.ScreenMiddle:
+			sm.line = top + (rows-1)/2
+		default:
+			sm.line = top + rows - 1
+		}
+	case keymap.HalfPageUp:
+		sm.line -= max(h/2, 1)
+		sm.scroll += max(h/2, 1)
+	case keymap.HalfPageDown:
+		sm.line += max(h/2, 1)
+		sm.scroll -= max(h/2, 1)
 	case keymap.Copy:
 		v.setClipboard(sm.selectedText(v))
 		v.StopScroll()
@@ -130,6 +158,9 @@ func (v *TerminalView) ScrollKey(ev *tcell.EventKey) {
 			}
 		case tcell.KeyEnter:
 			sm.searching = false
+			if len(sm.query) > 0 {
+				sm.last, sm.lastFwd = string(sm.query), sm.forward
+			}
 			sm.search(v, string(sm.query), sm.forward)
 		case tcell.KeyEscape, tcell.KeyCtrlC:
 			sm.searching = false
@@ -158,6 +189,93 @@ func (v *TerminalView) ScrollKey(ev *tcell.EventKey) {
 
 func (v *TerminalView) rows() int { _, r := v.term.Size(); return r }
 func (v *TerminalView) cols() int { c, _ := v.term.Size(); return c }
+
+// lineEnd is the column of the line's last character that is not blank, -1 for a blank line.
+func (sm *scrollMode) lineEnd(v *TerminalView, line int) int {
+	cells, _ := v.term.Line(line, nil)
+	for x := len(cells) - 1; x >= 0; x-- {
+		if c := cells[x]; c.Width != 0 && c.Rune != ' ' && c.Rune != 0 {
+			return x
+		}
+	}
+	return -1
+}
+
+// word moves as vi's W, B and E (tmux's next-space, previous-space, next-space-end): a word is a
+// run of characters that are not blank, and the moves cross lines.
+func (sm *scrollMode) word(v *TerminalView, act keymap.Action, total int) (line, col int) {
+	var cells []vt.Cell
+	cached := -1
+	blank := func(l, c int) bool {
+		if l != cached {
+			cells, _ = v.term.Line(l, cells)
+			cached = l
+		}
+		if c < 0 || c >= len(cells) {
+			return true
+		}
+		if cells[c].Width == 0 {
+			return false // the right half of a wide character
+		}
+		return cells[c].Rune == ' ' || cells[c].Rune == 0
+	}
+	width := v.cols()
+	step := func(l, c, d int) (int, int, bool) {
+		c += d
+		if c >= width {
+			if l+1 >= total {
+				return l, c - d, false
+			}
+			return l + 1, 0, true
+		}
+		if c < 0 {
+			if l == 0 {
+				return l, 0, false
+			}
+			return l - 1, width - 1, true
+		}
+		return l, c, true
+	}
+	l, c := sm.line, sm.col
+	ok := true
+	switch act {
+	case keymap.NextWord: // past this word, then past the blanks
+		for ok && !blank(l, c) {
+			l, c, ok = step(l, c, 1)
+		}
+		for ok && blank(l, c) {
+			l, c, ok = step(l, c, 1)
+		}
+	case keymap.WordEnd: // one on, past the blanks, then to the word's last character
+		l, c, ok = step(l, c, 1)
+		for ok && blank(l, c) {
+			l, c, ok = step(l, c, 1)
+		}
+		for ok {
+			nl, nc, more := step(l, c, 1)
+			if !more || nl != l || blank(nl, nc) {
+				break
+			}
+			l, c = nl, nc
+		}
+	default: // PrevWord: one back, back past the blanks, then to the word's first character
+		l, c, ok = step(l, c, -1)
+		for ok && blank(l, c) {
+			l, c, ok = step(l, c, -1)
+		}
+		for ok {
+			nl, nc, more := step(l, c, -1)
+			if !more || nl != l || blank(nl, nc) {
+				break
+			}
+			l, c = nl, nc
+		}
+	}
+	if !ok && blank(l, c) {
+		return sm.line, sm.col
+	}
+	return l, c
+}
 
 // follow scrolls so that the cursor's line is on screen.
 func (sm *scrollMode) follow(v *TerminalView) {
@@ -190,7 +308,10 @@ func (sm *scrollMode) screenCursor(v *TerminalView, h int) (x, y int, ok bool) {
 // decorate styles cell (row, col) of the view for the selection and the current match.
 func (sm *scrollMode) decorate(v *TerminalView, row, col int, st tcell.Style) tcell.Style {
 	line := v.snap.ScrollbackLen - v.snap.Scroll + row
-	if sm.anchor != nil && inSelection(*sm.anchor, [2]int{sm.line, sm.col}, line, col) {
+	if sm.anchor != nil && sm.lines && line >= min(sm.anchor[0], sm.line) && line <= max(sm.anchor[0], sm.line) {
+		return v.opts.Theme.Selection
+	}
+	if sm.anchor != nil && !sm.lines && inSelection(*sm.anchor, [2]int{sm.line, sm.col}, line, col) {
 		return v.opts.Theme.Selection
 	}
 	if m := sm.match; m[2] > 0 && line == m[0] && col >= m[1] && col < m[2] {
@@ -256,12 +377,12 @@ func lineText(cells []vt.Cell) (string, []int) {
 }
 
 // search moves the cursor to the next match of query, forward or backward from it, wrapping
-// around the buffer. An all-lowercase query ignores case.
+// around the buffer. An all-lowercase query ignores case. It leaves the remembered search (last,
+// lastFwd) alone: N searches the other way without turning the search round.
 func (sm *scrollMode) search(v *TerminalView, query string, forward bool) {
 	if query == "" {
 		return
 	}
-	sm.last, sm.lastFwd = query, forward
 	fold := strings.IndexFunc(query, unicode.IsUpper) < 0
 	if fold {
 		query = strings.ToLower(query)
@@ -314,7 +435,10 @@ func (sm *scrollMode) search(v *TerminalView, query string, forward bool) {
 // selected); lines that wrapped join without a newline.
 func (sm *scrollMode) selectedText(v *TerminalView) string {
 	a, b := [2]int{sm.line, 0}, [2]int{sm.line, v.cols() - 1}
-	if sm.anchor != nil {
+	switch {
+	case sm.anchor != nil && sm.lines: // whole lines
+		a, b = [2]int{min(sm.anchor[0], sm.line), 0}, [2]int{max(sm.anchor[0], sm.line), v.cols() - 1}
+	case sm.anchor != nil:
 		a, b = *sm.anchor, [2]int{sm.line, sm.col}
 		if b[0] < a[0] || b[0] == a[0] && b[1] < a[1] {
 			a, b = b, a

@@ -152,6 +152,38 @@ func wrapLine(l line, w int) []line {
 	return append(out, cur)
 }
 
+// wrapItems lays items out on lines of w cells, sep between two on a line, breaking only between
+// items ("Esc later" never becomes "Esc lat" / "er"); an item wider than a line is hard-wrapped.
+func wrapItems(items []line, w int, sep seg) []line {
+	var out []line
+	var cur line
+	col := 0
+	for _, it := range items {
+		iw := lineWidth(it)
+		if col > 0 && col+width(sep.text)+iw > w {
+			out = append(out, cur)
+			cur, col = nil, 0
+		}
+		if col > 0 {
+			cur = append(cur, sep)
+			col += width(sep.text)
+		}
+		if iw > w {
+			wrapped := wrapLine(it, w)
+			out = append(out, append(cur, wrapped[0]...))
+			out = append(out, wrapped[1:len(wrapped)-1]...)
+			cur, col = wrapped[len(wrapped)-1], lineWidth(wrapped[len(wrapped)-1])
+			continue
+		}
+		cur = append(cur, it...)
+		col += iw
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
 // maxTickField caps what the UI draws of one text field a Tick sent (a description, a title): a
 // Tick may send 400,000 characters; nobody reads them in a panel, and laying them out each frame
 // would slow every key.

@@ -38,6 +38,7 @@ type tabItem struct {
 	index   int
 	name    string
 	current bool
+	zoomed  bool // a pane of the tab is zoomed: tmux's Z flag
 }
 
 // tabSegs adds the tab list to the status bar's line when there are two tabs or more: "0:main*
@@ -47,14 +48,21 @@ func (b *StatusBar) tabSegs(l line, used *int, avail int) line {
 		return l
 	}
 	th := b.theme
-	for _, t := range b.tabs {
+	for i, t := range b.tabs {
 		if *used >= avail {
 			break
 		}
+		if i > 0 { // a space between tabs, as tmux's status line has
+			l = append(l, seg{" ", th.StatusBar})
+			*used++
+		}
 		st := th.StatusBar
-		mark := " "
+		mark := ""
 		if t.current {
 			st, mark = th.StatusAccent, "*"
+		}
+		if t.zoomed {
+			mark += "Z"
 		}
 		s := untrusted(fmt.Sprintf("%d:%s%s", t.index, shorten(t.name, 16), mark), st)
 		l = append(l, s)

@@ -186,7 +186,8 @@ func (v *View) end(l Left) int {
 	case l.Exited:
 		io.WriteString(v.out, "[tickmux exited]\n")
 	default:
-		io.WriteString(v.out, "["+l.Reason+"]\n")
+		// The server lives on: say how to show it again (tickmux may not be on PATH).
+		io.WriteString(v.out, "["+l.Reason+"] to come back: "+comeBackHint(v.socket)+"\n")
 	}
 	return 0
 }
