@@ -95,13 +95,13 @@ func TestPaneShowsTheAgentState(t *testing.T) {
 	in := hs.openShell("printf 'agent-ready\\n'; exec cat", "agent-ready")
 	board := hs.h.Agents()
 	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentWorking, time.Now())
-	scr := hs.waitFor(in.ID() + " Claude Code working 0s · /bin/sh")
+	scr := hs.waitFor(in.ID() + " Claude Code working 0s · cat")
 	if !strings.Contains(scr, "· working 0s ") {
 		t.Fatalf("the status bar does not show the state:\n%s", scr)
 	}
 	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentWaiting, time.Now().Add(-90*time.Second))
-	hs.waitFor(in.ID() + " Claude Code waiting for you 1m · /bin/sh")
+	hs.waitFor(in.ID() + " Claude Code waiting for you 1m · cat")
 	board.Set(host.AgentSession{Agent: "Claude Code", Session: "s1", Pane: in.ID()}, host.AgentEnded, time.Now())
-	hs.waitFor(in.ID() + " Claude Code ended · /bin/sh")
+	hs.waitFor(in.ID() + " Claude Code ended · cat")
 	hs.waitFor("· agent ended ")
 }
