@@ -109,13 +109,15 @@ type ViewScreen interface {
 func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 
 // NewMirrorSized makes the logical screen, w x h until a view attaches (80x24 when not
-// positive): a server started for a terminal sizes it as that terminal, so that the App has
-// drawn the first view's frame, at its size, by the time the view attaches.
+// positive, at most MaxViewCols x MaxViewRows): a server started for a terminal sizes it as
+// that terminal, so that the App has drawn the first view's frame, at its size, by the time the
+// view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, initW: w, initH: h, showX: -1, showY: -1}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
-		m.initW, m.initH = 80, 24
+		w, h = 80, 24
 	}
+	m.initW, m.initH = clampViewSize(w, h)
 	m.sim = tcell.NewSimulationScreen("UTF-8")
 	m.tab.styles = []tcell.Style{tcell.StyleDefault}
 	m.tab.textLimit, m.tab.styleLimit = minTableLimit, minTableLimit
@@ -188,7 +190,7 @@ func (m *Mirror) Expect() (done func()) {
 // screen has been finalized (the terminal is restored), with the reason it left.
 func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
-	w, h := sc.Size()
+	w, h := clampViewSize(sc.Size())
 	lw, lh := m.Size()
 	m.mu.Lock()
 	// Expected, and the App has drawn for it at its size: the cells are its first frame.
@@ -309,7 +311,8 @@ func (m *Mirror) Redraw(id string) {
 	}
 }
 
-// use makes view id the latest: the logical screen takes its size, and the App is told.
+// use makes view id the latest: the logical screen takes its size (at most the cap,
+// clampViewSize), and the App is told.
 func (m *Mirror) use(id string) {
 	m.mu.Lock()
 	v := m.views[id]
@@ -320,7 +323,7 @@ func (m *Mirror) use(id string) {
 	changed := m.latest != id
 	m.latest = id
 	m.mu.Unlock()
-	w, h := v.sc.Size()
+	w, h := clampViewSize(v.sc.Size())
 	if ow, oh := m.Size(); ow == w && oh == h {
 		if changed {
 			m.pokeAll() // the size notes change
@@ -870,27 +873,36 @@ func (t *cellTables) blank(c mcell) bool {
 	return t.styles[c.style].Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
 }
 
-// viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
-// larger view is padded, a smaller one clipped.
+// viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view (a
+// larger view is padded, a smaller one clipped), or, for a view larger than the cap, that the
+// layout is drawn at the cap. The padding stops at the cap: what lies beyond is left blank, so
+// the work a frame does is bounded whatever size a terminal reports.
 func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 	st := tcell.StyleDefault.Reverse(true)
 	pad := tcell.StyleDefault.Dim(true)
-	for y := 0; y < vh; y++ {
-		for x := 0; x < vw; x++ {
+	cw, ch := min(vw, MaxViewCols), min(vh, MaxViewRows)
+	for y := 0; y < ch; y++ {
+		for x := 0; x < cw; x++ {
 			if x >= w || y >= h {
 				sc.PutCell(x, y, "·", pad, 1)
 			}
 		}
 	}
 	var note string
-	if vw < w || vh < h {
+	switch {
+	case vw < w || vh < h:
 		note = fmt.Sprintf(" clipped: sized %dx%d by another view ", w, h)
-	} else {
+	case w != cw || h != ch:
 		note = fmt.Sprintf(" sized %dx%d by another view ", w, h)
+	default: // the layout is this view's, at the cap
+		note = fmt.Sprintf(" too large: drawn at %dx%d, tickmux's limit ", w, h)
 	}
-	x, y := max(0, vw-len(note)), vh-1
-	if vw > w && vh <= h {
-		x, y = w, 0
+	x, y := max(0, cw-len(note)), ch-1
+	switch {
+	case vw > w && vh <= h, w == cw && vw > cw:
+		x, y = w, 0 // right of the layout, on its first row
+	case w == cw && vh > ch:
+		x, y = 0, h // below the layout
 	}
 	for i := 0; i < len(note); i++ { // ASCII
 		sc.PutCell(x+i, y, note[i:i+1], st, 1)
