@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host/guardian"
+	"tickmux/vt"
 )
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
@@ -68,9 +69,13 @@ type Mirror struct {
 	keysIn map[tcell.Event]struct{}
 	// Frames copied to the views while a key waited (UI goroutine; the App reports it).
 	shownWaiting int
-	postMu       sync.Mutex // one view's paste is posted whole, never interleaved
-	finished     bool
-	wg           sync.WaitGroup // every view's goroutines
+	postMu       sync.Mutex // one view's events are posted in one piece, never interleaved
+	// Keys posted as a paste's marks, and what the App runs for each (paste.go); pasteTo is the
+	// App's choice of where a paste starting now goes.
+	marks    map[*tcell.EventKey]func()
+	pasteTo  func(post func(func())) pasteSink
+	finished bool
+	wg       sync.WaitGroup // every view's goroutines
 }
 
 // maxOrigins bounds the events remembered for OriginOf: tview's queue holds 100.
@@ -113,7 +118,7 @@ func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 // that terminal, so that the App has drawn the first view's frame, at its size, by the time the
 // view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, showX: -1, showY: -1}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, marks: map[*tcell.EventKey]func(){}, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
 	}
@@ -139,6 +144,32 @@ func (m *Mirror) setSize(w, h int) {
 	m.dmu.Lock()
 	m.resizeDrawn(w, h)
 	m.dmu.Unlock()
+}
+
+// OnPaste sets the function that chooses where a paste starting now goes (UI goroutine).
+func (m *Mirror) OnPaste(f func(post func(func())) pasteSink) {
+	m.mu.Lock()
+	m.pasteTo = f
+	m.mu.Unlock()
+}
+
+// postMark posts a key in view id's order of events for the App to run f on the UI goroutine
+// when it takes it (takeMark).
+func (m *Mirror) postMark(id string, f func()) {
+	ev := tcell.NewEventKey(pasteMarkKey, 0, tcell.ModNone)
+	m.mu.Lock()
+	m.marks[ev] = f
+	m.mu.Unlock()
+	m.post(id, ev)
+}
+
+// takeMark is what to run for mark ev, nil when ev is no mark. UI goroutine.
+func (m *Mirror) takeMark(ev *tcell.EventKey) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.marks[ev]
+	delete(m.marks, ev)
+	return f
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -910,11 +941,19 @@ func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 }
 
 // readLoop feeds the view's input to the App, tagged with the view: resizes and errors are the
-// view's own business; a bracketed paste is posted in one piece, so no other view's key lands
-// in the middle of it.
+// view's own business; a bracketed paste streams to where the App sends it (paste.go), never as
+// keys, and nothing the view sends after it is posted before it is in.
 func (v *mirrorView) readLoop() {
 	defer v.m.wg.Done()
-	var paste []tcell.Event
+	var sink pasteSink // the paste under way (nil when the view left before the App chose)
+	pasting := false
+	endPaste := func() {
+		if pasting && sink != nil {
+			sink.end()
+		}
+		sink, pasting = nil, false
+	}
+	defer endPaste() // a view that leaves mid-paste still closes it
 	for {
 		ev := v.sc.PollEvent()
 		guardian.WakeCode() // the first input after a quiet spell: the binary's pages back at once
@@ -928,23 +967,53 @@ func (v *mirrorView) readLoop() {
 			v.m.Detach(v.id, "the terminal went away")
 			continue
 		case *tcell.EventPaste:
+			endPaste()
 			if e.Start() {
-				paste = append(paste[:0], ev)
+				sink, pasting = v.startPaste(), true
+			}
+			continue
+		case pastedText:
+			if !pasting { // its start was read as keys (a marker cut between two reads)
+				sink, pasting = v.startPaste(), true
+			}
+			if sink != nil {
+				sink.write(e.PastedBytes(), v.quit)
+			}
+			continue
+		case *tcell.EventKey:
+			if pasting { // a screen that reads a paste as keys (tcell's): their bytes
+				if sink != nil {
+					sink.write(encodeKey(e, vt.Modes{}), v.quit)
+				}
 				continue
 			}
-			if paste != nil {
-				v.m.use(v.id)
-				v.m.post(v.id, append(paste, ev)...)
-				paste = nil
-				continue
-			}
-		case *tcell.EventKey, *tcell.EventMouse:
-			if paste != nil && len(paste) < 1<<20 {
-				paste = append(paste, ev)
+			v.m.use(v.id)
+		case *tcell.EventMouse:
+			if pasting {
 				continue
 			}
 			v.m.use(v.id)
 		}
 		v.m.post(v.id, ev)
 	}
+}
+
+// startPaste posts the start of a paste and waits for the App to choose where it goes; nil when
+// the view leaves first.
+func (v *mirrorView) startPaste() pasteSink {
+	m := v.m
+	m.use(v.id)
+	ps := newPasteStream()
+	post := func(f func()) { m.postMark(v.id, f) }
+	m.postMark(v.id, func() {
+		m.mu.Lock()
+		choose := m.pasteTo
+		m.mu.Unlock()
+		if choose == nil {
+			ps.give(dropSink{})
+			return
+		}
+		ps.give(choose(post))
+	})
+	return ps.wait(v.quit)
 }

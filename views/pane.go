@@ -59,6 +59,8 @@ type paneTerm interface {
 	// forwards only what the program asked for.
 	Key(ev *tcell.EventKey)
 	Paste(text string)
+	// startPaste begins a paste streamed into the program (paste.go).
+	startPaste() pasteSink
 	Mouse(action tview.MouseAction, ev *tcell.EventMouse)
 	// Scroll mode over the scrollback: search, select, copy.
 	StartScroll()

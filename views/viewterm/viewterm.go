@@ -172,20 +172,16 @@ func (t *Terminal) PollEvent() tcell.Event {
 	}
 }
 
-// read feeds what the terminal sends to the input processor, whole UTF-8 sequences at a time.
+// read feeds what the terminal sends to the input processor, whole UTF-8 sequences at a time,
+// and a bracketed paste's text around it (paste.go).
 func (t *Terminal) read() {
 	defer close(t.readDone)
 	buf := make([]byte, 4096)
-	keep := 0
+	in := inputSplit{t: t}
 	for {
-		n, err := t.tty.Read(buf[keep:])
+		n, err := t.tty.Read(buf)
 		if n > 0 {
-			end := keep + n
-			whole := completeUTF8(buf[:end])
-			if whole > 0 {
-				t.ip.ScanUTF8(buf[:whole])
-			}
-			keep = copy(buf, buf[whole:end])
+			in.feed(buf[:n])
 		}
 		if err != nil {
 			select {
