@@ -78,9 +78,9 @@ func TestReadsAsTcell(t *testing.T) {
 		"\x1b[97;5u",                   // ctrl-a as kitty reports it
 		"\x1b[27;5;13~",                // ctrl-enter, xterm's modifyOtherKeys
 		"\x1b[<0;5;3M", "\x1b[<0;5;3m", // a click at 4,2
-		"\x1b[<64;2;2M",                  // the wheel
-		"\x1b[200~\x1b[201~",             // a bracketed paste's ends
-		"\x1b[I", "\x1b[O",               // focus in, out
+		"\x1b[<64;2;2M",      // the wheel
+		"\x1b[200~\x1b[201~", // a bracketed paste's ends
+		"\x1b[I", "\x1b[O",   // focus in, out
 		"日本", "Z",
 	}
 	run := func(sc interface {
