@@ -16,7 +16,7 @@ const pasteWindow = 64 << 10
 // pasteStall is how long a paste waits for a program that reads none of it before the rest of
 // the paste is dropped: a program that never reads its terminal must not hold the view that
 // pasted (its keys, its detach) for ever.
-const pasteStall = 5 * time.Second
+var pasteStall = 5 * time.Second // a var: tests shorten it
 
 // ErrPasteStalled is returned by PasteWriter.Write when the program read nothing for pasteStall.
 var ErrPasteStalled = errors.New("the program stopped reading its terminal; the rest of the paste was dropped")
