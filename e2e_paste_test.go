@@ -111,3 +111,15 @@ func TestEndToEndPasteNeverAnswersACard(t *testing.T) {
 		t.Fatalf("call result %s does not carry the new value 5", out)
 	}
 }
+
+// waitUntilOr polls session's screen for up to d and reports whether ok held.
+func (r *tmuxRig) waitUntilOr(session string, d time.Duration, ok func(string) bool) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		if ok(r.screenOf(session)) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}

@@ -158,13 +158,17 @@ func (s *lineSink) end() {
 }
 
 // paneSink streams a paste into a pane's program, bracketed when the program asked for it when
-// the paste started, encoded as xterm encodes a paste (appendPasted).
+// the paste started, encoded as xterm encodes a paste (appendPasted). It keeps the last piece
+// back and writes it with the closing marker: a paste of one piece (most of them) goes in one
+// write, as a terminal sends it (bash's readline, given the closing marker in a read of its own,
+// now and then let a ^C typed after the paste end up before it).
 type paneSink struct {
 	w         pasteWriter
 	bracketed bool
 	started   bool
 	stalled   bool
-	buf       []byte
+	last      []byte // the piece kept back, encoded
+	spare     []byte
 }
 
 // pasteWriter is a program's terminal taking a paste (host.PasteWriter).
@@ -202,21 +206,28 @@ func (s *paneSink) write(b []byte, quit <-chan struct{}) {
 	if s.stalled || len(b) == 0 {
 		return
 	}
-	s.buf = s.buf[:0]
+	next := s.spare[:0]
 	if !s.started && s.bracketed {
-		s.buf = append(s.buf, pasteStart...)
+		next = append(next, pasteStart...)
 	}
 	s.started = true
-	s.buf = appendPasted(s.buf, b)
-	if err := s.w.Write(s.buf, quit); err != nil {
-		s.stalled = true // the rest is dropped; the paste is still closed
+	next = appendPasted(next, b)
+	if len(s.last) > 0 {
+		if err := s.w.Write(s.last, quit); err != nil {
+			s.stalled = true // the rest is dropped; the paste is still closed
+			return
+		}
 	}
+	s.last, s.spare = next, s.last
 }
 
 func (s *paneSink) end() {
-	var tail []byte
+	tail := s.last
+	if s.stalled {
+		tail = nil
+	}
 	if s.started && s.bracketed {
-		tail = []byte(pasteEnd)
+		tail = append(tail, pasteEnd...)
 	}
 	s.w.Close(tail)
 }
