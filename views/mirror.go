@@ -382,8 +382,8 @@ func (m *Mirror) post(id string, evs ...tcell.Event) {
 		m.originQ = append(m.originQ, ev)
 	}
 	if _, key := evs[0].(*tcell.EventKey); key && len(evs) == 1 {
-		// tview hands every key to the App's input capture, except those of a paste (it
-		// collects them itself): a key posted alone is always taken.
+		// tview hands every key to the App's input capture (a paste never reaches tview as
+		// keys: paste.go): a key posted alone is always taken.
 		m.keysIn[evs[0]] = struct{}{}
 	}
 	for len(m.originQ) > maxOrigins {

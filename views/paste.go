@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"unicode"
@@ -104,7 +105,13 @@ func (a *App) pasteSink(post func(func())) pasteSink {
 		return dropSink{} // a paste never answers a card or drives scroll mode
 	}
 	if p := a.focusedPane(); p != nil {
-		return p.term.startPaste()
+		id := p.ID()
+		return p.term.startPaste(func(err error) {
+			post(func() {
+				a.say(fmt.Sprintf("paste into %s: %v", id, err)) // and the log
+				a.rebuild()
+			})
+		})
 	}
 	return dropSink{}
 }
@@ -164,6 +171,7 @@ func (s *lineSink) end() {
 // now and then let a ^C typed after the paste end up before it).
 type paneSink struct {
 	w         pasteWriter
+	dropped   func(error)
 	bracketed bool
 	started   bool
 	stalled   bool
@@ -191,9 +199,9 @@ func (w inputWriter) Close(tail []byte)                       { _ = w.b.Input(ta
 
 // startPaste begins a paste into the program (UI goroutine): from now on, input from elsewhere
 // waits until the paste is in.
-func (v *TerminalView) startPaste() pasteSink {
+func (v *TerminalView) startPaste(dropped func(error)) pasteSink {
 	v.scroll = 0
-	s := &paneSink{bracketed: v.term.Modes().BracketedPaste}
+	s := &paneSink{bracketed: v.term.Modes().BracketedPaste, dropped: dropped}
 	if pb, ok := v.backend.(pasteBackend); ok {
 		s.w = pb.BeginPaste()
 	} else {
@@ -215,6 +223,13 @@ func (s *paneSink) write(b []byte, quit <-chan struct{}) {
 	if len(s.last) > 0 {
 		if err := s.w.Write(s.last, quit); err != nil {
 			s.stalled = true // the rest is dropped; the paste is still closed
+			select {
+			case <-quit: // the view left: nobody to tell
+			default:
+				if s.dropped != nil {
+					s.dropped(err)
+				}
+			}
 			return
 		}
 	}

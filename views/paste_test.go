@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 
 	"tickmux/host"
 	"tickmux/views/viewterm"
-	"tickmux/vt"
 )
 
 var _ pastedText = (*viewterm.EventPasteText)(nil) // what a view's terminal sends is what the Mirror reads
@@ -174,4 +174,26 @@ func TestPasteIntoThePrompt(t *testing.T) {
 	vh.waitView("a", "first second [201~", true)
 }
 
-var _ = vt.Modes{}
+// A paste into a program that reads none of it is given up (after host's 5 s), said on the
+// status bar and in the log, and the view that pasted goes on taking keys.
+// Issue 24 item 6.
+func TestPasteIntoAStoppedProgramIsGivenUp(t *testing.T) {
+	vh := newViewsHarness(t)
+	vh.start()
+	vh.attach("a", 160, 40)
+	var in *host.Instance
+	var err error
+	vh.onUI(func() {
+		in, err = vh.app.Open(host.OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "stty raw -echo; echo STOPPING-NOW; kill -STOP $$; exec cat"}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, in, "STOPPING-NOW")
+	defer syscall.Kill(in.Process().Pid(), syscall.SIGCONT)
+	vh.pasteIn("a", bytes.Repeat([]byte("x"), 2<<20))
+	vh.waitView("a", "the rest of the paste was dropped", true)
+	syscall.Kill(in.Process().Pid(), syscall.SIGCONT)
+	vh.keysIn("a", runeKey('A'), runeKey('F'), runeKey('T'), runeKey('E'), runeKey('R'))
+	waitText(t, in, "AFTER")
+}
