@@ -2,7 +2,7 @@
 // Mirror (views/mirror.go) hands it the cells that changed since the view's last frame, and it
 // writes them with the terminal's own sequences (from its terminfo description), one write a
 // frame; what the person types there comes back as tcell events, parsed by tcell's own input
-// processor.
+// processor, but for a bracketed paste's text, which comes as it was sent (paste.go).
 //
 // It keeps no copy of the screen. The Mirror knows what each view shows already; a cell buffer
 // per view (tcell's screen keeps about 190 bytes a cell: 2.3 MB for a 200x60 terminal, made
