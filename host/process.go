@@ -86,6 +86,10 @@ type Process struct {
 	inClosed  bool            // Close began: no writer starts any more
 	inWG      sync.WaitGroup  // the writer, while it runs
 	inRaw     syscall.RawConn // the master, for Input's write without waiting and the reader
+	pastes    int             // pastes under way (paste.go): Input holds what others type
+	inHeld    [][]byte        // input typed during a paste, in after it
+	heldBytes int             // bytes in inHeld (counted in inBytes too)
+	inRoom    chan struct{}   // poked when the writer wrote a piece (a paste waits on it)
 	rd        ptyRead         // the reader's state
 
 	exitMu sync.Mutex
@@ -498,12 +502,19 @@ func (p *Process) writeInput() {
 		p.inQueue[0] = nil
 		p.inQueue = p.inQueue[1:]
 		p.inBytes -= len(chunk)
+		room := p.inRoom
 		p.inMu.Unlock()
 		if _, err := p.master.Write(chunk); err != nil { // the terminal is gone (or closed): so is the rest
 			p.inMu.Lock()
-			p.inQueue, p.inBytes, p.inWriting = nil, 0, false
+			p.inQueue, p.inBytes, p.inWriting = nil, p.heldBytes, false
 			p.inMu.Unlock()
 			return
+		}
+		if room != nil {
+			select { // a paste waiting for room may go on
+			case room <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -524,16 +535,13 @@ func (p *Process) Input(b []byte) error {
 	if p.inBytes+len(b) > maxQueuedInput {
 		return ErrInputFull
 	}
-	if !p.inWriting {
-		if b = b[p.writeNow(b):]; len(b) == 0 {
-			return nil
-		}
-		p.inWriting = true
-		p.inWG.Add(1)
-		go p.writeInput() // owner: p; exits once the queue is empty (Close waits for it)
+	if p.pastes > 0 { // not inside a paste: after it
+		p.inHeld = append(p.inHeld, append([]byte(nil), b...))
+		p.inBytes += len(b)
+		p.heldBytes += len(b)
+		return nil
 	}
-	p.inQueue = append(p.inQueue, append([]byte(nil), b...))
-	p.inBytes += len(b)
+	p.queueLocked(b)
 	return nil
 }
 

@@ -178,6 +178,7 @@ func New(opts Options) *App {
 	if m, ok := opts.Screen.(*Mirror); ok {
 		a.mirror = m
 		m.OnViews(a.viewsChanged)
+		m.OnPaste(a.pasteSink)
 	}
 	screen, err := newScreen(opts.Screen)
 	if err != nil {

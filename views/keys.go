@@ -17,6 +17,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	a.keyTaken(ev)  // keys first (keysfirst.go)
 	a.enterView(ev) // several views: this key acts with its own view's state (clients.go)
 	a.full = true   // a key typed into a pane clears this again: only the pane will change
+	if a.runMark(ev) {
+		return nil // a paste's start or end (paste.go): never a key
+	}
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
 	case a.confirm != nil:

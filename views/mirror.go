@@ -9,6 +9,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host/guardian"
+	"tickmux/vt"
 )
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
@@ -68,9 +69,13 @@ type Mirror struct {
 	keysIn map[tcell.Event]struct{}
 	// Frames copied to the views while a key waited (UI goroutine; the App reports it).
 	shownWaiting int
-	postMu       sync.Mutex // one view's paste is posted whole, never interleaved
-	finished     bool
-	wg           sync.WaitGroup // every view's goroutines
+	postMu       sync.Mutex // one view's events are posted in one piece, never interleaved
+	// Keys posted as a paste's marks, and what the App runs for each (paste.go); pasteTo is the
+	// App's choice of where a paste starting now goes.
+	marks    map[*tcell.EventKey]func()
+	pasteTo  func(post func(func())) pasteSink
+	finished bool
+	wg       sync.WaitGroup // every view's goroutines
 }
 
 // maxOrigins bounds the events remembered for OriginOf: tview's queue holds 100.
@@ -109,13 +114,15 @@ type ViewScreen interface {
 func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
 
 // NewMirrorSized makes the logical screen, w x h until a view attaches (80x24 when not
-// positive): a server started for a terminal sizes it as that terminal, so that the App has
-// drawn the first view's frame, at its size, by the time the view attaches.
+// positive, at most MaxViewCols x MaxViewRows): a server started for a terminal sizes it as
+// that terminal, so that the App has drawn the first view's frame, at its size, by the time the
+// view attaches.
 func NewMirrorSized(w, h int) *Mirror {
-	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, initW: w, initH: h, showX: -1, showY: -1}
+	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, marks: map[*tcell.EventKey]func(){}, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
-		m.initW, m.initH = 80, 24
+		w, h = 80, 24
 	}
+	m.initW, m.initH = clampViewSize(w, h)
 	m.sim = tcell.NewSimulationScreen("UTF-8")
 	m.tab.styles = []tcell.Style{tcell.StyleDefault}
 	m.tab.textLimit, m.tab.styleLimit = minTableLimit, minTableLimit
@@ -137,6 +144,32 @@ func (m *Mirror) setSize(w, h int) {
 	m.dmu.Lock()
 	m.resizeDrawn(w, h)
 	m.dmu.Unlock()
+}
+
+// OnPaste sets the function that chooses where a paste starting now goes (UI goroutine).
+func (m *Mirror) OnPaste(f func(post func(func())) pasteSink) {
+	m.mu.Lock()
+	m.pasteTo = f
+	m.mu.Unlock()
+}
+
+// postMark posts a key in view id's order of events for the App to run f on the UI goroutine
+// when it takes it (takeMark).
+func (m *Mirror) postMark(id string, f func()) {
+	ev := tcell.NewEventKey(pasteMarkKey, 0, tcell.ModNone)
+	m.mu.Lock()
+	m.marks[ev] = f
+	m.mu.Unlock()
+	m.post(id, ev)
+}
+
+// takeMark is what to run for mark ev, nil when ev is no mark. UI goroutine.
+func (m *Mirror) takeMark(ev *tcell.EventKey) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.marks[ev]
+	delete(m.marks, ev)
+	return f
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -188,7 +221,7 @@ func (m *Mirror) Expect() (done func()) {
 // screen has been finalized (the terminal is restored), with the reason it left.
 func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) error {
 	v := &mirrorView{m: m, id: id, sc: sc, gone: gone, wake: make(chan struct{}, 1), quit: make(chan struct{}), whole: true}
-	w, h := sc.Size()
+	w, h := clampViewSize(sc.Size())
 	lw, lh := m.Size()
 	m.mu.Lock()
 	// Expected, and the App has drawn for it at its size: the cells are its first frame.
@@ -309,7 +342,8 @@ func (m *Mirror) Redraw(id string) {
 	}
 }
 
-// use makes view id the latest: the logical screen takes its size, and the App is told.
+// use makes view id the latest: the logical screen takes its size (at most the cap,
+// clampViewSize), and the App is told.
 func (m *Mirror) use(id string) {
 	m.mu.Lock()
 	v := m.views[id]
@@ -320,7 +354,7 @@ func (m *Mirror) use(id string) {
 	changed := m.latest != id
 	m.latest = id
 	m.mu.Unlock()
-	w, h := v.sc.Size()
+	w, h := clampViewSize(v.sc.Size())
 	if ow, oh := m.Size(); ow == w && oh == h {
 		if changed {
 			m.pokeAll() // the size notes change
@@ -348,8 +382,8 @@ func (m *Mirror) post(id string, evs ...tcell.Event) {
 		m.originQ = append(m.originQ, ev)
 	}
 	if _, key := evs[0].(*tcell.EventKey); key && len(evs) == 1 {
-		// tview hands every key to the App's input capture, except those of a paste (it
-		// collects them itself): a key posted alone is always taken.
+		// tview hands every key to the App's input capture (a paste never reaches tview as
+		// keys: paste.go): a key posted alone is always taken.
 		m.keysIn[evs[0]] = struct{}{}
 	}
 	for len(m.originQ) > maxOrigins {
@@ -887,27 +921,36 @@ func (t *cellTables) blank(c mcell) bool {
 	return t.styles[c.style].Foreground(tcell.ColorDefault).Bold(false).Dim(false).Italic(false).Blink(false) == tcell.StyleDefault
 }
 
-// viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view: a
-// larger view is padded, a smaller one clipped.
+// viewSizeNote says on a view of size vw x vh that the layout is sized w x h for another view (a
+// larger view is padded, a smaller one clipped), or, for a view larger than the cap, that the
+// layout is drawn at the cap. The padding stops at the cap: what lies beyond is left blank, so
+// the work a frame does is bounded whatever size a terminal reports.
 func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 	st := tcell.StyleDefault.Reverse(true)
 	pad := tcell.StyleDefault.Dim(true)
-	for y := 0; y < vh; y++ {
-		for x := 0; x < vw; x++ {
+	cw, ch := min(vw, MaxViewCols), min(vh, MaxViewRows)
+	for y := 0; y < ch; y++ {
+		for x := 0; x < cw; x++ {
 			if x >= w || y >= h {
 				sc.PutCell(x, y, "·", pad, 1)
 			}
 		}
 	}
 	var note string
-	if vw < w || vh < h {
+	switch {
+	case vw < w || vh < h:
 		note = fmt.Sprintf(" clipped: sized %dx%d by another view ", w, h)
-	} else {
+	case w != cw || h != ch:
 		note = fmt.Sprintf(" sized %dx%d by another view ", w, h)
+	default: // the layout is this view's, at the cap
+		note = fmt.Sprintf(" too large: drawn at %dx%d, tickmux's limit ", w, h)
 	}
-	x, y := max(0, vw-len(note)), vh-1
-	if vw > w && vh <= h {
-		x, y = w, 0
+	x, y := max(0, cw-len(note)), ch-1
+	switch {
+	case vw > w && vh <= h, w == cw && vw > cw:
+		x, y = w, 0 // right of the layout, on its first row
+	case w == cw && vh > ch:
+		x, y = 0, h // below the layout
 	}
 	for i := 0; i < len(note); i++ { // ASCII
 		sc.PutCell(x+i, y, note[i:i+1], st, 1)
@@ -915,11 +958,19 @@ func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 }
 
 // readLoop feeds the view's input to the App, tagged with the view: resizes and errors are the
-// view's own business; a bracketed paste is posted in one piece, so no other view's key lands
-// in the middle of it.
+// view's own business; a bracketed paste streams to where the App sends it (paste.go), never as
+// keys, and nothing the view sends after it is posted before it is in.
 func (v *mirrorView) readLoop() {
 	defer v.m.wg.Done()
-	var paste []tcell.Event
+	var sink pasteSink // the paste under way (nil when the view left before the App chose)
+	pasting := false
+	endPaste := func() {
+		if pasting && sink != nil {
+			sink.end()
+		}
+		sink, pasting = nil, false
+	}
+	defer endPaste() // a view that leaves mid-paste still closes it
 	for {
 		ev := v.sc.PollEvent()
 		guardian.WakeCode() // the first input after a quiet spell: the binary's pages back at once
@@ -933,23 +984,53 @@ func (v *mirrorView) readLoop() {
 			v.m.Detach(v.id, "the terminal went away")
 			continue
 		case *tcell.EventPaste:
+			endPaste()
 			if e.Start() {
-				paste = append(paste[:0], ev)
+				sink, pasting = v.startPaste(), true
+			}
+			continue
+		case pastedText:
+			if !pasting { // its start was read as keys (a marker cut between two reads)
+				sink, pasting = v.startPaste(), true
+			}
+			if sink != nil {
+				sink.write(e.PastedBytes(), v.quit)
+			}
+			continue
+		case *tcell.EventKey:
+			if pasting { // a screen that reads a paste as keys (tcell's): their bytes
+				if sink != nil {
+					sink.write(encodeKey(e, vt.Modes{}), v.quit)
+				}
 				continue
 			}
-			if paste != nil {
-				v.m.use(v.id)
-				v.m.post(v.id, append(paste, ev)...)
-				paste = nil
-				continue
-			}
-		case *tcell.EventKey, *tcell.EventMouse:
-			if paste != nil && len(paste) < 1<<20 {
-				paste = append(paste, ev)
+			v.m.use(v.id)
+		case *tcell.EventMouse:
+			if pasting {
 				continue
 			}
 			v.m.use(v.id)
 		}
 		v.m.post(v.id, ev)
 	}
+}
+
+// startPaste posts the start of a paste and waits for the App to choose where it goes; nil when
+// the view leaves first.
+func (v *mirrorView) startPaste() pasteSink {
+	m := v.m
+	m.use(v.id)
+	ps := newPasteStream()
+	post := func(f func()) { m.postMark(v.id, f) }
+	m.postMark(v.id, func() {
+		m.mu.Lock()
+		choose := m.pasteTo
+		m.mu.Unlock()
+		if choose == nil {
+			ps.give(dropSink{})
+			return
+		}
+		ps.give(choose(post))
+	})
+	return ps.wait(v.quit)
 }

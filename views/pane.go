@@ -66,6 +66,9 @@ type paneTerm interface {
 	// forwards only what the program asked for.
 	Key(ev *tcell.EventKey)
 	Paste(text string)
+	// startPaste begins a paste streamed into the program (paste.go); dropped is told why,
+	// should the rest of it be dropped (on the view's reader goroutine).
+	startPaste(dropped func(error)) pasteSink
 	Mouse(action tview.MouseAction, ev *tcell.EventMouse)
 	// Scroll mode over the scrollback: search, select, copy.
 	StartScroll()

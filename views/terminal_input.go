@@ -2,7 +2,6 @@ package views
 
 import (
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
@@ -158,16 +157,43 @@ const (
 	pasteEnd   = "\x1b[201~"
 )
 
-// encodePaste wraps pasted text as the program asked. Line feeds become carriage returns, as a
-// typed Enter; an end marker inside the text is removed, so the text cannot end the paste early.
+// encodePaste is what xterm sends for pasted text: the text as appendPasted makes it, between
+// the bracketed paste markers when the program asked for them.
 func encodePaste(text string, m vt.Modes) []byte {
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\r"), "\n", "\r")
-	if !m.BracketedPaste {
-		return []byte(text)
+	var b []byte
+	if m.BracketedPaste {
+		b = append(b, pasteStart...)
 	}
-	text = strings.ReplaceAll(text, pasteEnd, "")
-	return []byte(pasteStart + text + pasteEnd)
+	b = appendPasted(b, []byte(text))
+	if m.BracketedPaste {
+		b = append(b, pasteEnd...)
+	}
+	return b
 }
+
+// appendPasted appends pasted text to dst byte by byte as xterm sends it: a line feed goes as a
+// carriage return (a typed Enter; CR LF as two), tabs and every other byte as they are, but for
+// the controls of xterm's disallowedPasteControls default (BS, DEL, ENQ, EOT, ESC, NUL and the
+// terminal's special characters, "STTY", here at their usual values: ^C ^\ ^U ^Z ^Q ^S ^R ^W
+// ^V ^O), which go as spaces. So no pasted text can end a bracketed paste early (it holds no
+// ESC, so no ESC[201~), nor signal, erase or quote as those keys do. Byte by byte: a paste is
+// encoded piece by piece as it streams, with nothing carried from one piece to the next.
+func appendPasted(dst, text []byte) []byte {
+	for _, c := range text {
+		switch {
+		case c == '\n':
+			c = '\r'
+		case c < 0x20 && disallowedPasteControls&(1<<c) != 0, c == 0x7f:
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// disallowedPasteControls has bit c set for each C0 control appendPasted turns into a space.
+const disallowedPasteControls = 1<<0x00 | 1<<0x08 | 1<<0x05 | 1<<0x04 | 1<<0x1b | // NUL BS ENQ EOT ESC
+	1<<0x03 | 1<<0x1c | 1<<0x15 | 1<<0x1a | 1<<0x11 | 1<<0x13 | 1<<0x12 | 1<<0x17 | 1<<0x16 | 1<<0x0f // STTY
 
 // encodeMouse returns the report for a mouse event at cell (x, y) of the pane, or nil when the
 // program did not ask for it. held is the button held before the event (for motion and

@@ -90,12 +90,27 @@ func TestEncodeMouse(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": paste, bracketed when asked.
+// README "Terminal panes and `tickmux snap`": paste, bracketed when asked, as xterm sends it:
+// each line feed as a carriage return (CR LF as two, as xterm and tmux's paste-buffer send it),
+// tabs and other bytes kept, xterm's disallowed paste controls as spaces.
+// Issue 26 item 1.
 func TestEncodePaste(t *testing.T) {
-	if got := string(encodePaste("a\r\nb\nc", vt.Modes{})); got != "a\rb\rc" {
+	if got := string(encodePaste("a\r\nb\nc\td\x01é", vt.Modes{})); got != "a\r\rb\rc\td\x01é" {
 		t.Errorf("got %q", got)
 	}
 	if got := string(encodePaste("x", vt.Modes{BracketedPaste: true})); got != "\x1b[200~x\x1b[201~" {
 		t.Errorf("got %q", got)
+	}
+	for in, want := range map[string]string{
+		"\x1b[201~":                " [201~",
+		"\x1b[20\x1b[201~1~":       " [20 [201~1~", // what one removal of the marker would leave a marker of
+		"\x00\x08\x05\x04\x7f":     "     ",
+		"\x03\x1c\x15\x1a\x11\x13": "      ",
+		"\x12\x17\x16\x0f":         "    ",
+		"\x07\x0b\x0c\x01":         "\x07\x0b\x0c\x01",
+	} {
+		if got := string(appendPasted(nil, []byte(in))); got != want {
+			t.Errorf("appendPasted(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -189,7 +189,7 @@ func TestViewPasteIsBracketedWhenAsked(t *testing.T) {
 	}
 	f.term.Write([]byte("\x1b[?2004h"))
 	v.Paste("x\x1b[201~y")
-	if s, want := f.sent(), "\x1b[200~xy\x1b[201~"; s != want {
+	if s, want := f.sent(), "\x1b[200~x [201~y\x1b[201~"; s != want {
 		t.Errorf("sent %q, want %q", s, want)
 	}
 }

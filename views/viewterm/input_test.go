@@ -66,7 +66,8 @@ func events(t *testing.T, sc interface{ PollEvent() tcell.Event }) []string {
 
 // What a person types reaches the App as the same events from a Terminal as from tcell's own
 // screen: keys with modifiers, function keys, kitty's and xterm's key reports, UTF-8 cut across
-// reads, the mouse, a bracketed paste, focus.
+// reads, the mouse, a bracketed paste's ends (its text comes as it was sent:
+// TestPasteTextAsSent), focus.
 func TestReadsAsTcell(t *testing.T) {
 	t.Setenv("LC_ALL", "en_US.UTF-8")
 	ti := lookup(t, "xterm-256color")
@@ -77,9 +78,9 @@ func TestReadsAsTcell(t *testing.T) {
 		"\x1b[97;5u",                   // ctrl-a as kitty reports it
 		"\x1b[27;5;13~",                // ctrl-enter, xterm's modifyOtherKeys
 		"\x1b[<0;5;3M", "\x1b[<0;5;3m", // a click at 4,2
-		"\x1b[<64;2;2M",                  // the wheel
-		"\x1b[200~pasted\ttext\x1b[201~", // a bracketed paste
-		"\x1b[I", "\x1b[O",               // focus in, out
+		"\x1b[<64;2;2M",      // the wheel
+		"\x1b[200~\x1b[201~", // a bracketed paste's ends
+		"\x1b[I", "\x1b[O",   // focus in, out
 		"日本", "Z",
 	}
 	run := func(sc interface {
@@ -152,5 +153,91 @@ func TestReadErrorReported(t *testing.T) {
 	tty.inW.CloseWithError(fmt.Errorf("the terminal went away"))
 	if d := describe(sc.PollEvent()); d != "error" {
 		t.Fatalf("got %s, want an error", d)
+	}
+}
+
+// A bracketed paste's text reaches the App byte for byte as the terminal sent it, whatever it
+// holds (line feeds, tabs, controls, an escape sequence, bytes that are not UTF-8) and wherever
+// the reads cut it, markers included; keys around it stay keys, and an Esc key alone at the end
+// of a read is not held back for the next.
+// Issue 26 item 1, issue 24 item 6.
+func TestPasteTextAsSent(t *testing.T) {
+	sc, tty := started(t, "xterm-256color", 40, 10, "UTF-8")
+	text := "echo hello\necho world\r\n\tx\x03\x1b[A\x1bOP\xff\xfe\x00end"
+	reads := []string{
+		"a",
+		"\x1b[20", "0~" + text[:7], text[7:20], text[20:] + "\x1b[2", "01", "~b",
+		"\x1b", // the Esc key, alone: reported before anything else is typed
+	}
+	got := make(chan tcell.Event, 64)
+	go func() { // owner: the test; ends when the terminal is finalized
+		for {
+			ev := sc.PollEvent()
+			if ev == nil {
+				close(got)
+				return
+			}
+			got <- ev
+		}
+	}()
+	for _, r := range reads {
+		if _, err := tty.inW.Write([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // separate reads (not a timing)
+	}
+	var evs []string
+	var pasted []byte
+	for {
+		var ev tcell.Event
+		select {
+		case ev = <-got:
+		case <-time.After(20 * time.Second): // a hang guard
+			t.Fatalf("no Esc key after %q", evs)
+		}
+		if p, ok := ev.(*viewterm.EventPasteText); ok {
+			pasted = append(pasted, p.PastedBytes()...)
+			if len(evs) == 0 || evs[len(evs)-1] != "text" {
+				evs = append(evs, "text")
+			}
+			continue
+		}
+		evs = append(evs, describe(ev))
+		if k, ok := ev.(*tcell.EventKey); ok && k.Key() == tcell.KeyEscape {
+			break
+		}
+	}
+	want := []string{"key 256 'a' 0", "paste true", "text", "paste false", "key 256 'b' 0", "key 27 '\\x00' 0"}
+	if strings.Join(evs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n  %s\nwant:\n  %s", strings.Join(evs, "\n  "), strings.Join(want, "\n  "))
+	}
+	if string(pasted) != text {
+		t.Fatalf("pasted %q, want %q", pasted, text)
+	}
+}
+
+// A paste's start cut right after its ESC (the ESC went on as the Esc key might) is still a paste.
+func TestPasteStartCutAfterEsc(t *testing.T) {
+	sc, tty := started(t, "xterm-256color", 40, 10, "UTF-8")
+	go func() {
+		for _, r := range []string{"\x1b", "[200~x\ny", "\x1b[201~Z"} {
+			tty.inW.Write([]byte(r))
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var evs []string
+	for {
+		ev := sc.PollEvent()
+		if p, ok := ev.(*viewterm.EventPasteText); ok {
+			evs = append(evs, fmt.Sprintf("text %q", p.PastedBytes()))
+			continue
+		}
+		evs = append(evs, describe(ev))
+		if evs[len(evs)-1] == "key 256 'Z' 0" {
+			break
+		}
+	}
+	if want := []string{"paste true", `text "x\ny"`, "paste false", "key 256 'Z' 0"}; strings.Join(evs, "|") != strings.Join(want, "|") {
+		t.Fatalf("events %q, want %q", evs, want)
 	}
 }

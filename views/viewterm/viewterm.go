@@ -2,7 +2,7 @@
 // Mirror (views/mirror.go) hands it the cells that changed since the view's last frame, and it
 // writes them with the terminal's own sequences (from its terminfo description), one write a
 // frame; what the person types there comes back as tcell events, parsed by tcell's own input
-// processor.
+// processor, but for a bracketed paste's text, which comes as it was sent (paste.go).
 //
 // It keeps no copy of the screen. The Mirror knows what each view shows already; a cell buffer
 // per view (tcell's screen keeps about 190 bytes a cell: 2.3 MB for a 200x60 terminal, made
@@ -172,20 +172,16 @@ func (t *Terminal) PollEvent() tcell.Event {
 	}
 }
 
-// read feeds what the terminal sends to the input processor, whole UTF-8 sequences at a time.
+// read feeds what the terminal sends to the input processor, whole UTF-8 sequences at a time,
+// and a bracketed paste's text around it (paste.go).
 func (t *Terminal) read() {
 	defer close(t.readDone)
 	buf := make([]byte, 4096)
-	keep := 0
+	in := inputSplit{t: t}
 	for {
-		n, err := t.tty.Read(buf[keep:])
+		n, err := t.tty.Read(buf)
 		if n > 0 {
-			end := keep + n
-			whole := completeUTF8(buf[:end])
-			if whole > 0 {
-				t.ip.ScanUTF8(buf[:whole])
-			}
-			keep = copy(buf, buf[whole:end])
+			in.feed(buf[:n])
 		}
 		if err != nil {
 			select {

@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// raceOn: the race detector multiplies memory (its shadow memory) by several times.
+const raceOn = true
