@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"tickmux/internal/flagusage"
 	"time"
 
 	"tickmux/host"
@@ -18,12 +19,12 @@ func runLog(args []string, std stdio) int {
 	fs := flag.NewFlagSet("log", flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	asJSON := fs.Bool("json", false, "print the entries as JSON Lines")
-	n := fs.Int("n", 0, "print only the last N entries")
-	since := fs.String("since", "", "print only entries of the last D (such as 1h, 30m) or since a time (RFC 3339)")
-	dir := fs.String("dir", "", "the journal's directory (default $XDG_STATE_HOME/tickmux)")
+	n := fs.Int("n", 0, "print only the last `N` entries")
+	since := fs.String("since", "", "print only entries of the last `D` (such as 1h, 30m) or since a time (RFC 3339)")
+	dir := fs.String("dir", "", "the journal's `DIR` (default $XDG_STATE_HOME/tickmux)")
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux log [--json] [-n N] [--since D] [ID]")
-		fs.PrintDefaults()
+		usageHead(std.err, "log")
+		flagusage.Print(std.err, fs)
 	}
 	if err := fs.Parse(hoistFlags(args)); err != nil {
 		return 2

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"tickmux/internal/flagusage"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -26,8 +27,8 @@ func runSetup(args []string, std stdio) int {
 	fs.SetOutput(std.err)
 	write := fs.Bool("write", false, "merge the settings into the agent's files (a backup of each is kept beside it)")
 	fs.Usage = func() {
-		fmt.Fprintln(std.err, "usage: tickmux setup claude-code|codex [--write]")
-		fs.PrintDefaults()
+		usageHead(std.err, "setup")
+		flagusage.Print(std.err, fs)
 	}
 	var pos []string
 	for {

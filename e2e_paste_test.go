@@ -63,7 +63,7 @@ func (r *tmuxRig) caught(file, done string, want []byte) {
 func TestEndToEndPasteAsSent(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start()
-	r.waitFor("/bin/sh · ready")
+	r.waitFor("sh · ready")
 	r.typeLine("echo up-$((1+1))", "up-2")
 
 	text := "echo hello\necho world\n\tindented; x"

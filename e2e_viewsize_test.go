@@ -128,7 +128,7 @@ func rssKB(t *testing.T, pid int) int {
 func TestEndToEndHugeViewIsCapped(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start()
-	r.waitFor("/bin/sh · ready")
+	r.waitFor("sh · ready")
 	r.typeLine("echo one-$((1+1))", "one-2")
 	pid := r.serverPID(t)
 
