@@ -46,6 +46,10 @@ type ApprovalRequest struct {
 	// (two identical requests get two ids). An approver that shows no card never calls it. It
 	// must not block. It is not part of what the card shows: Pending never returns it.
 	Shown func(card uint64)
+	// Answered, when not nil, is told which of the person's views answered the card (its
+	// number and terminal, "view 2 /dev/pts/5"; "" when not known), before Approve returns the
+	// answer. It must not block. Pending never returns it.
+	Answered func(by string)
 }
 
 // Approver stands between an agent and every change (H-K2). Approve blocks until the person
@@ -119,7 +123,13 @@ type ApprovalQueue struct {
 
 type card struct {
 	Card
-	answer chan Decision // buffered 1
+	answer chan answer // buffered 1
+}
+
+// answer is the person's decision, and the view it came from.
+type answer struct {
+	d  Decision
+	by string
 }
 
 // grant is an AllowRevision answer: one tool of one instance at one catalog revision.
@@ -158,11 +168,11 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	shown := req.Shown
-	req.Shown = nil
+	shown, answered := req.Shown, req.Answered
+	req.Shown, req.Answered = nil, nil
 	q.mu.Lock()
 	q.nextID++
-	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1)}
+	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan answer, 1)}
 	q.cards = append(q.cards, c)
 	q.mu.Unlock()
 	if shown != nil {
@@ -171,8 +181,11 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	q.changed()
 
 	select {
-	case d := <-c.answer:
-		if d == Deny {
+	case a := <-c.answer:
+		if answered != nil {
+			answered(a.by)
+		}
+		if a.d == Deny {
 			return ErrDenied
 		}
 		return nil
@@ -196,7 +209,10 @@ func (q *ApprovalQueue) Pending() []Card {
 }
 
 // Answer records the person's decision on card id. Call it only from a keypress in the TUI.
-func (q *ApprovalQueue) Answer(id uint64, d Decision) error {
+func (q *ApprovalQueue) Answer(id uint64, d Decision) error { return q.AnswerBy(id, d, "") }
+
+// AnswerBy is Answer from the view named by (its number and terminal: "view 2 /dev/pts/5").
+func (q *ApprovalQueue) AnswerBy(id uint64, d Decision, by string) error {
 	if d != AllowOnce && d != AllowRevision && d != Deny {
 		return fmt.Errorf("invalid decision %d", d)
 	}
@@ -217,7 +233,7 @@ func (q *ApprovalQueue) Answer(id uint64, d Decision) error {
 		q.grants[grant{c.Req.Instance, c.Req.Revision, c.Req.Tool}] = true
 	}
 	q.mu.Unlock()
-	c.answer <- d
+	c.answer <- answer{d, by}
 	q.changed()
 	return nil
 }

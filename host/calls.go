@@ -120,6 +120,7 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 			shown(0)
 		}()
 	}
+	req.Answered = func(by string) { in.updateCall(rec, func(r *CallRecord) { r.AnsweredBy = by }) }
 	err := ap.Approve(actx, req)
 
 	in.mu.Lock()

@@ -89,6 +89,9 @@ type CallRecord struct {
 	OK       bool
 	Error    string      // the failure, for a person
 	Effect   wire.Effect // of a failure (H-E1)
+
+	// AnsweredBy is the view whose key answered the card ("view 2 /dev/pts/5"), when known.
+	AnsweredBy string
 }
 
 // maxRecentCalls bounds the recent-call list per instance.

@@ -238,19 +238,23 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
-	if len(p.Open) > 0 {
-		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
-			reply(nc, req.ID, nil, &agent.Error{Message: err.Error(), Reason: agent.ReasonFailed})
-			return
+	client := peerPID(nc)
+	if inside, err := insideServer(client); inside || err != nil {
+		msg := errNested
+		if err != nil {
+			msg = "cannot attach: " + err.Error()
 		}
+		s.logf("attach refused (process %d): %s", client, msg)
+		reply(nc, req.ID, nil, &agent.Error{Message: msg, Reason: agent.ReasonFailed})
+		return
 	}
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
 	askForTerminal(nc, req.ID)
-	tty, ti, err := receiveTerminal(nc, p)
+	tty, ti, err := s.receiveTerminal(nc, p)
 	if err != nil {
-		s.logf("attach: %v", err)
+		s.logf("attach refused (process %d): %v", client, err)
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
@@ -260,11 +264,15 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return
 	}
-	id := fmt.Sprintf("view-%d", s.n.Add(1))
+	n := s.n.Add(1)
+	id := fmt.Sprintf("view-%d", n)
+	name := fmt.Sprintf("view %d %s", n, tty.name)
+	s.a.NameView(id, name)
 	gone := make(chan struct{})
+	var openFailed atomic.Bool
 	if err := s.mirror.Attach(id, sc, func(reason string) {
 		// The screen is finalized: the terminal is back to how the view left it.
-		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited})
+		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited, Failed: openFailed.Load()})
 		nc.Close()
 		close(gone)
 	}); err != nil {
@@ -273,10 +281,19 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		return
 	}
 	expected()
+	how := ""
 	if p.Early {
-		s.logf("%s attached (TERM=%s, early start)", id, p.Term)
-	} else {
-		s.logf("%s attached (TERM=%s)", id, p.Term)
+		how = ", early start"
+	}
+	s.logf("%s attached: %s, process %d (TERM=%s%s)", id, name, client, p.Term, how)
+	if len(p.Open) > 0 {
+		// Only now, with the view there to show it: a request that never passes a terminal
+		// opens nothing.
+		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
+			s.logf("%s: %v", id, err)
+			openFailed.Store(true)
+			s.mirror.Detach(id, err.Error())
+		}
 	}
 	dec := json.NewDecoder(nc)
 	for {
@@ -322,8 +339,8 @@ func askForTerminal(nc *net.UnixConn, id uint64) {
 
 // receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
 // its description; the description is looked up first, while the view wakes up to the answer
-// and sends the descriptor.
-func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
+// and sends the descriptor. A terminal that is one of tickmux's own PTYs is refused.
+func (s *srv) receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
 	ti, tiErr := termLookup(p.Term, p.ColorTerm)
 	fd, err := receiveFD(nc)
 	if err != nil {
@@ -332,6 +349,11 @@ func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Term
 	if tiErr != nil {
 		unix.Close(fd)
 		return nil, nil, tiErr
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && s.host != nil && s.host.HoldsTerminal(&st) {
+		unix.Close(fd)
+		return nil, nil, errors.New(errNested)
 	}
 	tty, err := openViewTty(fd)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // that the non-blocking mode Go's poller sets is its own file description's, never the
 // client's shell's.
 type viewTty struct {
+	name  string // the terminal's path, as the view's process named it (/dev/pts/5)
 	f     *os.File
 	fd    int
 	saved *term.State
@@ -39,6 +40,10 @@ func openViewTty(received int) (*viewTty, error) {
 	if !term.IsTerminal(received) {
 		return nil, errors.New("the descriptor the view sent is not a terminal")
 	}
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(received))
+	if err != nil {
+		name = "(a terminal)"
+	}
 	// O_NOCTTY: the server has no controlling terminal and must never get one.
 	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(received), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -53,7 +58,7 @@ func openViewTty(received int) (*viewTty, error) {
 		f.Close()
 		return nil, errors.New("the view's terminal is not a terminal")
 	}
-	return &viewTty{f: f, fd: fd}, nil
+	return &viewTty{name: name, f: f, fd: fd}, nil
 }
 
 func (t *viewTty) Start() error {
