@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -242,4 +243,52 @@ func TestEndToEndSaysWhichViewAnswered(t *testing.T) {
 	if log := r.log(); !strings.Contains(log, "allowed once by "+want) {
 		t.Fatalf("the log does not say which view answered:\n%s", log)
 	}
+}
+
+// spec: issue 24 item 8. After su (or sudo -u) the terminal belongs to another uid, which the
+// server may not open again by its path: it draws on the descriptor it was passed, and leaves it
+// blocking, as the shell had it, when the view ends.
+func TestEndToEndAttachAfterSu(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("plays su: needs root to run tickmux as nobody on root's terminal")
+	}
+	r := newTmuxRig(t)
+	home := filepath.Join(r.dir, "nobody")
+	if err := os.Mkdir(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(r.dir), r.dir, home} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(home, "bin", "tickmux")
+	if err := os.Mkdir(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(home, "tickmux.sock")
+	asNobody := fmt.Sprintf("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=%[1]s XDG_STATE_HOME=%[1]s XDG_CONFIG_HOME=%[1]s TICKMUX_SOCKET=%[2]s", home, sock)
+	defer func() {
+		kill := exec.Command("sh", "-c", asNobody+" "+bin+" kill-server")
+		kill.Env = r.env // the test binary plays tickmux
+		_ = kill.Run()
+	}()
+	script := fmt.Sprintf("%s %s; echo \"rc=$?\"; read x; echo \"read-$x\"; sleep 100", asNobody, bin)
+	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh -c '"+script+"'")
+	r.waitFor("shell:1")
+	r.typeLine("id -u; echo as-$((6*7))", "as-42")
+	s := r.prefix("d", "rc=0")
+	if !strings.Contains(s, "[detached]") {
+		t.Fatalf("the view did not detach:\n%s", s)
+	}
+	// The shell's read waits for a line: its terminal is blocking again.
+	r.keys("typed", "Enter")
+	r.waitFor("read-typed")
 }

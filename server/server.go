@@ -5,12 +5,12 @@
 // Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
 // server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
 // alone (SIGWINCH as a resize, SIGCONT as a redraw) and waits to be told that it detached or
-// that the server exited. The server draws on the passed terminal itself with tcell (the
-// client's TERM and COLORTERM, looked up by the server), and reads its keys from it. So a key
-// takes the same path as in a single-process tickmux (terminal → tcell → App → PTY), with no
-// extra hop through the client and no re-encoding of the screen into a second terminal
-// protocol: the latency and the fidelity (every cell, mode and key tcell knows) stay those of
-// the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
+// that the server exited. The server draws on the passed terminal itself (views/viewterm:
+// the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
+// reads its keys from it with tcell's input parser. So a key takes the same path as in a
+// single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
+// client and no re-encoding of the screen into a second terminal protocol: the latency and the
+// fidelity (every cell, mode and key tcell knows) stay those of the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
 // so it must never block on it: each view has its own writer with a write deadline and a
 // bounded backlog (views.Mirror), and a view that stalls is dropped.
 //

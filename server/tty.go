@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -18,12 +19,16 @@ import (
 // process of that terminal's session: it never gets SIGWINCH for it (the client forwards it,
 // and resized calls tcell back), and it opens the terminal afresh through /proc/self/fd so
 // that the non-blocking mode Go's poller sets is its own file description's, never the
-// client's shell's.
+// client's shell's. A terminal it may not open (another uid's: the person ran su or sudo -u
+// before attaching) it uses through the descriptor it was passed: that file description is the
+// client's, non-blocking while the view is attached and blocking again when it ends (Close; the
+// client puts its flags back too).
 type viewTty struct {
-	name  string // the terminal's path, as the view's process named it (/dev/pts/5)
-	f     *os.File
-	fd    int
-	saved *term.State
+	name   string // the terminal's path, as the view's process named it (/dev/pts/5)
+	f      *os.File
+	fd     int
+	shared bool // f is the client's own file description
+	saved  *term.State
 
 	mu     sync.Mutex
 	cb     func()
@@ -46,6 +51,11 @@ func openViewTty(received int) (*viewTty, error) {
 	}
 	// O_NOCTTY: the server has no controlling terminal and must never get one.
 	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(received), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	shared := false
+	if errors.Is(err, fs.ErrPermission) {
+		f, err = shareViewTty(received, name)
+		shared = true
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the view's terminal: %w", err)
 	}
@@ -58,7 +68,21 @@ func openViewTty(received int) (*viewTty, error) {
 		f.Close()
 		return nil, errors.New("the view's terminal is not a terminal")
 	}
-	return &viewTty{name: name, f: f, fd: fd}, nil
+	return &viewTty{name: name, f: f, fd: fd, shared: shared}, nil
+}
+
+// shareViewTty uses the received descriptor of a terminal the server may not open again: a
+// copy of it, non-blocking (so that Go's poller, deadlines and Drain work on it).
+func shareViewTty(received int, name string) (*os.File, error) {
+	fd, err := unix.FcntlInt(uintptr(received), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 func (t *viewTty) Start() error {
@@ -140,4 +164,12 @@ func (t *viewTty) Write(b []byte) (int, error) {
 // Broken reports that a write stalled or failed: the Mirror drops the view.
 func (t *viewTty) Broken() bool { return t.broken.Load() }
 
-func (t *viewTty) Close() error { return t.f.Close() }
+func (t *viewTty) Close() error {
+	if t.shared {
+		// The client's shell reads this file description next: blocking again, as it was.
+		if rc, err := t.f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+		}
+	}
+	return t.f.Close()
+}
