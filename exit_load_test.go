@@ -134,12 +134,24 @@ func openForView(socket string, argv ...string) error {
 	}
 	defer master.Close()
 	defer tty.Close()
-	go drain(master)
+	drawn := make(chan struct{})
+	go func() { // owner: openForView; ends when the master closes
+		buf := make([]byte, 32<<10)
+		if _, err := master.Read(buf); err == nil {
+			close(drawn)
+			drain(master)
+		}
+	}()
 	nc, _, err := rawView(socket, server.AttachParams{Term: "xterm-256color", Open: argv}, tty)
 	if err != nil {
 		return fmt.Errorf("opening %v on the server: %w", argv, err)
 	}
-	nc.Close()
+	defer nc.Close()
+	select { // the server took the terminal (it draws on it); it opens the program next
+	case <-drawn:
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("opening %v on the server: it never drew on the view's terminal", argv)
+	}
 	return nil
 }
 

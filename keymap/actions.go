@@ -36,6 +36,7 @@ const (
 	Unlock      Action = "unlock"
 	Quit        Action = "quit"
 	Detach      Action = "detach"
+	Suspend     Action = "suspend"
 	SendPrefix  Action = "send-prefix"
 
 	NewTab       Action = "new-tab"
@@ -113,6 +114,7 @@ var allActions = []struct {
 	{Unlock, "leave locked mode"},
 	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
+	{Suspend, "suspend this view: its shell has the terminal until fg (every program keeps running)"},
 	{SendPrefix, "send the prefix key to the pane"},
 	{NewTab, "open a new tab (tmux's window) with a shell"},
 	{NextTab, "go to the next tab"},

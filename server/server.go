@@ -4,8 +4,9 @@
 //
 // Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
 // server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
-// alone (SIGWINCH as a resize, SIGCONT as a redraw) and waits to be told that it detached or
-// that the server exited. The server draws on the passed terminal itself (views/viewterm:
+// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend) and waits to be told
+// that it detached or that the server exited. It hands the terminal over only from its
+// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm:
 // the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
 // reads its keys from it with tcell's input parser. So a key takes the same path as in a
 // single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
@@ -53,6 +54,8 @@ const (
 	notifyRedraw = earlyview.NotifyRedraw // client → server: draw everything again (after SIGCONT)
 	notifyDetach = earlyview.NotifyDetach // client → server: detach me (the client got SIGTERM)
 	notifyLeft   = earlyview.NotifyLeft   // server → client: the view is over, the terminal is restored
+	// client → server: suspend me (SIGTSTP); server → client: the terminal is released, stop.
+	notifySuspend = earlyview.NotifySuspend
 )
 
 // AttachParams is what a view tells the server about its terminal.
@@ -132,6 +135,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
 	app.Store(a)
 	s.a = a
+	a.OnSuspendView(s.suspendView)
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
 		return err // the App never ran: the host's Close (deferred) ends what it opened
@@ -173,6 +177,32 @@ type srv struct {
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
+
+	liveMu sync.Mutex
+	live   map[string]*liveView // the attached views, by id
+}
+
+// liveView is an attached view, for suspending it.
+type liveView struct {
+	tty *viewTty
+	sc  *viewterm.Terminal
+	nc  *net.UnixConn
+}
+
+// suspendView suspends view id as prefix C-z or its process's SIGTSTP asks: the terminal goes
+// back to how it was before the view, the server stops reading and drawing it, and the view's
+// process is told to stop itself; it resumes when the process continues in the foreground
+// (view/redraw). Any goroutine.
+func (s *srv) suspendView(id string) {
+	s.liveMu.Lock()
+	lv := s.live[id]
+	s.liveMu.Unlock()
+	if lv == nil {
+		return
+	}
+	lv.tty.release(lv.sc.ReleaseSequences())
+	s.logf("%s suspended", id)
+	sendLine(lv.nc, earlyview.Notification(notifySuspend))
 }
 
 // stop ends the App: a signal, kill-server.
@@ -222,8 +252,18 @@ func reply(nc *net.UnixConn, id uint64, result any, e *agent.Error) {
 }
 
 func send(nc *net.UnixConn, m agent.Message) {
+	b, _ := json.Marshal(m)
+	sendLine(nc, append(b, '\n'))
+}
+
+// sendMu keeps the lines written to one connection from several goroutines whole.
+var sendMu sync.Mutex
+
+func sendLine(nc *net.UnixConn, line []byte) {
+	sendMu.Lock()
+	defer sendMu.Unlock()
 	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
-	_ = json.NewEncoder(nc).Encode(m)
+	_, _ = nc.Write(line)
 }
 
 func notify(nc *net.UnixConn, method string, params any) {
@@ -264,6 +304,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return
 	}
+	tty.client = client
 	n := s.n.Add(1)
 	id := fmt.Sprintf("view-%d", n)
 	name := fmt.Sprintf("view %d %s", n, tty.name)
@@ -281,6 +322,17 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		return
 	}
 	expected()
+	s.liveMu.Lock()
+	if s.live == nil {
+		s.live = map[string]*liveView{}
+	}
+	s.live[id] = &liveView{tty: tty, sc: sc, nc: nc}
+	s.liveMu.Unlock()
+	defer func() {
+		s.liveMu.Lock()
+		delete(s.live, id)
+		s.liveMu.Unlock()
+	}()
 	how := ""
 	if p.Early {
 		how = ", early start"
@@ -304,8 +356,13 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		switch m.Method {
 		case notifyResize:
 			tty.resized()
-		case notifyRedraw:
+		case notifyRedraw: // the view's process continued (SIGCONT)
+			if tty.resume() {
+				s.logf("%s resumed", id)
+			}
 			s.mirror.Redraw(id)
+		case notifySuspend:
+			s.suspendView(id)
 		case notifyDetach:
 			s.mirror.Detach(id, "detached")
 		}
@@ -359,6 +416,7 @@ func (s *srv) receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *term
 	if err != nil {
 		return nil, nil, err
 	}
+	tty.rdev = st.Rdev
 	return tty, ti, nil
 }
 

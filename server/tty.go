@@ -3,11 +3,13 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -29,10 +31,23 @@ type viewTty struct {
 	fd     int
 	shared bool // f is the client's own file description
 	saved  *term.State
+	raw    *unix.Termios // what Start set: Resume sets it again
+
+	// The view's process and the terminal's device, to read and draw only while that process
+	// runs in the terminal's foreground (jobs.go); client 0: not known, always.
+	client int
+	rdev   uint64
+	rc     syscall.RawConn
 
 	mu     sync.Mutex
 	cb     func()
 	broken atomic.Bool
+
+	jobMu     sync.Mutex    // the write of a frame, suspend and resume
+	suspended atomic.Bool   // stopped or in the background: no read, no write
+	resumed   chan struct{} // closed when a suspended view reads again
+	drained   chan struct{} // closed by Drain: the reader ends
+	drainOnce sync.Once
 }
 
 // writeStall is how long one write to a view's terminal may block before the view is dropped:
@@ -68,7 +83,7 @@ func openViewTty(received int) (*viewTty, error) {
 		f.Close()
 		return nil, errors.New("the view's terminal is not a terminal")
 	}
-	return &viewTty{name: name, f: f, fd: fd, shared: shared}, nil
+	return &viewTty{name: name, f: f, fd: fd, shared: shared, rc: rc, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
 }
 
 // shareViewTty uses the received descriptor of a terminal the server may not open again: a
@@ -92,11 +107,14 @@ func (t *viewTty) Start() error {
 		return err
 	}
 	t.saved = saved
+	if raw, err := unix.IoctlGetTermios(t.fd, unix.TCGETS); err == nil {
+		t.raw = raw
+	}
 	return nil
 }
 
 func (t *viewTty) Stop() error {
-	if t.saved != nil {
+	if t.saved != nil && !t.suspended.Load() { // a suspended view's terminal is its shell's now
 		if err := term.Restore(t.fd, t.saved); err != nil {
 			return err
 		}
@@ -107,6 +125,7 @@ func (t *viewTty) Stop() error {
 
 // Drain wakes tcell's reader.
 func (t *viewTty) Drain() error {
+	t.drainOnce.Do(func() { close(t.drained) })
 	_ = t.f.SetReadDeadline(time.Now())
 	if tio, err := unix.IoctlGetTermios(t.fd, unix.TCGETS); err == nil {
 		tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
@@ -146,12 +165,103 @@ func (t *viewTty) WindowSize() (tcell.WindowSize, error) {
 	return tcell.WindowSize{Width: w, Height: h, PixelWidth: int(ws.Xpixel), PixelHeight: int(ws.Ypixel)}, nil
 }
 
-func (t *viewTty) Read(b []byte) (int, error) { return t.f.Read(b) }
+// Read reads only while the view's process is in its terminal's foreground (jobs.go): the
+// process is looked at once the terminal is readable and before anything is taken from it.
+func (t *viewTty) Read(b []byte) (int, error) {
+	for {
+		if t.suspended.Load() {
+			t.jobMu.Lock()
+			resumed := t.resumed
+			t.jobMu.Unlock()
+			select {
+			case <-resumed:
+			case <-t.drained:
+				return 0, os.ErrDeadlineExceeded
+			}
+			continue
+		}
+		n, away := 0, false
+		var rerr error
+		err := t.rc.Read(func(fd uintptr) bool {
+			if !t.foreground() {
+				away = true
+				return true
+			}
+			n, rerr = unix.Read(int(fd), b)
+			return rerr != unix.EAGAIN
+		})
+		switch {
+		case away:
+			t.suspend()
+		case err != nil:
+			return 0, err
+		case rerr != nil:
+			return 0, rerr
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return n, nil
+		}
+	}
+}
 
-// Write gives up after writeStall; the view is then broken and gets dropped.
+// foreground reports whether the view's process may use the terminal now.
+func (t *viewTty) foreground() bool { return foregroundOf(t.client, t.rdev) }
+
+// suspend stops reading and drawing: the view's process was found stopped or in the
+// background. The terminal is left to its shell as it is.
+func (t *viewTty) suspend() {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	t.suspended.Store(true)
+}
+
+// release suspends the view at the person's request (prefix C-z, SIGTSTP): the terminal is put
+// back as it was before the view, with out (its modes reset, the normal screen) written first.
+func (t *viewTty) release(out []byte) {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if !t.suspended.Load() {
+		_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
+		_, _ = t.f.Write(out)
+	}
+	t.suspended.Store(true)
+	if t.saved != nil {
+		_ = term.Restore(t.fd, t.saved)
+	}
+}
+
+// resume reads and draws again when the view was suspended and its process is back in the
+// foreground; it reports whether it resumed (the caller redraws the view whole).
+func (t *viewTty) resume() bool {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if !t.suspended.Load() || !t.foreground() {
+		return false
+	}
+	if t.raw != nil {
+		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, t.raw) // the shell had its own modes meanwhile
+	}
+	t.suspended.Store(false)
+	close(t.resumed)
+	t.resumed = make(chan struct{})
+	return true
+}
+
+// Write gives up after writeStall; the view is then broken and gets dropped. A suspended view's
+// frames are dropped: it is redrawn whole when it resumes.
 func (t *viewTty) Write(b []byte) (int, error) {
 	if t.broken.Load() {
 		return 0, errors.New("the view's terminal stopped reading")
+	}
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if t.suspended.Load() {
+		return len(b), nil
+	}
+	if !t.foreground() {
+		t.suspended.Store(true)
+		return len(b), nil
 	}
 	_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
 	n, err := t.f.Write(b)

@@ -34,6 +34,23 @@ type viewSet struct {
 	mu     sync.Mutex            // guards left and names
 	left   []string              // views that detached since the last frame
 	names  map[string]string     // view id → its number and terminal ("view 2 /dev/pts/5")
+	// suspend suspends a view (prefix C-z): the server's, which releases the view's terminal
+	// and has its process stop; nil in a single-process tickmux.
+	suspend func(id string)
+}
+
+// OnSuspendView sets what suspends a view (prefix C-z), before Run.
+func (a *App) OnSuspendView(f func(id string)) { a.views.suspend = f }
+
+// suspendView suspends the current view, as tmux's prefix C-z does: the terminal goes back to
+// the shell that started the view until it is brought to the foreground again.
+func (a *App) suspendView() {
+	if a.mirror == nil || a.views.cur == "" || a.views.suspend == nil {
+		a.say("this tickmux has no view to suspend")
+		return
+	}
+	id := a.views.cur
+	go a.views.suspend(id) // owner: the server; returns once the view's process is told to stop
 }
 
 // NameView names view id, before it attaches, as the card, the log and the recent calls say
