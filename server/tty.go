@@ -231,16 +231,21 @@ func (t *viewTty) release(out []byte) {
 	}
 }
 
-// resume reads and draws again when the view was suspended and its process is back in the
-// foreground; it reports whether it resumed (the caller redraws the view whole).
+// resume is told that the view's process continued (SIGCONT): when it is in the foreground,
+// the terminal is put in raw mode again (its shell may have had it meanwhile, suspended or not)
+// and a suspended view reads and draws again. It reports whether the view was suspended; the
+// caller redraws the view whole either way.
 func (t *viewTty) resume() bool {
 	t.jobMu.Lock()
 	defer t.jobMu.Unlock()
-	if !t.suspended.Load() || !t.foreground() {
+	if !t.foreground() {
 		return false
 	}
 	if t.raw != nil {
-		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, t.raw) // the shell had its own modes meanwhile
+		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, t.raw)
+	}
+	if !t.suspended.Load() {
+		return false
 	}
 	t.suspended.Store(false)
 	close(t.resumed)
