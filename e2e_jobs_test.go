@@ -82,7 +82,8 @@ func TestEndToEndStoppedViewLeavesTheTerminal(t *testing.T) {
 
 // spec: issue 24 item 4. Prefix C-z suspends the view as tmux's does: the terminal is back as
 // it was (the shell reads a line in cooked mode), the job is stopped; fg resumes it. A SIGTSTP
-// sent to the view's process does the same.
+// sent to the view's process does the same. Continued in the background (bg), the view stops
+// again, as a background read would, so that fg continues it.
 func TestEndToEndSuspendView(t *testing.T) {
 	r := jobsRig(t)
 	r.attachHere("first")
@@ -102,6 +103,15 @@ func TestEndToEndSuspendView(t *testing.T) {
 	r.typeLine("echo tstp-$((6*7))", "tstp-42")
 	r.keys("clear; fg", "Enter")
 	r.typeLine("echo back2-$((6*7))", "back2-42")
+
+	// bg after a suspend: the view stops again at once (a running job gets no SIGCONT at fg).
+	r.keys("C-b", "C-z")
+	r.typeLine("clear; bg; i=0; until jobs | grep -q Stopped || [ $i -gt 100 ]; do sleep 0.1; i=$((i+1)); done; jobs; echo bg-$((6*7))", "bg-42")
+	if s := r.screen(); !strings.Contains(s, "Stopped") {
+		t.Fatalf("the view continued in the background:\n%s", s)
+	}
+	r.keys("clear; fg", "Enter")
+	r.typeLine("echo back3-$((6*7))", "back3-42")
 	if !strings.Contains(r.log(), "resumed") {
 		t.Fatalf("the log does not say the view resumed:\n%s", r.log())
 	}

@@ -141,6 +141,10 @@ func (v *View) Wait(decode Decoder) (code int, ok bool) {
 				case syscall.SIGWINCH:
 					v.tell(NotifyResize)
 				case syscall.SIGCONT:
+					// Continued in the background (bg, kill -CONT): stopped again at once, as a
+					// background read of the terminal would be, so that fg (whose SIGCONT is
+					// the only one a running job gets) finds it stopped and continues it.
+					WaitForeground(v.in)
 					v.tell(NotifyRedraw)
 				case syscall.SIGTSTP:
 					v.tell(NotifySuspend) // the server releases the terminal, then says stop
