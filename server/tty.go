@@ -31,7 +31,7 @@ type viewTty struct {
 	fd     int
 	shared bool // f is the client's own file description
 	saved  *term.State
-	raw    *unix.Termios // what Start set: Resume sets it again
+	raw    *unix.Termios // what Start set: resume sets it again
 
 	// The view's process and the terminal's device, to read and draw only while that process
 	// runs in the terminal's foreground (jobs.go); client 0: not known, always.
@@ -213,7 +213,15 @@ func (t *viewTty) foreground() bool { return foregroundOf(t.client, t.rdev) }
 func (t *viewTty) suspend() {
 	t.jobMu.Lock()
 	defer t.jobMu.Unlock()
-	t.suspended.Store(true)
+	t.suspendLocked()
+}
+
+// suspendLocked marks the view suspended; a shared file description (shareViewTty) is the
+// shell's again meanwhile: blocking, as the shell expects. Under jobMu.
+func (t *viewTty) suspendLocked() {
+	if !t.suspended.Swap(true) && t.shared {
+		_ = unix.SetNonblock(t.fd, false)
+	}
 }
 
 // release suspends the view at the person's request (prefix C-z, SIGTSTP): the terminal is put
@@ -225,7 +233,7 @@ func (t *viewTty) release(out []byte) {
 		_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
 		_, _ = t.f.Write(out)
 	}
-	t.suspended.Store(true)
+	t.suspendLocked()
 	if t.saved != nil {
 		_ = term.Restore(t.fd, t.saved)
 	}
@@ -247,6 +255,9 @@ func (t *viewTty) resume() bool {
 	if !t.suspended.Load() {
 		return false
 	}
+	if t.shared {
+		_ = unix.SetNonblock(t.fd, true)
+	}
 	t.suspended.Store(false)
 	close(t.resumed)
 	t.resumed = make(chan struct{})
@@ -265,7 +276,7 @@ func (t *viewTty) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	if !t.foreground() {
-		t.suspended.Store(true)
+		t.suspendLocked()
 		return len(b), nil
 	}
 	_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
