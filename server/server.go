@@ -337,7 +337,8 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	if p.Early {
 		how = ", early start"
 	}
-	s.logf("%s attached: %s, process %d (TERM=%s%s)", id, name, client, p.Term, how)
+	s.logf("%s is %s, process %d", id, name, client)
+	s.logf("%s attached (TERM=%s%s)", id, p.Term, how)
 	if len(p.Open) > 0 {
 		// Only now, with the view there to show it: a request that never passes a terminal
 		// opens nothing.

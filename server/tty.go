@@ -183,7 +183,9 @@ func (t *viewTty) Read(b []byte) (int, error) {
 		n, away := 0, false
 		var rerr error
 		err := t.rc.Read(func(fd uintptr) bool {
-			if !t.foreground() {
+			// Suspended meanwhile (prefix C-z: the view's process may not have stopped yet), or
+			// found stopped or in the background: the input is the shell's.
+			if t.suspended.Load() || !t.foreground() {
 				away = true
 				return true
 			}
