@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"tickmux/agent"
+	"github.com/creack/pty"
+
 	"tickmux/server"
 )
 
@@ -125,25 +125,32 @@ func shutdownBegan(t *testing.T, log string) time.Time {
 	return time.Time{}
 }
 
-// openForView sends what `tickmux -- ARGV...` sends a running server, and hangs up when asked
-// for its terminal: the program is open by then.
+// openForView does what `tickmux -- ARGV...` does on a running server, from a terminal of its
+// own that it then gives up: the server opens the program once the view is attached.
 func openForView(socket string, argv ...string) error {
-	c, err := net.Dial("unix", socket)
+	master, tty, err := pty.Open()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(60 * time.Second)) // guards against hanging only
-	params, _ := json.Marshal(server.AttachParams{Term: "xterm-256color", Open: argv})
-	if err := json.NewEncoder(c).Encode(agent.Request{ID: 1, Method: server.MethodAttach, Params: params}); err != nil {
-		return err
-	}
-	var m agent.Message
-	if err := json.NewDecoder(c).Decode(&m); err != nil {
+	defer master.Close()
+	defer tty.Close()
+	drawn := make(chan struct{})
+	go func() { // owner: openForView; ends when the master closes
+		buf := make([]byte, 32<<10)
+		if _, err := master.Read(buf); err == nil {
+			close(drawn)
+			drain(master)
+		}
+	}()
+	nc, _, err := rawView(socket, server.AttachParams{Term: "xterm-256color", Open: argv}, tty)
+	if err != nil {
 		return fmt.Errorf("opening %v on the server: %w", argv, err)
 	}
-	if m.Error != nil {
-		return fmt.Errorf("opening %v on the server: %s", argv, m.Error.Message)
+	defer nc.Close()
+	select { // the server took the terminal (it draws on it); it opens the program next
+	case <-drawn:
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("opening %v on the server: it never drew on the view's terminal", argv)
 	}
 	return nil
 }

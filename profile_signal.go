@@ -53,7 +53,7 @@ func profileOnSignal(dir string, logf func(string, ...any)) (stop func()) {
 			}
 			end()
 			logf("CPU profile written: %s (read it with go tool pprof)", path)
-			drain(sigs) // signals sent while it ran asked for the profile just written
+			drainSignals(sigs) // signals sent while it ran asked for the profile just written
 		}
 	}()
 	return func() {
@@ -63,7 +63,7 @@ func profileOnSignal(dir string, logf func(string, ...any)) (stop func()) {
 	}
 }
 
-func drain(c chan os.Signal) {
+func drainSignals(c chan os.Signal) {
 	for {
 		select {
 		case <-c:

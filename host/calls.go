@@ -180,6 +180,7 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 			shown(0)
 		}()
 	}
+	req.Answered = func(_ Decision, view string) { in.updateCall(rec, func(r *CallRecord) { r.AnsweredBy = view }) }
 	err := ap.Approve(actx, req)
 
 	in.mu.Lock()

@@ -98,6 +98,9 @@ type CallRecord struct {
 	// Merged the other updates it includes (journal.Entry).
 	Change journal.Patch
 	Merged int
+
+	// AnsweredBy is the view whose key answered the card ("view 2 /dev/pts/5"), when known.
+	AnsweredBy string
 }
 
 // maxRecentCalls bounds the recent-call list per instance.

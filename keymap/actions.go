@@ -36,6 +36,7 @@ const (
 	Unlock      Action = "unlock"
 	Quit        Action = "quit"
 	Detach      Action = "detach"
+	Suspend     Action = "suspend"
 	SendPrefix  Action = "send-prefix"
 
 	NextLayout           Action = "next-layout"
@@ -134,6 +135,7 @@ var allActions = []struct {
 	{Unlock, "leave locked mode"},
 	{Quit, "quit tickmux (ends every program); quit or kill-server at the : prompt too"},
 	{Detach, "detach this view; every program keeps running (tickmux attach comes back)"},
+	{Suspend, "suspend this view: its shell has the terminal until fg (every program keeps running)"},
 	{SendPrefix, "send the prefix key to the pane"},
 	{NextLayout, "arrange the panes as the next preset layout"},
 	{LayoutEvenHorizontal, "layout: panes side by side, equal widths"},

@@ -211,6 +211,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "g", Lock},
 	{ModePrefix, "Q", Quit},
 	{ModePrefix, "d", Detach},
+	{ModePrefix, "C-z", Suspend},
 	{ModePrefix, "C-b", SendPrefix},
 
 	{ModeCard, "y", AllowOnce},

@@ -138,7 +138,7 @@ func TestReceiveTerminalLooksUpFirst(t *testing.T) {
 		}
 		view.WriteMsgUnix([]byte{0}, unix.UnixRights(ttyFD), nil)
 	}()
-	tty, ti, err := receiveTerminal(srv, AttachParams{Term: "xterm-256color"})
+	tty, ti, err := noHost.receiveTerminal(srv, AttachParams{Term: "xterm-256color"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestReceiveTerminalUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := openFDs(t)
-	tty, _, err := receiveTerminal(srv, AttachParams{Term: "no-such-terminal-7q"})
+	tty, _, err := noHost.receiveTerminal(srv, AttachParams{Term: "no-such-terminal-7q"})
 	if err == nil {
 		tty.Close()
 		t.Fatal("an unknown terminal was taken")
@@ -223,3 +223,6 @@ func TestReadAttachParams(t *testing.T) {
 		t.Error("bad params were read")
 	}
 }
+
+// noHost is a server with no host: it holds no PTYs of its own.
+var noHost = &srv{}

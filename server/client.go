@@ -184,6 +184,13 @@ func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early
 		fmt.Fprintf(errw, "tickmux: %v\n", err)
 		return 1
 	}
+	if early == nil || early.Conn == nil {
+		if !earlyview.WaitForeground(fd) { // only the terminal's foreground job hands it over
+			early.Close()
+			fmt.Fprintln(errw, "tickmux: "+earlyview.ErrBackground)
+			return 1
+		}
+	}
 	nc, rd, err := resume(early)
 	if err == nil && nc == nil {
 		if nc, err = dial(path); err == nil {
@@ -224,7 +231,13 @@ func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early
 // to ignore.
 func decodeLine(line []byte) (*earlyview.Left, bool) {
 	var m agent.Message
-	if json.Unmarshal(line, &m) != nil || m.Method != notifyLeft {
+	if json.Unmarshal(line, &m) != nil {
+		return nil, true
+	}
+	if m.Method == notifySuspend {
+		return &earlyview.Left{Suspend: true}, true
+	}
+	if m.Method != notifyLeft {
 		return nil, true
 	}
 	var lp LeftParams

@@ -4,13 +4,14 @@
 //
 // Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
 // server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
-// alone (SIGWINCH as a resize, SIGCONT as a redraw) and waits to be told that it detached or
-// that the server exited. The server draws on the passed terminal itself with tcell (the
-// client's TERM and COLORTERM, looked up by the server), and reads its keys from it. So a key
-// takes the same path as in a single-process tickmux (terminal → tcell → App → PTY), with no
-// extra hop through the client and no re-encoding of the screen into a second terminal
-// protocol: the latency and the fidelity (every cell, mode and key tcell knows) stay those of
-// the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
+// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend) and waits to be told
+// that it detached or that the server exited. It hands the terminal over only from its
+// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm:
+// the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
+// reads its keys from it with tcell's input parser. So a key takes the same path as in a
+// single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
+// client and no re-encoding of the screen into a second terminal protocol: the latency and the
+// fidelity (every cell, mode and key tcell knows) stay those of the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
 // so it must never block on it: each view has its own writer with a write deadline and a
 // bounded backlog (views.Mirror), and a view that stalls is dropped.
 //
@@ -53,6 +54,8 @@ const (
 	notifyRedraw = earlyview.NotifyRedraw // client → server: draw everything again (after SIGCONT)
 	notifyDetach = earlyview.NotifyDetach // client → server: detach me (the client got SIGTERM)
 	notifyLeft   = earlyview.NotifyLeft   // server → client: the view is over, the terminal is restored
+	// client → server: suspend me (SIGTSTP); server → client: the terminal is released, stop.
+	notifySuspend = earlyview.NotifySuspend
 )
 
 // AttachParams is what a view tells the server about its terminal.
@@ -147,6 +150,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
 	app.Store(a)
 	s.a = a
+	a.OnSuspendView(s.suspendView)
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
 		return err // the App never ran: the host's Close (deferred) ends what it opened
@@ -188,6 +192,32 @@ type srv struct {
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
+
+	liveMu sync.Mutex
+	live   map[string]*liveView // the attached views, by id
+}
+
+// liveView is an attached view, for suspending it.
+type liveView struct {
+	tty *viewTty
+	sc  *viewterm.Terminal
+	nc  *net.UnixConn
+}
+
+// suspendView suspends view id as prefix C-z or its process's SIGTSTP asks: the terminal goes
+// back to how it was before the view, the server stops reading and drawing it, and the view's
+// process is told to stop itself; it resumes when the process continues in the foreground
+// (view/redraw). Any goroutine.
+func (s *srv) suspendView(id string) {
+	s.liveMu.Lock()
+	lv := s.live[id]
+	s.liveMu.Unlock()
+	if lv == nil {
+		return
+	}
+	lv.tty.release(lv.sc.ReleaseSequences())
+	s.logf("%s suspended", id)
+	sendLine(lv.nc, earlyview.Notification(notifySuspend))
 }
 
 // stop ends the App: a signal, kill-server.
@@ -237,8 +267,18 @@ func reply(nc *net.UnixConn, id uint64, result any, e *agent.Error) {
 }
 
 func send(nc *net.UnixConn, m agent.Message) {
+	b, _ := json.Marshal(m)
+	sendLine(nc, append(b, '\n'))
+}
+
+// sendMu keeps the lines written to one connection from several goroutines whole.
+var sendMu sync.Mutex
+
+func sendLine(nc *net.UnixConn, line []byte) {
+	sendMu.Lock()
+	defer sendMu.Unlock()
 	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
-	_ = json.NewEncoder(nc).Encode(m)
+	_, _ = nc.Write(line)
 }
 
 func notify(nc *net.UnixConn, method string, params any) {
@@ -253,19 +293,23 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
-	if len(p.Open) > 0 {
-		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
-			reply(nc, req.ID, nil, &agent.Error{Message: err.Error(), Reason: agent.ReasonFailed})
-			return
+	client := peerPID(nc)
+	if inside, err := insideServer(client); inside || err != nil {
+		msg := errNested
+		if err != nil {
+			msg = "cannot attach: " + err.Error()
 		}
+		s.logf("attach refused (process %d): %s", client, msg)
+		reply(nc, req.ID, nil, &agent.Error{Message: msg, Reason: agent.ReasonFailed})
+		return
 	}
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
 	askForTerminal(nc, req.ID)
-	tty, ti, err := receiveTerminal(nc, p)
+	tty, ti, err := s.receiveTerminal(nc, p)
 	if err != nil {
-		s.logf("attach: %v", err)
+		s.logf("attach refused (process %d): %v", client, err)
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
 		return
 	}
@@ -275,11 +319,16 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return
 	}
-	id := fmt.Sprintf("view-%d", s.n.Add(1))
+	tty.client = client
+	n := s.n.Add(1)
+	id := fmt.Sprintf("view-%d", n)
+	name := fmt.Sprintf("view %d %s", n, tty.name)
+	s.a.NameView(id, name)
 	gone := make(chan struct{})
+	var openFailed atomic.Bool
 	if err := s.mirror.Attach(id, sc, func(reason string) {
 		// The screen is finalized: the terminal is back to how the view left it.
-		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited})
+		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited, Failed: openFailed.Load()})
 		nc.Close()
 		close(gone)
 	}); err != nil {
@@ -288,10 +337,31 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		return
 	}
 	expected()
+	s.liveMu.Lock()
+	if s.live == nil {
+		s.live = map[string]*liveView{}
+	}
+	s.live[id] = &liveView{tty: tty, sc: sc, nc: nc}
+	s.liveMu.Unlock()
+	defer func() {
+		s.liveMu.Lock()
+		delete(s.live, id)
+		s.liveMu.Unlock()
+	}()
+	how := ""
 	if p.Early {
-		s.logf("%s attached (TERM=%s, early start)", id, p.Term)
-	} else {
-		s.logf("%s attached (TERM=%s)", id, p.Term)
+		how = ", early start"
+	}
+	s.logf("%s is %s, process %d", id, name, client)
+	s.logf("%s attached (TERM=%s%s)", id, p.Term, how)
+	if len(p.Open) > 0 {
+		// Only now, with the view there to show it: a request that never passes a terminal
+		// opens nothing.
+		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
+			s.logf("%s: %v", id, err)
+			openFailed.Store(true)
+			s.mirror.Detach(id, err.Error())
+		}
 	}
 	dec := json.NewDecoder(nc)
 	for {
@@ -302,8 +372,13 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		switch m.Method {
 		case notifyResize:
 			tty.resized()
-		case notifyRedraw:
+		case notifyRedraw: // the view's process continued (SIGCONT)
+			if tty.resume() {
+				s.logf("%s resumed", id)
+			}
 			s.mirror.Redraw(id)
+		case notifySuspend:
+			s.suspendView(id)
 		case notifyDetach:
 			s.mirror.Detach(id, "detached")
 		}
@@ -337,8 +412,8 @@ func askForTerminal(nc *net.UnixConn, id uint64) {
 
 // receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
 // its description; the description is looked up first, while the view wakes up to the answer
-// and sends the descriptor.
-func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
+// and sends the descriptor. A terminal that is one of tickmux's own PTYs is refused.
+func (s *srv) receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Terminfo, error) {
 	ti, tiErr := termLookup(p.Term, p.ColorTerm)
 	fd, err := receiveFD(nc)
 	if err != nil {
@@ -348,10 +423,16 @@ func receiveTerminal(nc *net.UnixConn, p AttachParams) (*viewTty, *terminfo.Term
 		unix.Close(fd)
 		return nil, nil, tiErr
 	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && s.host != nil && s.host.HoldsTerminal(&st) {
+		unix.Close(fd)
+		return nil, nil, errors.New(errNested)
+	}
 	tty, err := openViewTty(fd)
 	if err != nil {
 		return nil, nil, err
 	}
+	tty.rdev = st.Rdev
 	return tty, ti, nil
 }
 

@@ -3,10 +3,13 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -18,15 +21,33 @@ import (
 // process of that terminal's session: it never gets SIGWINCH for it (the client forwards it,
 // and resized calls tcell back), and it opens the terminal afresh through /proc/self/fd so
 // that the non-blocking mode Go's poller sets is its own file description's, never the
-// client's shell's.
+// client's shell's. A terminal it may not open (another uid's: the person ran su or sudo -u
+// before attaching) it uses through the descriptor it was passed: that file description is the
+// client's, non-blocking while the view is attached and blocking again when it ends (Close; the
+// client puts its flags back too).
 type viewTty struct {
-	f     *os.File
-	fd    int
-	saved *term.State
+	name   string // the terminal's path, as the view's process named it (/dev/pts/5)
+	f      *os.File
+	fd     int
+	shared bool // f is the client's own file description
+	saved  *term.State
+	raw    *unix.Termios // what Start set: resume sets it again
+
+	// The view's process and the terminal's device, to read and draw only while that process
+	// runs in the terminal's foreground (jobs.go); client 0: not known, always.
+	client int
+	rdev   uint64
+	rc     syscall.RawConn
 
 	mu     sync.Mutex
 	cb     func()
 	broken atomic.Bool
+
+	jobMu     sync.Mutex    // the write of a frame, suspend and resume
+	suspended atomic.Bool   // stopped or in the background: no read, no write
+	resumed   chan struct{} // closed when a suspended view reads again
+	drained   chan struct{} // closed by Drain: the reader ends
+	drainOnce sync.Once
 }
 
 // writeStall is how long one write to a view's terminal may block before the view is dropped:
@@ -39,8 +60,17 @@ func openViewTty(received int) (*viewTty, error) {
 	if !term.IsTerminal(received) {
 		return nil, errors.New("the descriptor the view sent is not a terminal")
 	}
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(received))
+	if err != nil {
+		name = "(a terminal)"
+	}
 	// O_NOCTTY: the server has no controlling terminal and must never get one.
 	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(received), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	shared := false
+	if errors.Is(err, fs.ErrPermission) {
+		f, err = shareViewTty(received, name)
+		shared = true
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the view's terminal: %w", err)
 	}
@@ -53,7 +83,21 @@ func openViewTty(received int) (*viewTty, error) {
 		f.Close()
 		return nil, errors.New("the view's terminal is not a terminal")
 	}
-	return &viewTty{f: f, fd: fd}, nil
+	return &viewTty{name: name, f: f, fd: fd, shared: shared, rc: rc, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
+}
+
+// shareViewTty uses the received descriptor of a terminal the server may not open again: a
+// copy of it, non-blocking (so that Go's poller, deadlines and Drain work on it).
+func shareViewTty(received int, name string) (*os.File, error) {
+	fd, err := unix.FcntlInt(uintptr(received), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 func (t *viewTty) Start() error {
@@ -63,11 +107,14 @@ func (t *viewTty) Start() error {
 		return err
 	}
 	t.saved = saved
+	if raw, err := unix.IoctlGetTermios(t.fd, unix.TCGETS); err == nil {
+		t.raw = raw
+	}
 	return nil
 }
 
 func (t *viewTty) Stop() error {
-	if t.saved != nil {
+	if t.saved != nil && !t.suspended.Load() { // a suspended view's terminal is its shell's now
 		if err := term.Restore(t.fd, t.saved); err != nil {
 			return err
 		}
@@ -78,6 +125,7 @@ func (t *viewTty) Stop() error {
 
 // Drain wakes tcell's reader.
 func (t *viewTty) Drain() error {
+	t.drainOnce.Do(func() { close(t.drained) })
 	_ = t.f.SetReadDeadline(time.Now())
 	if tio, err := unix.IoctlGetTermios(t.fd, unix.TCGETS); err == nil {
 		tio.Cc[unix.VMIN], tio.Cc[unix.VTIME] = 0, 0
@@ -117,12 +165,121 @@ func (t *viewTty) WindowSize() (tcell.WindowSize, error) {
 	return tcell.WindowSize{Width: w, Height: h, PixelWidth: int(ws.Xpixel), PixelHeight: int(ws.Ypixel)}, nil
 }
 
-func (t *viewTty) Read(b []byte) (int, error) { return t.f.Read(b) }
+// Read reads only while the view's process is in its terminal's foreground (jobs.go): the
+// process is looked at once the terminal is readable and before anything is taken from it.
+func (t *viewTty) Read(b []byte) (int, error) {
+	for {
+		if t.suspended.Load() {
+			t.jobMu.Lock()
+			resumed := t.resumed
+			t.jobMu.Unlock()
+			select {
+			case <-resumed:
+			case <-t.drained:
+				return 0, os.ErrDeadlineExceeded
+			}
+			continue
+		}
+		n, away := 0, false
+		var rerr error
+		err := t.rc.Read(func(fd uintptr) bool {
+			// Suspended meanwhile (prefix C-z: the view's process may not have stopped yet), or
+			// found stopped or in the background: the input is the shell's.
+			if t.suspended.Load() || !t.foreground() {
+				away = true
+				return true
+			}
+			n, rerr = unix.Read(int(fd), b)
+			return rerr != unix.EAGAIN
+		})
+		switch {
+		case away:
+			t.suspend()
+		case err != nil:
+			return 0, err
+		case rerr != nil:
+			return 0, rerr
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return n, nil
+		}
+	}
+}
 
-// Write gives up after writeStall; the view is then broken and gets dropped.
+// foreground reports whether the view's process may use the terminal now.
+func (t *viewTty) foreground() bool { return foregroundOf(t.client, t.rdev) }
+
+// suspend stops reading and drawing: the view's process was found stopped or in the
+// background. The terminal is left to its shell as it is.
+func (t *viewTty) suspend() {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	t.suspendLocked()
+}
+
+// suspendLocked marks the view suspended; a shared file description (shareViewTty) is the
+// shell's again meanwhile: blocking, as the shell expects. Under jobMu.
+func (t *viewTty) suspendLocked() {
+	if !t.suspended.Swap(true) && t.shared {
+		_ = unix.SetNonblock(t.fd, false)
+	}
+}
+
+// release suspends the view at the person's request (prefix C-z, SIGTSTP): the terminal is put
+// back as it was before the view, with out (its modes reset, the normal screen) written first.
+func (t *viewTty) release(out []byte) {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if !t.suspended.Load() {
+		_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
+		_, _ = t.f.Write(out)
+	}
+	t.suspendLocked()
+	if t.saved != nil {
+		_ = term.Restore(t.fd, t.saved)
+	}
+}
+
+// resume is told that the view's process continued (SIGCONT): when it is in the foreground,
+// the terminal is put in raw mode again (its shell may have had it meanwhile, suspended or not)
+// and a suspended view reads and draws again. It reports whether the view was suspended; the
+// caller redraws the view whole either way.
+func (t *viewTty) resume() bool {
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if !t.foreground() {
+		return false
+	}
+	if t.raw != nil {
+		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, t.raw)
+	}
+	if !t.suspended.Load() {
+		return false
+	}
+	if t.shared {
+		_ = unix.SetNonblock(t.fd, true)
+	}
+	t.suspended.Store(false)
+	close(t.resumed)
+	t.resumed = make(chan struct{})
+	return true
+}
+
+// Write gives up after writeStall; the view is then broken and gets dropped. A suspended view's
+// frames are dropped: it is redrawn whole when it resumes.
 func (t *viewTty) Write(b []byte) (int, error) {
 	if t.broken.Load() {
 		return 0, errors.New("the view's terminal stopped reading")
+	}
+	t.jobMu.Lock()
+	defer t.jobMu.Unlock()
+	if t.suspended.Load() {
+		return len(b), nil
+	}
+	if !t.foreground() {
+		t.suspendLocked()
+		return len(b), nil
 	}
 	_ = t.f.SetWriteDeadline(time.Now().Add(writeStall))
 	n, err := t.f.Write(b)
@@ -135,4 +292,12 @@ func (t *viewTty) Write(b []byte) (int, error) {
 // Broken reports that a write stalled or failed: the Mirror drops the view.
 func (t *viewTty) Broken() bool { return t.broken.Load() }
 
-func (t *viewTty) Close() error { return t.f.Close() }
+func (t *viewTty) Close() error {
+	if t.shared {
+		// The client's shell reads this file description next: blocking again, as it was.
+		if rc, err := t.f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+		}
+	}
+	return t.f.Close()
+}

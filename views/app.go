@@ -237,7 +237,7 @@ func (a *App) Stop() {
 		go func() { // owner: Stop; Run waits for it
 			defer close(a.stopped)
 			a.wg.Wait()
-			a.post(func() {}) // what was queued before runs before tview stops
+			a.closePosts() // what was handed over runs before tview stops; nothing more is taken
 			a.app.Stop()
 		}()
 	})

@@ -63,10 +63,14 @@ func attentionSeq(mode string, c host.Card) []byte {
 	return nil
 }
 
-// answeringView names the view whose key answers a card, for the journal.
+// answeringView names the view whose key answers a card, for the journal, the log and the
+// recent calls.
 func (a *App) answeringView() string {
-	if a.views.cur != "" {
-		return a.views.cur
+	if a.views.cur == "" {
+		return "local"
 	}
-	return "local"
+	if name := a.viewName(); name != "" {
+		return a.views.cur + " " + name // "view-2 view 2 /dev/pts/5": the journal's id, the number and terminal
+	}
+	return a.views.cur
 }

@@ -35,13 +35,14 @@ type cardInput struct {
 	focused, settling bool
 	w, h              int
 	waited            time.Duration
+	answerer          string // the view whose keys answer it (SidePanel.answerer)
 }
 
 // builtCard is p.card(...), built again only when something it shows changed.
 func (p *SidePanel) builtCard(c host.Card, focused bool, w, h int, now time.Time, settling bool) cardView {
-	from := cardInput{focused: focused, settling: settling, w: w, h: h, waited: waited(c, now)}
+	from := cardInput{focused: focused, settling: settling, w: w, h: h, waited: waited(c, now), answerer: p.answerer}
 	if !focused {
-		from.h, from.settling = 0, false // only the focused card says it does not fit, or that it is new
+		from.h, from.settling, from.answerer = 0, false, "" // only the focused card says it does not fit, or that it is new
 	}
 	if b, ok := p.cards[c.ID]; ok && b.from == from {
 		return b.view
@@ -158,6 +159,10 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 			}
 		}
 		body = append(body, wrapItems(hint, inner, seg{"  ", th.Card})...)
+		if p.answerer != "" {
+			// Which of the person's terminals answers: a view nobody looks at is seen.
+			text("keys answer from "+host.Printable(capText(p.answerer, 200), false), th.Card.Dim(true))
+		}
 	}
 	// A card that does not fit says so at its top, where the person starts reading.
 	if total := len(body) + 2; focused && h > 0 && total > h {

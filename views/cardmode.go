@@ -138,11 +138,15 @@ func (a *App) answerCard(act keymap.Action) {
 	case keymap.Deny:
 		d, what = host.Deny, "denied"
 	}
+	by := a.viewName()
 	if err := a.queue.AnswerFrom(c.ID, d, a.answeringView()); err != nil {
 		a.say("that request was withdrawn or voided before the answer")
 		return
 	}
 	a.panel.CardAnswered(c.ID)
+	if by != "" {
+		what += " by " + by
+	}
 	a.say(what + ": " + string(c.Req.Action) + " " + describeTarget(c.Req))
 	// The next card takes the focus: a key pressed twice must not answer it unread.
 	a.cardFocus.id = 0

@@ -31,8 +31,44 @@ type viewState struct {
 type viewSet struct {
 	cur    string                // the view whose key state is in App.mode and friends
 	states map[string]*viewState // the others
-	mu     sync.Mutex            // guards left
+	mu     sync.Mutex            // guards left and names
 	left   []string              // views that detached since the last frame
+	names  map[string]string     // view id → its number and terminal ("view 2 /dev/pts/5")
+	// suspend suspends a view (prefix C-z): the server's, which releases the view's terminal
+	// and has its process stop; nil in a single-process tickmux.
+	suspend func(id string)
+}
+
+// OnSuspendView sets what suspends a view (prefix C-z), before Run.
+func (a *App) OnSuspendView(f func(id string)) { a.views.suspend = f }
+
+// suspendView suspends the current view, as tmux's prefix C-z does: the terminal goes back to
+// the shell that started the view until it is brought to the foreground again.
+func (a *App) suspendView() {
+	if a.mirror == nil || a.views.cur == "" || a.views.suspend == nil {
+		a.say("this tickmux has no view to suspend")
+		return
+	}
+	id := a.views.cur
+	go a.views.suspend(id) // owner: the server; returns once the view's process is told to stop
+}
+
+// NameView names view id, before it attaches, as the card, the log and the recent calls say
+// which view answered: its number and terminal ("view 2 /dev/pts/5"). Any goroutine.
+func (a *App) NameView(id, name string) {
+	a.views.mu.Lock()
+	if a.views.names == nil {
+		a.views.names = map[string]string{}
+	}
+	a.views.names[id] = name
+	a.views.mu.Unlock()
+}
+
+// viewName is the current view's name, "" when there is none or it has none. UI goroutine.
+func (a *App) viewName() string {
+	a.views.mu.Lock()
+	defer a.views.mu.Unlock()
+	return a.views.names[a.views.cur]
 }
 
 // enterView makes the view that sent ev current, saving the previous view's key state. UI
@@ -69,6 +105,7 @@ func (a *App) enterView(ev tcell.Event) {
 		a.cardsChanged() // the cards may have been answered in another view meanwhile
 	}
 	a.views.cur = id
+	a.panel.answerer = a.viewName()
 	a.full = true
 	a.rebuild()
 }
@@ -129,8 +166,12 @@ func (a *App) forgetViews() {
 	a.views.mu.Unlock()
 	for _, id := range left {
 		delete(a.views.states, id)
+		a.views.mu.Lock()
+		delete(a.views.names, id)
+		a.views.mu.Unlock()
 		if id == a.views.cur {
 			a.views.cur = ""
+			a.panel.answerer = ""
 			a.mode, a.cardFocus, a.confirm = keymap.ModeRoot, cardFocus{}, nil
 			if p := a.focusedPane(); p != nil && p.term.Scrolling() {
 				p.term.StopScroll()

@@ -11,6 +11,31 @@ type handoff struct {
 	uiStopped chan struct{} // closed once tview's loop has returned
 	errMu     sync.Mutex
 	runErr    error // the screen's error, which Run returns
+
+	// Hand-overs in flight: Stop closes the door (postsClosed) and waits for them (posting)
+	// before it stops tview's loop, so that no hand-over is left in tview's queue, its helper
+	// goroutine waiting for ever for a loop that no longer runs.
+	postMu      sync.Mutex
+	postsClosed bool
+	posting     sync.WaitGroup
+}
+
+// closePosts refuses every hand-over from now on (post returns false) and waits for those in
+// flight; tview's loop runs them (skipping f: the App is stopping). Called by Stop, off the UI
+// goroutine, while the loop still runs.
+func (a *App) closePosts() {
+	a.postMu.Lock()
+	a.postsClosed = true
+	a.postMu.Unlock()
+	inFlight := make(chan struct{})
+	go func() { // owner: closePosts; ends with the last hand-over (never, if tview stopped by itself)
+		a.posting.Wait()
+		close(inFlight)
+	}()
+	select {
+	case <-inFlight:
+	case <-a.uiStopped: // the loop is gone: nothing it had queued will run
+	}
 }
 
 // runError is what Run returns: the screen's error if there was one, else tview's.
@@ -31,10 +56,18 @@ func (a *App) post(f func()) bool { return a.postThen(f, a.drawing()) }
 
 // postThen is post, drawing after f only if draw is set.
 func (a *App) postThen(f func(), draw bool) bool {
+	a.postMu.Lock()
+	if a.postsClosed {
+		a.postMu.Unlock()
+		return false
+	}
+	a.posting.Add(1)
+	a.postMu.Unlock()
 	ran := make(chan struct{})
 	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
 	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
-	// screen errors stop the App in order, and Stop lets queued work run before stopping tview.
+	// screen errors stop the App in order, and Stop lets every hand-over it accepted run
+	// (closePosts) before stopping tview.
 	queue := a.app.QueueUpdate
 	if draw {
 		queue = a.app.QueueUpdateDraw
@@ -52,6 +85,7 @@ func (a *App) postThen(f func(), draw bool) bool {
 			}
 		})
 		close(ran)
+		a.posting.Done()
 	}()
 	select {
 	case <-ran:

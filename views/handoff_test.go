@@ -2,7 +2,9 @@ package views
 
 import (
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,5 +48,40 @@ func TestRunReturnsWhenTheScreenFails(t *testing.T) {
 		}
 		hs.h.Close()
 		<-busy
+	}
+}
+
+// Work handed to the UI loop while the App stops: each hand-over's helper goroutine ends, none
+// is left waiting for a loop that stopped (issue 24, item 8).
+func TestNoHandoverStrandedAtStop(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		hs := newHarness(t, 80, 24)
+		hs.start()
+		hs.waitFor("shell") // the loop runs
+		var posters sync.WaitGroup
+		for j := 0; j < 4; j++ {
+			posters.Add(1)
+			go func() { // owner: this test; ends once post says the loop has stopped
+				defer posters.Done()
+				for hs.app.post(func() {}) {
+				}
+			}()
+		}
+		hs.app.Stop()
+		<-hs.done
+		hs.running = false
+		posters.Wait()
+		hs.h.Close()
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "views.(*App).postThen.func") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hand-over goroutines are left waiting after the App stopped:\n%s", stacks)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

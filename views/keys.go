@@ -308,6 +308,8 @@ func (a *App) do(act keymap.Action) {
 		a.ask(fmt.Sprintf("quit tickmux and end %d running programs?", n), a.Stop)
 	case keymap.Detach:
 		a.detachView()
+	case keymap.Suspend:
+		a.suspendView()
 	case keymap.SendPrefix:
 		if p != nil {
 			k := a.keys.Prefix

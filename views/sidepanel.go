@@ -31,6 +31,7 @@ type SidePanel struct {
 	scroll     int    // the body's first line shown
 	headScroll int    // the head's first line shown, when it is taller than its room
 	focused    bool   // the panel takes scroll keys (prefix + Tab)
+	answerer   string // the view whose keys answer the cards ("view 2 /dev/pts/5"; "" alone)
 
 	// What the last build showed, to tell what is new.
 	shownID      string
@@ -385,13 +386,13 @@ func (p *SidePanel) callLines(c host.CallRecord) []line {
 	case c.OK:
 		what := "  ok"
 		if c.Approval != "" {
-			what += " (" + c.Approval + ")"
+			what += " (" + c.Approval + answeredBy(c) + ")"
 		}
 		out = line{{what, th.OK}}
 	default:
 		what := "error"
 		if c.Approval == "denied" || c.Approval == "voided" || c.Approval == "withdrawn" {
-			what = c.Approval
+			what = c.Approval + answeredBy(c)
 		}
 		out = line{{"  " + what + ", effect " + string(c.Effect), th.Error}}
 	}
@@ -401,6 +402,15 @@ func (p *SidePanel) callLines(c host.CallRecord) []line {
 		lines = append(lines, line{{"  ", th.Panel}, untrusted(shorten(c.Error, 200), th.Error)})
 	}
 	return append(lines, p.changeLines(c, "  ")...)
+}
+
+// answeredBy names the view that answered the call's card, after the answer: " by view 2
+// /dev/pts/5".
+func answeredBy(c host.CallRecord) string {
+	if c.AnsweredBy == "" {
+		return ""
+	}
+	return " by " + host.Printable(capText(c.AnsweredBy, 200), false)
 }
 
 // shorten keeps at most n runes of s, the last an ellipsis when it cut. It looks at no more than

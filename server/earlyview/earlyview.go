@@ -38,8 +38,8 @@ const (
 	AttachAnswer = `{"id":1,"result":{"send_fd":true}}`
 )
 
-// Signals are the signals a view relays to the server (SIGWINCH, SIGCONT) or acts on.
-var Signals = []os.Signal{syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT}
+// Signals are the signals a view relays to the server (SIGWINCH, SIGCONT, SIGTSTP) or acts on.
+var Signals = []os.Signal{syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT}
 
 // EnvTestAsMain makes a test binary (NAME.test) play tickmux: only then does the early start
 // run in one (main_test.go sets it for the end-to-end tests).
@@ -117,6 +117,9 @@ func start(args []string, in, out, errw *os.File) *Handover {
 	request, ok := attachRequest(os.Getenv("TERM"), os.Getenv("COLORTERM"))
 	if !ok {
 		return nil
+	}
+	if !WaitForeground(inFd) {
+		return nil // the normal path says why
 	}
 	h := &Handover{Socket: SocketPath(v.socket)}
 	fd, err := dial(h.Socket)

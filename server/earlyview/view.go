@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"tickmux/host/guardian"
 )
@@ -16,6 +17,9 @@ const (
 	NotifyRedraw = "view/redraw" // draw everything again (after SIGCONT)
 	NotifyDetach = "view/detach" // detach me (the view got SIGTERM, SIGINT or SIGQUIT)
 	NotifyLeft   = "view/left"   // server → view: the view is over, the terminal is restored
+	// NotifySuspend, view → server: suspend me (the view got SIGTSTP); server → view: the
+	// terminal is back as it was, stop yourself (prefix C-z, or the view's own request).
+	NotifySuspend = "view/suspend"
 )
 
 // Notification is the line the view sends for method (no id, no params), newline included.
@@ -26,6 +30,8 @@ type Left struct {
 	Reason string
 	Exited bool // the server itself is ending
 	Failed bool // the view never showed: Reason is an error
+	// Suspend: not the end; the server released the terminal (view/suspend): stop until fg.
+	Suspend bool
 }
 
 // A Decoder reads one line from the server: left is non-nil for view/left; known is false for a
@@ -40,7 +46,8 @@ const resetModes = "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[
 const stopWait = 2 * time.Second
 
 // View is a view whose terminal is the server's: it relays what the terminal tells this process
-// alone (SIGWINCH as a resize, SIGCONT as a redraw), detaches on SIGTERM, SIGINT and SIGQUIT,
+// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a request to suspend; it stops
+// itself when the server says the terminal is released), detaches on SIGTERM, SIGINT and SIGQUIT,
 // ends at once on SIGHUP (the terminal is gone), and when the server says the view is over,
 // puts the terminal's settings back and says why on the normal screen. One goroutine reads the
 // server's lines; everything else happens in Wait.
@@ -134,7 +141,13 @@ func (v *View) Wait(decode Decoder) (code int, ok bool) {
 				case syscall.SIGWINCH:
 					v.tell(NotifyResize)
 				case syscall.SIGCONT:
+					// Continued in the background (bg, kill -CONT): stopped again at once, as a
+					// background read of the terminal would be, so that fg (whose SIGCONT is
+					// the only one a running job gets) finds it stopped and continues it.
+					WaitForeground(v.in)
 					v.tell(NotifyRedraw)
+				case syscall.SIGTSTP:
+					v.tell(NotifySuspend) // the server releases the terminal, then says stop
 				case syscall.SIGHUP:
 					return 0, true // the terminal is gone: nothing to restore or print on
 				default:
@@ -161,11 +174,41 @@ func (v *View) Wait(decode Decoder) (code int, ok bool) {
 			v.pending = line
 			return 0, false
 		}
+		if left != nil && left.Suspend {
+			v.stopSelf()
+			continue
+		}
 		if left != nil {
 			return v.end(*left), true
 		}
 	}
 }
+
+// stopSelf stops this process, as SIGTSTP's default would, once the server has released the
+// terminal: the shell has it until fg, whose SIGCONT the view relays (the server reads and
+// draws again).
+func (v *View) stopSelf() {
+	// SIGSTOP: once caught, SIGTSTP stays with Go's handler, which would drop it.
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP) // stopped here until SIGCONT
+}
+
+// WaitForeground waits until this process's group is the foreground of terminal fd, as a
+// background job's read of its terminal would: SIGTTIN stops the group until fg. It reports
+// false when the process stays in the background (SIGTTIN ignored); true too for a terminal
+// that is not this process's controlling one (no job control to follow there).
+func WaitForeground(fd int) bool {
+	for i := 0; i < 100; i++ {
+		var pg int32
+		if ioctl(fd, syscall.TIOCGPGRP, unsafe.Pointer(&pg)) != nil || int(pg) == syscall.Getpgrp() {
+			return true
+		}
+		syscall.Kill(0, syscall.SIGTTIN)
+	}
+	return false
+}
+
+// ErrBackground is the normal path's message when WaitForeground gave up.
+const ErrBackground = "this view is a background job of its terminal: run tickmux attach in the foreground (fg)"
 
 // wentAway: the server ended without restoring the terminal (killed, say), or did not answer a
 // detach: the terminal is restored here, and the socket it left removed.
@@ -198,6 +241,9 @@ func (v *View) end(l Left) int {
 func LightDecode(line []byte) (*Left, bool) {
 	const head = `{"method":"` + NotifyLeft + `","params":{"reason":"`
 	s := string(line)
+	if s == `{"method":"`+NotifySuspend+`"}`+"\n" {
+		return &Left{Suspend: true}, true
+	}
 	if len(s) < len(head) || s[:len(head)] != head {
 		return nil, false
 	}

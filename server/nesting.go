@@ -1,0 +1,109 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Views come from the person's terminals, never from inside tickmux. A program in a pane has
+// TICKMUX_SOCKET and `tickmux` on its PATH (so that it can use the CLI verbs), and could
+// otherwise attach a view of its own (`script -c 'tickmux attach'` with keys piped in) and
+// answer its own cards; a view attached in one of tickmux's own panes reads that pane's keys
+// and draws into the pane it reads, for ever. As tmux refuses a nested client, the server
+// refuses such a view; unlike tmux it decides itself, from what the kernel says, not from an
+// environment variable the client could unset:
+//
+//   - the process that connected (SO_PEERCRED) descends from the server: every program in a
+//     pane is a child of the server, and the host is a child subreaper (host/reaper.go), so what
+//     a program leaves behind (double-forked, setsid, daemonised) is reparented to the server,
+//     not to init, and still descends from it;
+//   - the terminal the view passes is one of the server's own PTYs (host.HoldsTerminal).
+//
+// What it does not catch: a program that asks a process outside tickmux to attach for it
+// (another terminal multiplexer's server, systemd-run, ssh to this machine): that process is
+// the person's code running outside tickmux, which can attach a terminal as it can with tmux.
+
+// errNested is the refusal's message, on the refused terminal and in the log.
+const errNested = "cannot attach from inside tickmux (this view would run in one of its own panes): attach from a terminal outside tickmux"
+
+// procStat is what /proc/PID/stat says of a process.
+type procStat struct {
+	state byte // R, S, T (stopped), ...
+	ppid  int
+	pgrp  int
+	sid   int
+	ttyNr uint64 // its controlling terminal's device number; 0: none
+	tpgid int    // the foreground process group of its controlling terminal; -1: none
+}
+
+// readProcStat reads /proc/PID/stat. The command name, in parentheses, may hold anything, so the
+// fields are read after its last parenthesis.
+func readProcStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, errors.New("unreadable /proc stat")
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 6 || len(f[0]) != 1 {
+		return procStat{}, errors.New("unreadable /proc stat")
+	}
+	var st procStat
+	st.state = f[0][0]
+	nums := []*int{&st.ppid, &st.pgrp, &st.sid}
+	for k, p := range nums {
+		if *p, err = strconv.Atoi(string(f[1+k])); err != nil {
+			return procStat{}, err
+		}
+	}
+	tty, err := strconv.ParseInt(string(f[4]), 10, 64)
+	if err != nil {
+		return procStat{}, err
+	}
+	st.ttyNr = uint64(uint32(tty))
+	if st.tpgid, err = strconv.Atoi(string(f[5])); err != nil {
+		return procStat{}, err
+	}
+	return st, nil
+}
+
+// insideServer reports whether process pid is this server or descends from it; an error when
+// its ancestry cannot be read (the process is gone already). An ancestor that ends during the
+// walk has its children reparented: the walk starts again.
+func insideServer(pid int) (bool, error) {
+	var err error
+	for try := 0; try < 3; try++ {
+		var inside, again bool
+		if inside, again, err = walkUp(pid); !again {
+			return inside, err
+		}
+	}
+	return false, err
+}
+
+func walkUp(pid int) (inside, again bool, err error) {
+	self := os.Getpid()
+	if pid <= 0 {
+		return false, false, errors.New("the view's process is not known")
+	}
+	for i := 0; i < 1<<16 && pid > 1; i++ {
+		if pid == self {
+			return true, false, nil
+		}
+		st, err := readProcStat(pid)
+		if err != nil {
+			if i == 0 {
+				return false, false, fmt.Errorf("cannot read the view's process: %w", err)
+			}
+			return false, true, fmt.Errorf("cannot read process %d, an ancestor of the view's: %w", pid, err)
+		}
+		pid = st.ppid
+	}
+	return pid == self, false, nil
+}
