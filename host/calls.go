@@ -180,7 +180,13 @@ func (in *Instance) approve(ctx context.Context, req ApprovalRequest, revision s
 			shown(0)
 		}()
 	}
-	req.Answered = func(_ Decision, view string) { in.updateCall(rec, func(r *CallRecord) { r.AnsweredBy = view }) }
+	answered := req.Answered // the journal's (Record.Watch)
+	req.Answered = func(d Decision, view string) {
+		in.updateCall(rec, func(r *CallRecord) { r.AnsweredBy = view })
+		if answered != nil {
+			answered(d, view)
+		}
+	}
 	err := ap.Approve(actx, req)
 
 	in.mu.Lock()

@@ -67,7 +67,7 @@ func attentionSeq(mode string, c host.Card) []byte {
 // recent calls.
 func (a *App) answeringView() string {
 	if a.views.cur == "" {
-		return "local"
+		return "" // an App drawing on a screen of its own (tests): no view to name
 	}
 	if name := a.viewName(); name != "" {
 		return a.views.cur + " " + name // "view-2 view 2 /dev/pts/5": the journal's id, the number and terminal
