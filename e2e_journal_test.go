@@ -152,7 +152,7 @@ func TestEndToEndJournal(t *testing.T) {
 			t.Errorf("%s: no card number", name)
 		}
 		answered := name == "once" || name == "denied" || name == "revision"
-		if answered != (e.View != nil && strings.HasPrefix(*e.View, "view-")) {
+		if answered != (e.View != nil && strings.HasPrefix(*e.View, "view 1 /dev/")) {
 			t.Errorf("%s: view %v", name, e.View)
 		}
 	}
@@ -169,7 +169,7 @@ func TestEndToEndJournal(t *testing.T) {
 		!strings.Contains(string(change), `{"op":"replace","path":"/value","value":5,"old":0}`) {
 		t.Errorf("the approved call's change: seq %v -> %v, merged %d, %s", once.SeqBefore, once.SeqAfter, once.Merged, change)
 	}
-	if human := r.run("log", "hosted:1"); !strings.Contains(human, "/value: 0 → 5") || !strings.Contains(human, "allowed once (view-1") {
+	if human := r.run("log", "hosted:1"); !strings.Contains(human, "/value: 0 → 5") || !strings.Contains(human, "allowed once (view 1 /dev/") {
 		t.Errorf("tickmux log hosted:1 does not show the change:\n%s", human)
 	}
 

@@ -239,6 +239,8 @@ func TestEndToEndSaysWhichViewAnswered(t *testing.T) {
 	r.waitFor("keys answer from " + want)
 	r.keys("y")
 	call.returned(t)
+	r.keys("C-b", "Up") // from the demo's shell, focused, to the counter two panes up: its recent calls
+	r.keys("C-b", "Up")
 	r.waitFor("(approved by " + want + ")")
 	if log := r.log(); !strings.Contains(log, "allowed once by "+want) {
 		t.Fatalf("the log does not say which view answered:\n%s", log)

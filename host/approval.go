@@ -56,8 +56,8 @@ type ApprovalRequest struct {
 	// (two identical requests get two ids). An approver that shows no card never calls it. It
 	// must not block. It is not part of what the card shows: Pending never returns it.
 	Shown func(card uint64)
-	// Answered, when not nil, is told the person's answer and the view whose key gave it (its id,
-	// number and terminal: "view-2 view 2 /dev/pts/5"; "" when not known) before Approve returns;
+	// Answered, when not nil, is told the person's answer and the view whose key gave it (its
+	// number and terminal, "view 2 /dev/pts/5"; "" when not known) before Approve returns;
 	// never for a card withdrawn or voided. It must not block. Pending never returns it.
 	Answered func(d Decision, view string)
 }
@@ -240,7 +240,7 @@ func (q *ApprovalQueue) Pending() []Card {
 func (q *ApprovalQueue) Answer(id uint64, d Decision) error { return q.AnswerFrom(id, d, "") }
 
 // AnswerFrom is Answer naming the view whose key gave the answer, as the journal, the log and
-// the recent calls say it ("view-2 view 2 /dev/pts/5").
+// the recent calls say it ("view 2 /dev/pts/5").
 func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 	if d != AllowOnce && d != AllowRevision && d != Deny {
 		return fmt.Errorf("invalid decision %d", d)

@@ -70,7 +70,7 @@ func (a *App) answeringView() string {
 		return "" // an App drawing on a screen of its own (tests): no view to name
 	}
 	if name := a.viewName(); name != "" {
-		return a.views.cur + " " + name // "view-2 view 2 /dev/pts/5": the journal's id, the number and terminal
+		return name // "view 2 /dev/pts/5": its number and terminal
 	}
-	return a.views.cur
+	return a.views.cur // "view-2"
 }
