@@ -334,15 +334,16 @@ func ruleOf(err error) string {
 	return ""
 }
 
-// onUpdate runs on the session's reader for every valid tick/update.
-func (in *Instance) onUpdate(st wire.State, received time.Time) {
+// onUpdate runs on the session's reader with the latest valid tick/update and the seqs of every
+// update folded into it.
+func (in *Instance) onUpdate(st wire.State, seqs []uint64, received time.Time) {
 	in.mu.Lock()
-	in.state.Updates++
-	in.seqs = append(in.seqs, st.Seq)
+	in.state.Updates += uint64(len(seqs))
+	in.seqs = append(in.seqs, seqs...)
 	if len(in.seqs) > seqHistory {
 		in.seqs = in.seqs[len(in.seqs)-seqHistory:]
 	}
-	in.rate.add(received)
+	in.rate.add(received, len(seqs))
 	in.storeState(st, received, true)
 	in.mu.Unlock()
 	in.host.bus.post(EventState, in.id)
@@ -539,11 +540,11 @@ func (r *rateCounter) roll(now int64) {
 	r.base = now - 59
 }
 
-func (r *rateCounter) add(t time.Time) {
+func (r *rateCounter) add(t time.Time, n int) {
 	now := t.Unix()
 	r.roll(now)
 	if i := now - r.base; i >= 0 && i < 60 {
-		r.buckets[i]++
+		r.buckets[i] += n
 	}
 }
 
