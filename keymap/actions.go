@@ -21,6 +21,7 @@ const (
 	ResizeUp    Action = "resize-up"
 	ResizeDown  Action = "resize-down"
 	Zoom        Action = "zoom"
+	Tile        Action = "tile"
 	ClosePane   Action = "close-pane"
 	SwapNext    Action = "swap-next"
 	SwapPrev    Action = "swap-prev"
@@ -98,6 +99,7 @@ var allActions = []struct {
 	{ResizeUp, "move the border up"},
 	{ResizeDown, "move the border down"},
 	{Zoom, "zoom the pane (again to unzoom)"},
+	{Tile, "arrange every pane of the tab in a grid of equal cells (tmux's select-layout tiled)"},
 	{ClosePane, "close the pane and end its program"},
 	{SwapNext, "swap the pane with the next one"},
 	{SwapPrev, "swap the pane with the previous one"},

@@ -168,6 +168,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "C-Down", ResizeDown},
 	{ModePrefix, "J", ResizeDown},
 	{ModePrefix, "z", Zoom},
+	{ModePrefix, "M-5", Tile},
 	{ModePrefix, "x", ClosePane},
 	{ModePrefix, "}", SwapNext},
 	{ModePrefix, "{", SwapPrev},

@@ -199,6 +199,8 @@ func (a *App) do(act keymap.Action) {
 		a.layout.Resize(a.focus, actionDirection(act), 2)
 	case keymap.Zoom:
 		a.layout.Zoom(a.focus)
+	case keymap.Tile:
+		a.layout.Tile()
 	case keymap.ClosePane:
 		if p == nil {
 			return

@@ -139,6 +139,44 @@ func (l *Layout) IDs() []string {
 	return out
 }
 
+// Tile arranges every pane in a grid of equal cells, in reading order, as tmux's select-layout
+// tiled does: rows and columns as close to equal as the count allows, rows first.
+func (l *Layout) Tile() {
+	ids := l.IDs()
+	if len(ids) < 2 {
+		return
+	}
+	rows, cols := 1, 1
+	for rows*cols < len(ids) {
+		rows++
+		if rows*cols < len(ids) {
+			cols++
+		}
+	}
+	var lines []*node
+	for i := 0; i < len(ids); i += cols {
+		var cells []*node
+		for _, id := range ids[i:min(i+cols, len(ids))] {
+			cells = append(cells, &node{id: id})
+		}
+		lines = append(lines, evenSplits(cells, SideBySide))
+	}
+	l.root = evenSplits(lines, Stacked)
+	l.root.parent = nil
+	l.zoomed = ""
+}
+
+// evenSplits chains ns along axis so that each gets an equal share.
+func evenSplits(ns []*node, axis Axis) *node {
+	if len(ns) == 1 {
+		return ns[0]
+	}
+	rest := evenSplits(ns[1:], axis)
+	n := &node{axis: axis, ratio: 1 / float64(len(ns)), a: ns[0], b: rest}
+	ns[0].parent, rest.parent = n, n
+	return n
+}
+
 // Zoom shows id alone (or, if it is zoomed already, unzooms).
 func (l *Layout) Zoom(id string) {
 	if l.zoomed == id || !l.Has(id) {
