@@ -117,7 +117,7 @@ type Instance struct {
 	end         *EndInfo
 	catalog     *Catalog
 	state       StateInfo
-	seqs        []uint64 // the last seqHistory update seqs, oldest first
+	seqs        []uint64 // the last seqHistory (up to twice that) update seqs, oldest first
 	rate        rateCounter
 	calls       []CallRecord
 	nextCall    uint64
@@ -340,8 +340,8 @@ func (in *Instance) onUpdate(st wire.State, seqs []uint64, received time.Time) {
 	in.mu.Lock()
 	in.state.Updates += uint64(len(seqs))
 	in.seqs = append(in.seqs, seqs...)
-	if len(in.seqs) > seqHistory {
-		in.seqs = in.seqs[len(in.seqs)-seqHistory:]
+	if len(in.seqs) >= 2*seqHistory { // the last seqHistory to the front, in the same array
+		in.seqs = append(in.seqs[:0], in.seqs[len(in.seqs)-seqHistory:]...)
 	}
 	in.rate.add(received, len(seqs))
 	in.storeState(st, received, true)

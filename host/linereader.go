@@ -67,5 +67,5 @@ func (lr *lineReader) next() ([]byte, error) {
 // without reading, and the line it returned last stays intact until the call after that.
 func (lr *lineReader) lineBuffered() bool {
 	b, _ := lr.r.Peek(lr.r.Buffered())
-	return bytes.IndexByte(b, '\n') >= 0
+	return bytes.LastIndexByte(b, '\n') >= 0 // from the end: reads bring whole lines, mostly
 }
