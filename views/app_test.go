@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -332,5 +333,37 @@ func TestTypedKeyEchoIsDrawnAtOnce(t *testing.T) {
 	p := onUIValue(hs, func() *Pane { return hs.app.panes[a.ID()] })
 	if n := p.typed.Load(); n != 0 {
 		t.Fatalf("the Tick's pane counts %d typed keys without a key", n)
+	}
+}
+
+// Key table: prefix M-5 tiles every pane (tmux's select-layout tiled): six panes split one from
+// the other, the last ones squeezed, come out in a grid of equal cells.
+func TestTileKey(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.waitFor(a.ID() + " View Tick · ready")
+	for i := 1; i <= 5; i++ {
+		hs.prefix()
+		hs.typeText("%")
+		hs.waitFor(fmt.Sprintf("shell:%d", i))
+	}
+	hs.prefix()
+	hs.key(tcell.KeyRune, '5', tcell.ModAlt)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rects := hs.rects()
+		ws := map[int]bool{}
+		for _, r := range rects {
+			ws[r.W] = true
+		}
+		// 3 rows x 2 columns: two widths at most (an odd cell of the split goes to one side).
+		if len(rects) == 6 && len(ws) <= 2 && rects["shell:5"].Y > rects[a.ID()].Y {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not tiled: %v", rects)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
