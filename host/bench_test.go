@@ -83,9 +83,9 @@ func BenchmarkIngestUpdates(b *testing.B) {
 	var got atomic.Int64
 	var latest wire.State
 	s := NewSession(discardCloser{io.Discard}, newUpdateStream(b.N), SessionHooks{
-		Update: func(st wire.State, _ time.Time) {
+		Update: func(st wire.State, seqs []uint64, _ time.Time) {
 			latest = st // what Instance.onUpdate keeps
-			got.Add(1)
+			got.Add(int64(len(seqs)))
 		},
 	})
 	b.ResetTimer()
@@ -151,7 +151,7 @@ func TestFloodKeepsMemoryBounded(t *testing.T) {
 		var latest wire.State
 		var got atomic.Int64
 		s := NewSession(discardCloser{io.Discard}, newUpdateStream(n), SessionHooks{
-			Update: func(st wire.State, _ time.Time) { latest = st; got.Add(1) },
+			Update: func(st wire.State, seqs []uint64, _ time.Time) { latest = st; got.Add(int64(len(seqs))) },
 		})
 		<-s.Done()
 		s.Close(nil)

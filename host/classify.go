@@ -20,7 +20,8 @@ const (
 	msgTickRequest                 // a method and an id of any value: forbidden, ignored and counted (H-M7)
 )
 
-// message is a classified line. Raw members are copies: they outlive the reader's buffer.
+// message is a classified line. Raw members are copies: they outlive the reader's buffer; only
+// update.Data may point into the line (the session copies the update it keeps).
 type message struct {
 	kind   msgKind
 	id     uint64 // msgResponse
@@ -203,6 +204,7 @@ func parseState(raw json.RawMessage, limit int) (wire.State, *RuleError) {
 // stateFromSpans checks the members of a TickState found by the scanner: seq is an unsigned
 // integer (the seq rules, H-RD1/H-U1), data is present, at is absent or an RFC 3339 date-time
 // string (H-RD3/H-U1). bad names the rule a read result breaks; an update breaks H-U1 whatever it is.
+// Data in compact form may share b's memory: whoever keeps it past b's life copies it.
 func stateFromSpans(b []byte, sp stateSpans) (wire.State, *RuleError) {
 	var st wire.State
 	if !sp.object {
@@ -219,7 +221,10 @@ func stateFromSpans(b []byte, sp stateSpans) (wire.State, *RuleError) {
 	if !sp.data.set {
 		return st, &RuleError{Rule: "H-RD3", Reason: "has no data"}
 	}
-	st.Seq, st.Data = seq, compactCopy(b, sp.data)
+	st.Seq, st.Data = seq, sp.data.bytes(b)
+	if sp.data.ws != 0 {
+		st.Data = compactCopy(b, sp.data)
+	}
 	if sp.at.set {
 		at, ok := atString(sp.at.bytes(b))
 		if !ok {

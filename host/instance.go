@@ -129,7 +129,7 @@ type Instance struct {
 	end         *EndInfo
 	catalog     *Catalog
 	state       StateInfo
-	seqs        []uint64        // the last seqHistory update seqs, oldest first
+	seqs        []uint64        // the last seqHistory (up to twice that) update seqs, oldest first
 	lastData    json.RawMessage // the last update's data, for StateInfo.Repeats
 	rate        rateCounter
 	calls       []CallRecord
@@ -360,19 +360,22 @@ func ruleOf(err error) string {
 	return ""
 }
 
-// onUpdate runs on the session's reader for every valid tick/update.
-func (in *Instance) onUpdate(st wire.State, received time.Time) {
+// onUpdate runs on the session's reader with the latest valid tick/update and the seqs of every
+// update folded into it.
+func (in *Instance) onUpdate(st wire.State, seqs []uint64, received time.Time) {
 	in.mu.Lock()
-	in.state.Updates++
+	in.state.Updates += uint64(len(seqs))
+	// Repeats compares what was delivered: updates folded into one read are not compared one
+	// with another (a Tick repeating itself every second sends one per read).
 	if in.lastData != nil && bytes.Equal(in.lastData, st.Data) {
 		in.state.Repeats++
 	}
 	in.lastData = st.Data
-	in.seqs = append(in.seqs, st.Seq)
-	if len(in.seqs) > seqHistory {
-		in.seqs = in.seqs[len(in.seqs)-seqHistory:]
+	in.seqs = append(in.seqs, seqs...)
+	if len(in.seqs) >= 2*seqHistory { // the last seqHistory to the front, in the same array
+		in.seqs = append(in.seqs[:0], in.seqs[len(in.seqs)-seqHistory:]...)
 	}
-	in.rate.add(received)
+	in.rate.add(received, len(seqs))
 	in.storeState(st, received, true)
 	in.mu.Unlock()
 	in.host.bus.post(EventState, in.id)
@@ -569,11 +572,11 @@ func (r *rateCounter) roll(now int64) {
 	r.base = now - 59
 }
 
-func (r *rateCounter) add(t time.Time) {
+func (r *rateCounter) add(t time.Time, n int) {
 	now := t.Unix()
 	r.roll(now)
 	if i := now - r.base; i >= 0 && i < 60 {
-		r.buckets[i]++
+		r.buckets[i] += n
 	}
 }
 

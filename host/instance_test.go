@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -607,5 +608,41 @@ func TestMutatesIsStickyWithinARevision(t *testing.T) {
 	}
 	if v := in.RevisionViolations(); len(v) != 1 {
 		t.Fatalf("violations after an unchanged describe: %q", v)
+	}
+}
+
+// Keeping the latest state allocates nothing per update, however long the flood: the seq history
+// is trimmed in place (it once grew a new array every few updates once full).
+// spec: H-U2
+func TestOnUpdateAllocatesNothing(t *testing.T) {
+	h := &Host{}
+	sub := h.bus.subscribe() // never drained: the state event stays queued, as between frames
+	defer sub.Close()
+	in := &Instance{id: "hosted:1", isTick: true, host: h}
+	st := wire.State{Data: json.RawMessage(`{"i":1}`), At: "2026-12-02T05:00:00Z"}
+	seqs := make([]uint64, 4)
+	now := time.Now()
+	next := func() {
+		for i := range seqs {
+			st.Seq++
+			seqs[i] = st.Seq
+		}
+		in.onUpdate(st, seqs, now)
+	}
+	for range 3 * seqHistory {
+		next()
+	}
+	// AllocsPerRun rounds down: count them all.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 5 * seqHistory {
+		next()
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n > 2 {
+		t.Fatalf("%d allocations over %d updates", n, 5*seqHistory)
+	}
+	if got := in.MergedSince(st.Seq - 100); got != 100 {
+		t.Fatalf("merged since 100 updates ago: %d", got)
 	}
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -60,4 +61,11 @@ func (lr *lineReader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// lineBuffered reports whether a whole next line is already buffered: then next returns it
+// without reading, and the line it returned last stays intact until the call after that.
+func (lr *lineReader) lineBuffered() bool {
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	return bytes.LastIndexByte(b, '\n') >= 0 // from the end: reads bring whole lines, mostly
 }

@@ -140,7 +140,7 @@ func TestSessionReadsAFloodInFewReads(t *testing.T) {
 	s := NewSession(discardCloser{io.Discard}, struct {
 		io.Reader
 		io.Closer
-	}{counter, r}, SessionHooks{Update: func(st wire.State, _ time.Time) { got = append(got, st.Seq) }})
+	}{counter, r}, SessionHooks{Update: func(st wire.State, seqs []uint64, _ time.Time) { got = append(got, seqs...) }})
 	<-s.Done()
 	elapsed := time.Since(start)
 	if len(got) != lines {

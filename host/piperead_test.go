@@ -221,7 +221,11 @@ func TestSessionReadsAFloodOutOfThePoller(t *testing.T) {
 	}()
 	defer close(stopWriting)
 	got := make(chan uint64, lines)
-	s := NewSession(discardCloser{io.Discard}, r, SessionHooks{Update: func(st wire.State, _ time.Time) { got <- st.Seq }})
+	s := NewSession(discardCloser{io.Discard}, r, SessionHooks{Update: func(st wire.State, seqs []uint64, _ time.Time) {
+		for _, q := range seqs {
+			got <- q
+		}
+	}})
 	defer s.Close(nil)
 	out := 0
 	for range 400 {

@@ -30,8 +30,11 @@ var ErrStdoutClosed = errors.New("the Tick closed its stdout")
 // SessionHooks are how a Session reports what arrives. They run on the session's reader goroutine
 // and must not block.
 type SessionHooks struct {
-	// Update receives each valid tick/update (H-U1 checked) with the time it arrived.
-	Update func(st wire.State, received time.Time)
+	// Update receives the latest valid tick/update (H-U1 checked) with the time it arrived,
+	// and seqs, the seqs of every update folded into it since the last call, oldest first, its
+	// own last. Updates that came in one read are checked one by one and delivered once (H-U2:
+	// only the latest state is kept). seqs is valid only during the call.
+	Update func(st wire.State, seqs []uint64, received time.Time)
 	// End is called once, with the reason, when the session ends.
 	End func(reason error)
 	// Logf records what is worth a line in the log (dropped responses, ignored notifications).
@@ -63,6 +66,11 @@ type Session struct {
 	haveRead      bool
 
 	stats sessionCounters
+
+	// The reader's own: the latest update not delivered yet and the seqs folded into it. Its
+	// data may point into the line reader's buffer until deliver copies it.
+	latest wire.State
+	merged []uint64
 }
 
 // pending is one request in flight. Exactly one of reader, timeout or end retires it, and the one
@@ -228,17 +236,28 @@ func (s *Session) readLoop() {
 		}
 		s.stats.lines.Add(1)
 		m, err := classify(line)
+		if err == nil {
+			err = s.dispatch(m)
+		}
+		if len(s.merged) > 0 && (err != nil || !lr.lineBuffered()) {
+			s.deliver() // before the next read, which may reuse the line's memory
+		}
 		if err != nil {
 			pr.release()
 			s.end(err)
 			return
 		}
-		if err := s.dispatch(m); err != nil {
-			pr.release()
-			s.end(err)
-			return
-		}
 	}
+}
+
+// deliver passes the latest update, with the seqs folded into it, to the Update hook.
+func (s *Session) deliver() {
+	st := s.latest
+	st.Data = append(json.RawMessage(nil), st.Data...) // out of the line reader's buffer
+	if s.hooks.Update != nil {
+		s.hooks.Update(st, s.merged, time.Now())
+	}
+	s.latest, s.merged = wire.State{}, s.merged[:0]
 }
 
 // readEndReason turns the reader's error into why the session ended.
@@ -267,12 +286,16 @@ func (s *Session) dispatch(m message) error {
 	case msgUpdate:
 		return s.acceptUpdate(m.update)
 	case msgResponse:
+		if len(s.merged) > 0 {
+			s.deliver() // the updates before a response are seen before its caller goes on
+		}
 		s.acceptResponse(m)
 	}
 	return nil
 }
 
-// acceptUpdate checks the update's seq in arrival order (H-C3, H-U1) and passes it on.
+// acceptUpdate checks the update's seq in arrival order (H-C3, H-U1) and holds it as the latest
+// for deliver.
 func (s *Session) acceptUpdate(st wire.State) error {
 	s.mu.Lock()
 	if s.haveUpdate && st.Seq <= s.lastUpdateSeq {
@@ -283,9 +306,8 @@ func (s *Session) acceptUpdate(st wire.State) error {
 	s.lastUpdateSeq, s.haveUpdate = st.Seq, true
 	s.mu.Unlock()
 	s.stats.updates.Add(1)
-	if s.hooks.Update != nil {
-		s.hooks.Update(st, time.Now())
-	}
+	s.latest = st
+	s.merged = append(s.merged, st.Seq)
 	return nil
 }
 

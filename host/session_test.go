@@ -2,9 +2,12 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -402,5 +405,90 @@ func TestDescribeAndReadAnyTime(t *testing.T) {
 		if _, err := in.Read(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// chunkReader returns its text n bytes a read, cutting lines anywhere.
+type chunkReader struct {
+	text []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.text) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.text)
+	c.text = c.text[k:]
+	return k, nil
+}
+
+func (c *chunkReader) Close() error { return nil }
+
+func updateLines(from, to int) []byte {
+	var b bytes.Buffer
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":%d,"data":{"i":%d,"pad":"%s"}}}`+"\n", i, i, strings.Repeat("x", i%37))
+	}
+	return b.Bytes()
+}
+
+// Updates that come in one read are each checked, and only the latest is delivered, once, with
+// the seqs of all of them: a flooding Tick costs one copy and one event per read, not per line.
+// spec: H-U2
+func TestUpdatesOfOneReadDeliveredOnce(t *testing.T) {
+	var calls int
+	var got wire.State
+	var seqs []uint64
+	s := NewSession(discardCloser{io.Discard}, &chunkReader{text: updateLines(1, 40), n: 1 << 20}, SessionHooks{
+		Update: func(st wire.State, merged []uint64, _ time.Time) {
+			calls++
+			got = st
+			seqs = append(seqs, merged...)
+		},
+	})
+	<-s.Done()
+	s.Close(nil)
+	if calls != 1 || got.Seq != 40 || !strings.HasPrefix(string(got.Data), `{"i":40,`) {
+		t.Fatalf("%d deliveries, the last seq %d data %s; want one, of seq 40", calls, got.Seq, got.Data)
+	}
+	if len(seqs) != 40 || seqs[0] != 1 || seqs[39] != 40 {
+		t.Fatalf("merged seqs %v, want 1..40", seqs)
+	}
+	if st := s.Stats(); st.Updates != 40 {
+		t.Fatalf("the session counted %d updates, want 40", st.Updates)
+	}
+}
+
+// What is delivered is the host's own copy: reads cutting lines anywhere, which make the line
+// reader move and overwrite its buffer, never change a state delivered before.
+func TestDeliveredStatesOutliveTheReadBuffer(t *testing.T) {
+	type delivery struct {
+		st   wire.State
+		seqs []uint64
+	}
+	var all []delivery
+	s := NewSession(discardCloser{io.Discard}, &chunkReader{text: updateLines(1, 3000), n: 4099}, SessionHooks{
+		Update: func(st wire.State, merged []uint64, _ time.Time) {
+			all = append(all, delivery{st, append([]uint64(nil), merged...)})
+		},
+	})
+	<-s.Done()
+	s.Close(nil)
+	next := uint64(1)
+	for _, d := range all {
+		for _, q := range d.seqs {
+			if q != next {
+				t.Fatalf("seq %d delivered where %d was due", q, next)
+			}
+			next++
+		}
+		want := fmt.Sprintf(`{"i":%d,"pad":"%s"}`, d.st.Seq, strings.Repeat("x", int(d.st.Seq%37)))
+		if d.st.Seq != d.seqs[len(d.seqs)-1] || string(d.st.Data) != want {
+			t.Fatalf("state of seq %d (last merged %d) holds %s, want %s", d.st.Seq, d.seqs[len(d.seqs)-1], d.st.Data, want)
+		}
+	}
+	if next != 3001 || len(all) >= 3000 {
+		t.Fatalf("%d updates in %d deliveries, want 3000 in fewer", next-1, len(all))
 	}
 }

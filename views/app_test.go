@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -417,5 +418,37 @@ func TestHelpOverlayAt80x24(t *testing.T) {
 		if strings.ContainsAny(row, "│┃") {
 			t.Errorf("a pane border shows beside the help overlay: %q", row)
 		}
+	}
+}
+
+// Key table: prefix M-5 tiles every pane (tmux's select-layout tiled): six panes split one from
+// the other, the last ones squeezed, come out in a grid of equal cells (scripts/bench-scale uses it).
+func TestTileKey(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	a := hs.openTick("plain")
+	hs.start()
+	hs.waitFor(a.ID() + " View Tick · ready")
+	for i := 1; i <= 5; i++ {
+		hs.prefix()
+		hs.typeText("%")
+		hs.waitFor(fmt.Sprintf("shell:%d", i))
+	}
+	hs.prefix()
+	hs.key(tcell.KeyRune, '5', tcell.ModAlt)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rects := hs.rects()
+		ws := map[int]bool{}
+		for _, r := range rects {
+			ws[r.W] = true
+		}
+		// 3 rows x 2 columns: two widths at most (an odd cell of the split goes to one side).
+		if len(rects) == 6 && len(ws) <= 2 && rects["shell:5"].Y > rects[a.ID()].Y {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not tiled: %v", rects)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

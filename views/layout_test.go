@@ -1,6 +1,8 @@
 package views
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +124,44 @@ func TestDragBorder(t *testing.T) {
 	}
 	if l.BorderAt(3, 2) != nil {
 		t.Fatal("a border inside a pane")
+	}
+}
+
+// The tiled preset puts 51 panes opened by splitting the newest each time (most of them squeezed to
+// nothing) in an 8 x 7 grid, every pane at least a frame and a cell, in reading order.
+func TestTileMakesEveryPaneVisible(t *testing.T) {
+	var l Layout
+	prev := ""
+	for i := range 51 {
+		id := fmt.Sprintf("p%02d", i)
+		l.Add(prev, id, Axis(i%2))
+		prev = id
+	}
+	ids := l.IDs()
+	l.ApplyPreset(Tiled)
+	if got := l.IDs(); !slices.Equal(got, ids) {
+		t.Fatalf("tiled order %v, want %v", got, ids)
+	}
+	area := Rect{0, 0, 120, 44}
+	r := l.Arrange(area)
+	if len(r) != 51 {
+		t.Fatalf("%d panes arranged", len(r))
+	}
+	cells := 0
+	for id, p := range r {
+		if p.W < 17 || p.H < 5 || p.H > 6 || (id < "p49" && p.W > 18) {
+			t.Errorf("%s is %dx%d, want about 17x5 (the last row's two wider)", id, p.W, p.H)
+		}
+		cells += p.W * p.H
+	}
+	if cells != area.W*area.H {
+		t.Errorf("the panes cover %d cells of %d", cells, area.W*area.H)
+	}
+	if a, b := r["p00"], r["p07"]; b.Y <= a.Y || b.X != a.X {
+		t.Errorf("p07 at %v does not start the second row below p00 at %v", b, a)
+	}
+	l.Add("p50", "p51", SideBySide) // splitting keeps working on a tiled layout
+	if r := l.Arrange(area); r["p51"].W == 0 || r["p50"].W == 0 {
+		t.Errorf("split of a tiled pane: %v %v", r["p50"], r["p51"])
 	}
 }

@@ -1,7 +1,5 @@
 package views
 
-import "math"
-
 // Preset is one of tmux's preset layouts (select-layout), applied to the panes in their reading
 // order: the first is the main pane of the main-* layouts.
 type Preset int
@@ -46,13 +44,20 @@ func (l *Layout) ApplyPreset(p Preset) {
 			root = join(root, evenChain(ids[1:], rest), axis, mainShare)
 		}
 	default: // Tiled
-		cols := int(math.Ceil(math.Sqrt(float64(len(ids)))))
-		var rows [][]string
+		// As tmux's select-layout tiled counts them: rows grow first, then columns.
+		rows, cols := 1, 1
+		for rows*cols < len(ids) {
+			rows++
+			if rows*cols < len(ids) {
+				cols++
+			}
+		}
+		var grid [][]string
 		for i := 0; i < len(ids); i += cols {
-			rows = append(rows, ids[i:min(i+cols, len(ids))])
+			grid = append(grid, ids[i:min(i+cols, len(ids))])
 		}
 		var rowNodes []*node
-		for _, r := range rows {
+		for _, r := range grid {
 			rowNodes = append(rowNodes, evenChain(r, SideBySide))
 		}
 		root = chainNodes(rowNodes, Stacked)

@@ -62,13 +62,43 @@ type SidePanel struct {
 	topSeen     uint64
 	topSwapped  time.Time
 
-	// What the last draw showed (its rectangle, scroll and visible lines), to skip a draw that
-	// would change nothing; drawnOK is cleared when something may have drawn over the panel.
-	drawnSig, sig []seg
-	drawnOK       bool
+	// What the last draw showed (its frame and each row), so that a draw redraws only the rows
+	// that changed: a flooding Tick's state changes a line or two of the panel per update.
+	// drawnOK is cleared when something may have drawn over the panel.
+	drawn, next panelRows
+	drawnOK     bool
 
 	// lastChange finds the last change a tool made, for its next card (journalpanel.go).
 	lastChange func(instance, tool string) (host.CallRecord, bool)
+}
+
+// panelRows is what a draw of the panel shows: its frame, and each row's segments (a span of
+// segs, copied, so later builds cannot change them) with the scroll mark at its end.
+type panelRows struct {
+	frame [4]int      // the rectangle
+	style tcell.Style // the border's
+	segs  []seg
+	rows  []panelRow
+}
+
+type panelRow struct {
+	start, end int  // in segs
+	mark       rune // '↑', '↓', or 0
+	rule       bool // the rule between the head and the body: drawn across the whole width
+}
+
+func (r *panelRows) add(l line, mark rune, rule bool) {
+	start := len(r.segs)
+	r.segs = append(r.segs, l...)
+	r.rows = append(r.rows, panelRow{start, len(r.segs), mark, rule})
+}
+
+func (r *panelRows) line(i int) line { return r.segs[r.rows[i].start:r.rows[i].end] }
+
+// sameRow reports whether row i of r shows what row i of o shows.
+func (r *panelRows) sameRow(o *panelRows, i int) bool {
+	a, b := r.rows[i], o.rows[i]
+	return a.mark == b.mark && a.rule == b.rule && slices.Equal(r.line(i), o.line(i))
 }
 
 // Invalidate makes the next draw draw everything: something drew over the panel.
@@ -558,56 +588,57 @@ func (p *SidePanel) Draw(screen tcell.Screen) {
 	x, y, w, h := p.GetInnerRect()
 	p.clampScroll()
 	headH, bodyH := p.regions(h)
-	// What this draw would show; the same as the last one (and nothing drew over it since):
-	// nothing to draw. A flood of updates to an instance the panel does not show costs nothing.
+	// What this draw shows, row by row; only the rows that differ from the last draw are drawn
+	// (all of them when the frame moved or something drew over the panel). A flood of updates
+	// to an instance the panel does not show draws nothing; to the one it shows, its changed lines.
 	bx, by, bw, bh := p.GetRect()
-	sig := append(p.sig[:0], seg{fmt.Sprint(bx, by, bw, bh, p.headScroll, p.scroll, headH, bodyH), p.borderStyle()})
-	visible := func(lines []line, first, n int) {
-		for i := first; i < first+n && i < len(lines); i++ {
-			sig = append(sig, lines[i]...)
-			sig = append(sig, seg{"\n", tcell.StyleDefault})
-		}
-	}
-	visible(p.head, p.headScroll, headH)
-	visible(p.body, p.scroll, bodyH)
-	same := p.drawnOK && slices.Equal(sig, p.drawnSig)
-	p.sig, p.drawnSig = p.drawnSig, sig
-	p.drawnOK = true
-	if same {
-		p.noteSeen(headH)
-		return
-	}
-	p.Box.DrawForSubclass(screen, p)
-	row := 0
-	draw := func(lines []line, first, n int) {
+	cur := &p.next
+	cur.frame, cur.style = [4]int{bx, by, bw, bh}, p.borderStyle()
+	cur.segs, cur.rows = cur.segs[:0], cur.rows[:0]
+	rows := func(lines []line, first, n int) {
 		for i := 0; i < n; i++ {
 			var l line
 			if first+i < len(lines) {
 				l = lines[first+i]
 			}
-			drawText(screen, x+1, y+row, w-1, l, p.theme.Panel)
-			screen.SetContent(x, y+row, ' ', nil, p.theme.Panel)
-			row++
+			var mark rune
+			if i == 0 && first > 0 {
+				mark = '↑'
+			}
+			if i == n-1 && first+n < len(lines) {
+				mark = '↓'
+			}
+			cur.add(l, mark, false)
 		}
 	}
-	marks := func(top, n, first, total int) {
-		if first > 0 {
-			screen.SetContent(x+w-1, y+top, '↑', nil, p.theme.PanelMuted)
+	rows(p.head, p.headScroll, headH)
+	if headH > 0 && len(p.body) > 0 && len(cur.rows) < h {
+		cur.add(plain(strings.Repeat("┄", w), p.theme.PanelMuted), 0, true)
+	}
+	rows(p.body, p.scroll, bodyH)
+	for len(cur.rows) < h {
+		cur.add(nil, 0, false) // clear what is left
+	}
+	whole := !p.drawnOK || cur.frame != p.drawn.frame || cur.style != p.drawn.style || len(cur.rows) != len(p.drawn.rows)
+	if whole {
+		p.Box.DrawForSubclass(screen, p)
+	}
+	for i, r := range cur.rows {
+		if !whole && cur.sameRow(&p.drawn, i) {
+			continue
 		}
-		if first+n < total && n > 0 {
-			screen.SetContent(x+w-1, y+top+n-1, '↓', nil, p.theme.PanelMuted)
+		if r.rule {
+			drawText(screen, x, y+i, w, cur.line(i), p.theme.Panel)
+			continue
+		}
+		drawText(screen, x+1, y+i, w-1, cur.line(i), p.theme.Panel)
+		screen.SetContent(x, y+i, ' ', nil, p.theme.Panel)
+		if r.mark != 0 {
+			screen.SetContent(x+w-1, y+i, r.mark, nil, p.theme.PanelMuted)
 		}
 	}
-	draw(p.head, p.headScroll, headH)
-	marks(0, headH, p.headScroll, len(p.head))
-	if headH > 0 && len(p.body) > 0 && row < h {
-		drawText(screen, x, y+row, w, plain(strings.Repeat("┄", w), p.theme.PanelMuted), p.theme.Panel)
-		row++
-	}
-	bodyTop := row
-	draw(p.body, p.scroll, bodyH)
-	marks(bodyTop, bodyH, p.scroll, len(p.body))
-	draw(nil, 0, h-row) // clear what is left
+	p.drawn, p.next = p.next, p.drawn
+	p.drawnOK = true
 	p.noteSeen(headH)
 }
 
