@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,8 +128,7 @@ type Instance struct {
 	end         *EndInfo
 	catalog     *Catalog
 	state       StateInfo
-	seqs        []uint64        // the last seqHistory (up to twice that) update seqs, oldest first
-	lastData    json.RawMessage // the last update's data, for StateInfo.Repeats
+	seqs        []uint64 // the last seqHistory (up to twice that) update seqs, oldest first
 	rate        rateCounter
 	calls       []CallRecord
 	nextCall    uint64
@@ -365,12 +363,9 @@ func ruleOf(err error) string {
 func (in *Instance) onUpdate(st wire.State, seqs []uint64, received time.Time) {
 	in.mu.Lock()
 	in.state.Updates += uint64(len(seqs))
-	// Repeats compares what was delivered: updates folded into one read are not compared one
-	// with another (a Tick repeating itself every second sends one per read).
-	if in.lastData != nil && bytes.Equal(in.lastData, st.Data) {
-		in.state.Repeats++
+	if in.sess != nil {
+		in.state.Repeats = in.sess.stats.repeats.Load() // counted by the reader, which calls this
 	}
-	in.lastData = st.Data
 	in.seqs = append(in.seqs, seqs...)
 	if len(in.seqs) >= 2*seqHistory { // the last seqHistory to the front, in the same array
 		in.seqs = append(in.seqs[:0], in.seqs[len(in.seqs)-seqHistory:]...)

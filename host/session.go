@@ -71,6 +71,8 @@ type Session struct {
 	// data may point into the line reader's buffer until deliver copies it.
 	latest wire.State
 	merged []uint64
+	// lastData is the data of the last update delivered (a copy), to count repeats across reads.
+	lastData json.RawMessage
 }
 
 // pending is one request in flight. Exactly one of reader, timeout or end retires it, and the one
@@ -103,6 +105,7 @@ type sessionCounters struct {
 	ignoredNotifs  atomic.Uint64 // H-M3
 	tickRequests   atomic.Uint64 // H-M7
 	droppedReplies atomic.Uint64 // H-M4
+	repeats        atomic.Uint64 // updates whose data equals the update's before (spec 8.3)
 }
 
 // SessionStats are the session's counters.
@@ -254,6 +257,7 @@ func (s *Session) readLoop() {
 func (s *Session) deliver() {
 	st := s.latest
 	st.Data = append(json.RawMessage(nil), st.Data...) // out of the line reader's buffer
+	s.lastData = st.Data
 	if s.hooks.Update != nil {
 		s.hooks.Update(st, s.merged, time.Now())
 	}
@@ -306,6 +310,15 @@ func (s *Session) acceptUpdate(st wire.State) error {
 	s.lastUpdateSeq, s.haveUpdate = st.Seq, true
 	s.mu.Unlock()
 	s.stats.updates.Add(1)
+	// The same data as the update before (in this read, or the last delivered): a redraw sent as
+	// news, which check reports (spec 8.3). Compared byte for byte as the Tick wrote it.
+	prev := s.lastData
+	if len(s.merged) > 0 {
+		prev = s.latest.Data
+	}
+	if prev != nil && bytes.Equal(prev, st.Data) {
+		s.stats.repeats.Add(1)
+	}
 	s.latest = st
 	s.merged = append(s.merged, st.Seq)
 	return nil
