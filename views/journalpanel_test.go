@@ -6,12 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/config"
 	"tickmux/host"
 	"tickmux/host/journal"
 )
@@ -19,30 +17,12 @@ import (
 // newJournalHarness is newHarness with the approval journal in dir.
 func newJournalHarness(t *testing.T, dir string) *harness {
 	t.Helper()
-	t.Setenv("NO_COLOR", "")
-	j, _ := journal.Open(dir, 0) // a journal that cannot be opened retries, and warns, at each entry
-	hs := &harness{t: t, done: make(chan error, 1)}
-	var app *App
-	var mu sync.Mutex
-	hs.queue = host.NewApprovalQueue(func() {
-		mu.Lock()
-		a := app
-		mu.Unlock()
-		if a != nil {
-			a.ApprovalsChanged()
-		}
-	})
-	hs.h = host.New(host.Config{Approver: hs.queue, Journal: j, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
+	j, _ := journal.Open(dir, 0)    // a journal that cannot be opened retries, and warns, at each entry
+	t.Cleanup(func() { j.Close() }) // after the harness's own cleanup, which stops the App
 	sc := tcell.NewSimulationScreen("UTF-8")
-	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: sc})
+	hs := newHarnessWith(t, sc, j) // New initializes sc
 	sc.SetSize(160, 50)
 	hs.screen = sc
-	mu.Lock()
-	app = a
-	mu.Unlock()
-	hs.app = a
-	t.Cleanup(hs.close)
-	t.Cleanup(func() { j.Close() })
 	return hs
 }
 

@@ -194,6 +194,12 @@ func newHarness(t *testing.T, w, hh int) *harness {
 // hs.screen to the simulation it reads.
 func newHarnessOn(t *testing.T, screen tcell.Screen) *harness {
 	t.Helper()
+	return newHarnessWith(t, screen, nil)
+}
+
+// newHarnessWith is newHarnessOn with the host's approval journal j (nil: none).
+func newHarnessWith(t *testing.T, screen tcell.Screen, j host.JournalWriter) *harness {
+	t.Helper()
 	t.Setenv("NO_COLOR", "")
 	hs := &harness{t: t, done: make(chan error, 1)}
 	var app *App
@@ -206,7 +212,7 @@ func newHarnessOn(t *testing.T, screen tcell.Screen) *harness {
 			a.ApprovalsChanged()
 		}
 	})
-	hs.h = host.New(host.Config{Approver: hs.queue, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
+	hs.h = host.New(host.Config{Approver: hs.queue, Journal: j, Logf: func(f string, args ...any) { t.Logf("host: "+f, args...) }})
 	a := New(Options{Host: hs.h, Approvals: hs.queue, Config: config.Default(), Screen: screen})
 	mu.Lock()
 	app = a
