@@ -15,7 +15,12 @@ func runAttach(args []string, std stdio) int {
 	if err != nil || len(f.argv) > 0 {
 		return 2
 	}
-	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams(), earlyview.Take())
+	early := earlyview.Take()
+	if !configPathOK("tickmux attach", f.config, std) {
+		early.Close()
+		return 2
+	}
+	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams(), early)
 }
 
 // runKillServer is `tickmux kill-server`: the server ends, and every program in it.

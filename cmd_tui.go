@@ -82,6 +82,10 @@ func tui(args []string, std stdio, demo bool) int {
 	}
 	sock := agent.SocketPath(f.socket)
 	early := earlyview.Take() // what this view's early start did, before the package inits
+	if !early.StartedOne() && !configPathOK(name, f.config, std) {
+		early.Close()
+		return 2
+	}
 	p := viewParams()
 	switch {
 	case early != nil && early.Started:
@@ -209,4 +213,22 @@ func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed 
 		return km.Prefix.String() + " " + keys[0].String()
 	}
 	return keys[0].String()
+}
+
+// configPathOK reports whether the config named with --config (none: the default, which may be
+// missing) is there; else it says so. Only the default path may be missing, with a server already
+// running too (which has its own config, as tmux's -f on attach).
+func configPathOK(name, path string, std stdio) bool {
+	if path == "" {
+		return true
+	}
+	if _, err := os.Stat(path); err != nil {
+		_, cerr := config.Load(path) // its message names the file and the default
+		if cerr == nil {
+			cerr = err
+		}
+		fmt.Fprintf(std.err, "%s: %v\n", name, cerr)
+		return false
+	}
+	return true
 }

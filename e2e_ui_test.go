@@ -317,6 +317,18 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 	if _, err := os.Stat(r.socket); err == nil {
 		t.Fatalf("a server runs after the missing config:\n%s", s)
 	}
+	// With a server running too (the early attach must not pass it by), for tickmux and attach.
+	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "srv", r.self)
+	r.waitIn("srv", "shell:1")
+	for i, cmd := range []string{"", " attach"} {
+		win := fmt.Sprintf("again%d", i)
+		r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", win,
+			"sh -c '"+r.self+" --config "+missing+cmd+"; echo exit-status-$?; sleep 600'")
+		s := r.waitIn(win, "exit-status-")
+		if !strings.Contains(s, "exit-status-2") || !strings.Contains(s, "no-such-config.toml") {
+			t.Fatalf("a missing --config file with a server running (tickmux%s):\n%s", cmd, s)
+		}
+	}
 }
 
 // After a detach the view says how to come back, with a command that works for the build in use:

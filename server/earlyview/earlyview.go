@@ -89,6 +89,9 @@ func (h *Handover) view() *View {
 	return h.View
 }
 
+// StartedOne reports whether the early start started a server (which read the config). Nil: no.
+func (h *Handover) StartedOne() bool { return h != nil && h.Started }
+
 // Close gives up the connection (the normal path did not use it).
 func (h *Handover) Close() {
 	if h != nil && h.Conn != nil {
@@ -226,6 +229,9 @@ func parseView(args []string) (v view, ok bool) {
 		case "log":
 			v.log = value
 		case "config":
+			if _, err := os.Stat(value); err != nil {
+				return v, false // the normal path says that the file named is missing
+			}
 			v.config = value
 		default:
 			return v, false

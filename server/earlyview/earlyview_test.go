@@ -3,12 +3,17 @@ package earlyview
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 )
 
 func TestParseView(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want view
@@ -18,7 +23,8 @@ func TestParseView(t *testing.T) {
 		{[]string{"attach"}, view{attach: true}, true},
 		{[]string{"--socket", "/s"}, view{socket: "/s"}, true},
 		{[]string{"-socket=/s", "attach"}, view{attach: true, socket: "/s"}, true},
-		{[]string{"attach", "--log", "/l", "--config=/c"}, view{attach: true, log: "/l", config: "/c"}, true},
+		{[]string{"attach", "--log", "/l", "--config=" + cfg}, view{attach: true, log: "/l", config: cfg}, true},
+		{[]string{"attach", "--config", cfg + ".missing"}, view{}, false},        // the normal path says it is missing
 		{[]string{"--socket", "/a", "--socket", "/b"}, view{socket: "/b"}, true}, // the last one wins, as in package flag
 		{[]string{"--socket", "attach"}, view{socket: "attach"}, true},           // the flag's value, as hoistCommand reads it
 		{[]string{"--socket"}, view{}, false},
