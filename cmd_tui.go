@@ -219,7 +219,7 @@ func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed 
 // missing) is there; else it says so. Only the default path may be missing, with a server already
 // running too (which has its own config, as tmux's -f on attach).
 func configPathOK(name, path string, std stdio) bool {
-	if path == "" {
+	if path == "" || path == config.DefaultPath() {
 		return true
 	}
 	if _, err := os.Stat(path); err != nil {
