@@ -26,6 +26,16 @@ func newJournalHarness(t *testing.T, dir string) *harness {
 	return hs
 }
 
+// allowOnceByKeys answers the call's card with prefix a, then y, and returns the call's result.
+func (hs *harness) allowOnceByKeys(done chan error) error {
+	hs.t.Helper()
+	hs.prefix()
+	hs.typeText("a")
+	hs.waitFor("allow once")
+	hs.typeText("y")
+	return answered(hs.t, done)
+}
+
 func callAsync(in *host.Instance, args string) chan error {
 	done := make(chan error, 1)
 	go func() { // owner: the test; ends when the call is answered
@@ -42,11 +52,7 @@ func TestPanelShowsJournalChanges(t *testing.T) {
 	in := hs.openTick("plain")
 	hs.start()
 	done := callAsync(in, `{"amount":5}`)
-	hs.prefix()
-	hs.typeText("a")
-	hs.waitFor("allow once")
-	hs.typeText("y")
-	if err := answered(t, done); err != nil {
+	if err := hs.allowOnceByKeys(done); err != nil {
 		t.Fatal(err)
 	}
 	hs.waitFor("/value: 0 → 5")
@@ -70,11 +76,7 @@ func TestPanelWarnsWhenTheJournalCannotBeWritten(t *testing.T) {
 	in := hs.openTick("plain")
 	hs.start()
 	done := callAsync(in, `{"amount":5}`)
-	hs.prefix()
-	hs.typeText("a")
-	hs.waitFor("allow once")
-	hs.typeText("y")
-	if err := answered(t, done); err != nil {
+	if err := hs.allowOnceByKeys(done); err != nil {
 		t.Fatalf("the call failed with an unwritable journal: %v", err)
 	}
 	hs.waitFor("JOURNAL NOT WRITTEN")
