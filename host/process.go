@@ -741,11 +741,9 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 // groupAlive reports whether a member of the process group still runs (zombies do not count).
 var groupAlive = guardian.GroupAlive
 
-// ForegroundName is the command name of what runs in the terminal's foreground now (the leader
-// of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
-// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: call it
-// when drawing a title, not in a loop.
-func (p *Process) ForegroundName() string {
+// foreground is the process group leading the terminal's foreground (TIOCGPGRP on the master),
+// else the program's own pid.
+func (p *Process) foreground() int {
 	pid := p.pid
 	if rc, err := p.master.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) {
@@ -754,6 +752,15 @@ func (p *Process) ForegroundName() string {
 			}
 		})
 	}
+	return pid
+}
+
+// ForegroundName is the command name of what runs in the terminal's foreground now (the leader
+// of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
+// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: call it
+// when drawing a title, not in a loop.
+func (p *Process) ForegroundName() string {
+	pid := p.foreground()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	if err != nil {
 		return ""
@@ -765,14 +772,7 @@ func (p *Process) ForegroundName() string {
 // command started from a shell, or the shell itself), falling back to the leader's, then to the
 // directory it was started in.
 func (p *Process) ForegroundCwd() string {
-	pid := p.pid
-	if rc, err := p.master.SyscallConn(); err == nil {
-		_ = rc.Control(func(fd uintptr) {
-			if fg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && fg > 0 {
-				pid = fg
-			}
-		})
-	}
+	pid := p.foreground()
 	for _, candidate := range []int{pid, p.pid} {
 		if dir, err := os.Readlink("/proc/" + strconv.Itoa(candidate) + "/cwd"); err == nil {
 			return dir
