@@ -64,22 +64,19 @@ type App struct {
 
 	// UI goroutine state.
 	overlayWas bool // the last frame drew an overlay (over the bar or the panel)
-	layout     Layout
 	panes      map[string]*Pane
-	focus      string // the focused pane's id
-	floatID    string // the floating pane, "" when none
-	floatShown bool
-	lastTiled  string // the tile focused before the float took the focus
+	// tab is the shown tab (tabs.go): its layout, focus and float, read and changed in place.
+	tab *tab
+	// view is the key state of the view whose key came last (clients.go): mode, card focus and
+	// question; a single terminal has just one.
+	view       *viewState
 	panel      *SidePanel
 	panelShown bool
 	panelSet   bool // the person toggled the panel: auto no longer applies
 	status     *StatusBar
-	mode       keymap.Mode
-	cardFocus  cardFocus // card mode's focused card (cardmode.go)
 	prompt     *promptView
 	help       *helpView
 	tree       *treeView // choose-tree (prefix w)
-	confirm    *confirmation
 	drag       *Border
 	// full asks the next frame to redraw everything; chrome, the panel, the status bar and the
 	// pane frames. Without either a frame redraws only the panes whose programs drew: output and
@@ -148,7 +145,7 @@ func New(opts Options) *App {
 		now:      opts.Now,
 		stopping: opts.Stopping,
 		panes:    map[string]*Pane{},
-		mode:     keymap.ModeRoot,
+		view:     &viewState{mode: keymap.ModeRoot},
 		approved: make(chan struct{}, 1),
 		drawReq:  make(chan struct{}, 1),
 		echoReq:  make(chan struct{}, 1),
@@ -162,6 +159,8 @@ func New(opts Options) *App {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.tab = &tab{}
+	a.tabs = []*tab{a.tab}
 	a.panel = NewSidePanel(a.theme, a.keys)
 	a.status = NewStatusBar(a.theme, a.keys)
 	a.root = &rootView{Box: tview.NewBox(), a: a}
@@ -471,7 +470,7 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventAdded:
 			if _, ok := a.panes[e.ID]; !ok {
 				if in := a.host.Get(e.ID); in != nil {
-					a.addPane(in, a.focus, a.autoAxis())
+					a.addPane(in, a.tab.focus, a.autoAxis())
 				}
 			}
 		case host.EventRemoved:
@@ -512,14 +511,14 @@ func (a *App) rebuild() {
 	for id, p := range a.panes {
 		p.alert = alerts[id]
 		p.agent = agents[id]
-		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
+		p.focused = id == a.tab.focus && a.view.mode != keymap.ModeCard && !a.panel.focused
 	}
 	cardFocus := -1
-	if a.mode == keymap.ModeCard && len(cards) > 0 {
+	if a.view.mode == keymap.ModeCard && len(cards) > 0 {
 		cardFocus = a.focusCard(cards)
 	}
 	var focused *host.Instance
-	if p := a.panes[a.focus]; p != nil {
+	if p := a.panes[a.tab.focus]; p != nil {
 		focused = p.inst
 	}
 	if cardFocus >= 0 {
@@ -553,14 +552,14 @@ func (a *App) rebuild() {
 		}
 	}
 
-	a.status.mode = a.mode
+	a.status.mode = a.view.mode
 	a.status.pending = len(cards)
 	a.status.now = a.now()
 	a.status.items = a.status.items[:0]
 	for _, in := range a.host.Instances() {
 		a.status.items = append(a.status.items, statusItem{
 			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
-			focused: in.ID() == a.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]), zoomed: a.layout.Zoomed() == in.ID(),
+			focused: in.ID() == a.tab.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]), zoomed: a.tab.layout.Zoomed() == in.ID(),
 		})
 	}
 	a.status.tabs = a.tabItems()
@@ -635,7 +634,7 @@ func (a *App) show(msg string) {
 func (a *App) cardsChanged() {
 	a.attend()
 	a.otherViewsCardsChanged()
-	if a.mode != keymap.ModeCard {
+	if a.view.mode != keymap.ModeCard {
 		return
 	}
 	if len(a.queue.Pending()) == 0 {
@@ -645,7 +644,7 @@ func (a *App) cardsChanged() {
 
 // Open launches an instance and shows it in a new pane next to the focused one.
 func (a *App) Open(spec host.OpenSpec) (*host.Instance, error) {
-	return a.OpenBeside(spec, a.focus, a.autoAxis())
+	return a.OpenBeside(spec, a.tab.focus, a.autoAxis())
 }
 
 // OpenBeside launches an instance and splits target to show it. Call it before Run or on the UI
@@ -677,7 +676,7 @@ func (a *App) guessSize(target string, axis Axis) (int, int) {
 
 func (a *App) addPane(in *host.Instance, target string, axis Axis) {
 	a.makePane(in)
-	a.layout.Add(target, in.ID(), axis)
+	a.tab.layout.Add(target, in.ID(), axis)
 	a.full = true
 	a.moveFocus(in.ID())
 	a.rebuild()
@@ -694,30 +693,30 @@ func (a *App) dropPane(id string) {
 	delete(a.panes, id)
 	a.tabForget(id)
 	a.full = true
-	if a.floatID == id {
-		a.floatID, a.floatShown = "", false
+	if a.tab.floatID == id {
+		a.tab.floatID, a.tab.floatShown = "", false
 	}
 	var next string
-	if a.focus == id {
+	if a.tab.focus == id {
 		rects := a.paneRects()
 		for _, d := range []Direction{Left, Up, Right, Down} {
-			if n := a.layout.Neighbor(id, d, rects); n != "" {
+			if n := a.tab.layout.Neighbor(id, d, rects); n != "" {
 				next = n
 				break
 			}
 		}
 	}
-	a.layout.Remove(id)
+	a.tab.layout.Remove(id)
 	if a.endWhenEmpty && len(a.panes) == 0 {
 		a.Stop() // the last pane closed: a server has nothing left to show
 	}
-	if a.focus == id {
+	if a.tab.focus == id {
 		if next == "" {
-			if ids := a.layout.IDs(); len(ids) > 0 {
+			if ids := a.tab.layout.IDs(); len(ids) > 0 {
 				next = ids[len(ids)-1]
 			}
 		}
-		a.focus = "" // the old pane is gone: nobody to tell
+		a.tab.focus = "" // the old pane is gone: nobody to tell
 		a.moveFocus(next)
 	}
 	a.closeEmptyTab()
@@ -734,7 +733,7 @@ func (a *App) closePane(id string) {
 
 // autoAxis splits the focused pane across its longer side.
 func (a *App) autoAxis() Axis {
-	if r, ok := a.paneRects()[a.focus]; ok && r.H*2 > r.W {
+	if r, ok := a.paneRects()[a.tab.focus]; ok && r.H*2 > r.W {
 		return Stacked
 	}
 	return SideBySide
@@ -775,7 +774,7 @@ func panelWidth(w int) int { return max(34, min(64, w*2/5)) }
 
 func (a *App) paneRects() map[string]Rect {
 	w, h := a.screenSize()
-	return a.layout.Arrange(a.workspaceRect(w, h))
+	return a.tab.layout.Arrange(a.workspaceRect(w, h))
 }
 
 func (a *App) floatRect(w, h int) Rect {
@@ -785,7 +784,7 @@ func (a *App) floatRect(w, h int) Rect {
 }
 
 // focusedPane is the pane taking keys, nil when there is none.
-func (a *App) focusedPane() *Pane { return a.panes[a.focus] }
+func (a *App) focusedPane() *Pane { return a.panes[a.tab.focus] }
 
 // Focus gives pane id the focus. Call it before Run or on the UI goroutine.
 func (a *App) Focus(id string) {
@@ -805,14 +804,14 @@ func (a *App) setFocus(id string) {
 // moveFocus is the one place the focused pane changes: programs that asked for focus events
 // (DEC 1004) learn that they lost or gained it.
 func (a *App) moveFocus(id string) {
-	if id == a.focus {
+	if id == a.tab.focus {
 		return
 	}
-	if old := a.panes[a.focus]; old != nil {
+	if old := a.panes[a.tab.focus]; old != nil {
 		old.term.FocusChanged(false)
-		a.lastPane = a.focus
+		a.lastPane = a.tab.focus
 	}
-	a.focus = id
+	a.tab.focus = id
 	if p := a.panes[id]; p != nil {
 		p.term.FocusChanged(true)
 	}
@@ -824,7 +823,7 @@ func (a *App) splitShell(axis Axis) {
 	if p := a.focusedPane(); p != nil {
 		dir = p.inst.Process().ForegroundCwd() // a split opens where the person is, as in tmux
 	}
-	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Dir: dir}, a.focus, axis); err != nil {
+	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Dir: dir}, a.tab.focus, axis); err != nil {
 		a.say(err.Error())
 	}
 }

@@ -29,7 +29,7 @@ func TestLayoutKeys(t *testing.T) {
 	hs.prefix()
 	hs.typeText("\"")
 	hs.waitFor("shell:2")
-	ids := onUIValue(hs, func() []string { return hs.app.layout.IDs() })
+	ids := onUIValue(hs, func() []string { return hs.app.tab.layout.IDs() })
 	if strings.Join(ids, " ") != a.ID()+" shell:1 shell:2" {
 		t.Fatalf("layout %v", ids)
 	}
@@ -41,7 +41,7 @@ func TestLayoutKeys(t *testing.T) {
 	// Focus moves with prefix + h/l/arrows; zoom shows one pane.
 	hs.prefix()
 	hs.typeText("h")
-	if f := onUIValue(hs, func() string { return hs.app.focus }); f != a.ID() {
+	if f := onUIValue(hs, func() string { return hs.app.tab.focus }); f != a.ID() {
 		t.Fatalf("focus %s after prefix h", f)
 	}
 	hs.prefix()
@@ -63,7 +63,7 @@ func TestLayoutKeys(t *testing.T) {
 	hs.waitFor("close shell:")
 	hs.typeText("y")
 	deadline := time.Now().Add(20 * time.Second)
-	for len(onUIValue(hs, func() []string { return hs.app.layout.IDs() })) != 2 {
+	for len(onUIValue(hs, func() []string { return hs.app.tab.layout.IDs() })) != 2 {
 		if time.Now().After(deadline) {
 			t.Fatal("the pane was not closed")
 		}
@@ -364,7 +364,7 @@ func TestLockedModePassesThePrefix(t *testing.T) {
 	hs.prefix()
 	hs.typeText("%")
 	time.Sleep(100 * time.Millisecond)
-	if n := len(onUIValue(hs, func() []string { return hs.app.layout.IDs() })); n != 1 {
+	if n := len(onUIValue(hs, func() []string { return hs.app.tab.layout.IDs() })); n != 1 {
 		t.Fatalf("the prefix worked in locked mode: %d panes", n)
 	}
 	hs.key(tcell.KeyCtrlG, 'g', tcell.ModCtrl)

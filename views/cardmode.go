@@ -30,7 +30,7 @@ type cardFocus struct {
 // same card while it is pending. When it went away, the focus moves to the card now at its place,
 // and keys wait for cardSettle, with a message saying why.
 func (a *App) focusCard(cards []host.Card) int {
-	f := &a.cardFocus
+	f := &a.view.cards
 	for i, c := range cards {
 		if c.ID == f.id {
 			f.idx = i
@@ -54,26 +54,26 @@ func (a *App) enterCards(cards []host.Card) {
 	if w, _ := a.screenSize(); !a.panelVisible(w) {
 		a.panelShown, a.panelSet, shown = true, true, true
 	}
-	a.mode = keymap.ModeCard
-	a.cardFocus = cardFocus{id: cards[0].ID, shownPanel: shown}
+	a.view.mode = keymap.ModeCard
+	a.view.cards = cardFocus{id: cards[0].ID, shownPanel: shown}
 	// The person may have read another card at the top of the panel, which went away just now
 	// (withdrawn or voided, drawn or not yet): keys wait, as when the focused card changes.
 	if top, swapped := a.panel.TopCardSeen(); top != 0 && (top != cards[0].ID || time.Since(swapped) < cardSettle) {
-		a.cardFocus.settle = time.Now().Add(cardSettle)
-		a.wakeTick(a.cardFocus.settle)
+		a.view.cards.settle = time.Now().Add(cardSettle)
+		a.wakeTick(a.view.cards.settle)
 		a.say("the card at the top changed just now: this is another card; keys wait a moment")
 	}
 }
 
 // leaveCards ends card mode; a panel card mode showed goes away again.
 func (a *App) leaveCards() {
-	a.mode = keymap.ModeRoot
-	if a.cardFocus.shownPanel && a.panelShown && a.panelSet {
+	a.view.mode = keymap.ModeRoot
+	if a.view.cards.shownPanel && a.panelShown && a.panelSet {
 		a.panelShown, a.panelSet = false, false
 		a.panel.focused = false
 		a.full = true
 	}
-	a.cardFocus.shownPanel = false
+	a.view.cards.shownPanel = false
 }
 
 // moveCard focuses the next (+1) or previous (-1) card: the person's own move, so no settle.
@@ -83,17 +83,17 @@ func (a *App) moveCard(step int) {
 		return
 	}
 	i := (a.focusCard(cards) + step + len(cards)) % len(cards)
-	a.cardFocus.id, a.cardFocus.idx = cards[i].ID, i
+	a.view.cards.id, a.view.cards.idx = cards[i].ID, i
 }
 
 // settling reports whether keys are still being ignored after a card changed under the focus.
-func (a *App) settling() bool { return time.Now().Before(a.cardFocus.settle) }
+func (a *App) settling() bool { return time.Now().Before(a.view.cards.settle) }
 
 // cardsGone ends card mode when the last card went away without an answer; keys typed for it
 // wait for cardSettle so they never reach the pane.
 func (a *App) cardsGone() {
 	a.leaveCards()
-	a.cardFocus.settle = time.Now().Add(cardSettle)
+	a.view.cards.settle = time.Now().Add(cardSettle)
 	a.say("the card went away before an answer (withdrawn or voided)")
 }
 
@@ -107,7 +107,7 @@ func (a *App) answerCard(act keymap.Action) {
 	}
 	var c *host.Card
 	for _, x := range a.queue.Pending() {
-		if x.ID == a.cardFocus.id {
+		if x.ID == a.view.cards.id {
 			c = &x
 			break
 		}
@@ -117,7 +117,7 @@ func (a *App) answerCard(act keymap.Action) {
 		if len(a.queue.Pending()) == 0 {
 			a.cardsGone()
 		} else {
-			a.cardFocus.settle = time.Now().Add(cardSettle)
+			a.view.cards.settle = time.Now().Add(cardSettle)
 		}
 		return
 	}
@@ -149,12 +149,12 @@ func (a *App) answerCard(act keymap.Action) {
 	}
 	a.say(what + ": " + string(c.Req.Action) + " " + describeTarget(c.Req))
 	// The next card takes the focus: a key pressed twice must not answer it unread.
-	a.cardFocus.id = 0
+	a.view.cards.id = 0
 	if len(a.queue.Pending()) == 0 {
 		a.leaveCards()
 	} else {
-		a.cardFocus.settle = time.Now().Add(cardSettle)
-		a.wakeTick(a.cardFocus.settle)
+		a.view.cards.settle = time.Now().Add(cardSettle)
+		a.wakeTick(a.view.cards.settle)
 	}
 }
 

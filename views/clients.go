@@ -15,12 +15,13 @@ import (
 // Several views on one App (a server's Mirror): the layout, the panes, the focus and zoom are
 // shared, as between two clients of one tmux session; what a person is in the middle of typing
 // is not. Each view has its own key state (prefix pending, card mode and the card it points at,
-// scroll or locked mode, a yes/no question), swapped in when a key or click comes from it, so a
-// prefix or card mode entered in one view never takes a key typed in another, and no key typed
-// in one view ever answers a card opened in another. The screen shows the state of the view
-// used last.
+// scroll or locked mode, a yes/no question); App.view points at the state of the view a key or
+// click came from last, so a prefix or card mode entered in one view never takes a key typed in
+// another, and no key typed in one view ever answers a card opened in another. The screen shows
+// the state of the view used last.
 
-// viewState is one view's key state while another view's is current.
+// viewState is one view's key state: App.view while its keys come, kept in viewSet.states for
+// every view.
 type viewState struct {
 	mode    keymap.Mode
 	cards   cardFocus
@@ -29,8 +30,8 @@ type viewState struct {
 
 // viewSet tracks the views of a server's App.
 type viewSet struct {
-	cur    string                // the view whose key state is in App.mode and friends
-	states map[string]*viewState // the others
+	cur    string                // the view whose key state is App.view, "" when none is
+	states map[string]*viewState // every view's, the current one's too
 	mu     sync.Mutex            // guards left and names
 	left   []string              // views that detached since the last frame
 	names  map[string]string     // view id → its number and terminal ("view 2 /dev/pts/5")
@@ -71,7 +72,7 @@ func (a *App) viewName() string {
 	return a.views.names[a.views.cur]
 }
 
-// enterView makes the view that sent ev current, saving the previous view's key state. UI
+// enterView makes the view that sent ev current: App.view points at its key state. UI
 // goroutine.
 func (a *App) enterView(ev tcell.Event) {
 	if a.mirror == nil {
@@ -84,24 +85,21 @@ func (a *App) enterView(ev tcell.Event) {
 	if a.views.states == nil {
 		a.views.states = map[string]*viewState{}
 	}
-	if a.views.cur != "" {
-		a.views.states[a.views.cur] = &viewState{mode: a.mode, cards: a.cardFocus, confirm: a.confirm}
-	}
 	st := a.views.states[id]
-	delete(a.views.states, id)
 	if st == nil {
 		st = &viewState{mode: keymap.ModeRoot}
+		a.views.states[id] = st
 	}
-	if a.mode == keymap.ModeScroll && st.mode != keymap.ModeScroll {
+	if a.view.mode == keymap.ModeScroll && st.mode != keymap.ModeScroll {
 		if p := a.focusedPane(); p != nil && p.term.Scrolling() {
 			p.term.StopScroll() // the pane is shared: its scroll position belongs to the view that scrolled
 		}
 	}
-	a.mode, a.cardFocus, a.confirm = st.mode, st.cards, st.confirm
-	if a.mode == keymap.ModeScroll {
-		a.mode = keymap.ModeRoot
+	a.view = st
+	if a.view.mode == keymap.ModeScroll {
+		a.view.mode = keymap.ModeRoot
 	}
-	if a.mode == keymap.ModeCard {
+	if a.view.mode == keymap.ModeCard {
 		a.cardsChanged() // the cards may have been answered in another view meanwhile
 	}
 	a.views.cur = id
@@ -110,8 +108,8 @@ func (a *App) enterView(ev tcell.Event) {
 	a.rebuild()
 }
 
-// otherViewsCardsChanged does for the views whose key state is saved what cardsChanged does for
-// the current one, when it happens: a view in card mode whose card went away (answered in
+// otherViewsCardsChanged does for the views other than the current one what cardsChanged does
+// for the current one, when it happens: a view in card mode whose card went away (answered in
 // another view, withdrawn, voided) starts its settle time now, and leaves card mode when no card
 // is left, so its next key, seconds later, is not swallowed as one meant for a vanished card.
 // UI goroutine.
@@ -121,7 +119,7 @@ func (a *App) otherViewsCardsChanged() {
 	}
 	cards := a.queue.Pending()
 	for _, st := range a.views.states {
-		if st.mode != keymap.ModeCard {
+		if st == a.view || st.mode != keymap.ModeCard {
 			continue
 		}
 		f := &st.cards
@@ -172,7 +170,7 @@ func (a *App) forgetViews() {
 		if id == a.views.cur {
 			a.views.cur = ""
 			a.panel.answerer = ""
-			a.mode, a.cardFocus, a.confirm = keymap.ModeRoot, cardFocus{}, nil
+			a.view = &viewState{mode: keymap.ModeRoot}
 			if p := a.focusedPane(); p != nil && p.term.Scrolling() {
 				p.term.StopScroll()
 			}

@@ -22,7 +22,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	}
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
-	case a.confirm != nil:
+	case a.view.confirm != nil:
 		a.answerConfirm(ev)
 		return nil
 	case a.input != nil:
@@ -43,7 +43,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	}
 	k := keymap.FromEvent(ev)
-	switch a.mode {
+	switch a.view.mode {
 	case keymap.ModeLocked:
 		if a.settling() {
 			return nil
@@ -55,7 +55,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.toPane(ev)
 		return nil
 	case keymap.ModePrefix:
-		a.mode = keymap.ModeRoot
+		a.view.mode = keymap.ModeRoot
 		if act, ok := a.keys.Lookup(keymap.ModePrefix, k); ok {
 			a.do(act)
 		}
@@ -68,7 +68,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 			a.rebuild()
 			return nil
 		} else if k == a.keys.Prefix {
-			a.mode = keymap.ModePrefix // the prefix still works, and leaves the card pending
+			a.view.mode = keymap.ModePrefix // the prefix still works, and leaves the card pending
 		}
 		a.rebuild()
 		return nil // any other key is swallowed: never typed into a pane by accident
@@ -80,7 +80,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		} else if p := a.focusedPane(); p != nil {
 			p.term.ScrollKey(ev) // search typing and the like
 			if !p.term.Scrolling() {
-				a.mode = keymap.ModeRoot
+				a.view.mode = keymap.ModeRoot
 			}
 		}
 		a.rebuild()
@@ -91,7 +91,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil // a key meant for a card that just went away never reaches the pane
 	}
 	if k == a.keys.Prefix {
-		a.mode = keymap.ModePrefix
+		a.view.mode = keymap.ModePrefix
 		a.rebuild()
 		return nil
 	}
@@ -179,12 +179,11 @@ func (a *App) do(act keymap.Action) {
 	case keymap.NewTab:
 		a.newTab()
 	case keymap.NextTab, keymap.PrevTab:
-		a.ensureTabs()
 		step := 1
 		if act == keymap.PrevTab {
 			step = len(a.tabs) - 1
 		}
-		a.switchTab((a.cur + step) % len(a.tabs))
+		a.switchTab((a.tabIndex() + step) % len(a.tabs))
 	case keymap.RenameTab:
 		a.renameTab()
 	case keymap.RenamePane:
@@ -198,44 +197,43 @@ func (a *App) do(act keymap.Action) {
 	case keymap.PasteBuffer:
 		a.pasteBuffer()
 	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:
-		if a.floatShown && a.focus == a.floatID {
-			a.floatShown = false // moving out of the float hides it; it keeps running
-			a.setFocus(a.lastTiled)
+		if a.tab.floatShown && a.tab.focus == a.tab.floatID {
+			a.tab.floatShown = false // moving out of the float hides it; it keeps running
+			a.setFocus(a.tab.lastTiled)
 			break
 		}
-		if n := a.layout.Neighbor(a.focus, actionDirection(act), a.paneRects()); n != "" {
+		if n := a.tab.layout.Neighbor(a.tab.focus, actionDirection(act), a.paneRects()); n != "" {
 			a.setFocus(n)
 		}
 	case keymap.FocusNext:
-		ids := a.layout.IDs()
+		ids := a.tab.layout.IDs()
 		for i, id := range ids {
-			if id == a.focus {
+			if id == a.tab.focus {
 				a.setFocus(ids[(i+1)%len(ids)])
 				break
 			}
 		}
 	case keymap.ResizeLeft, keymap.ResizeRight, keymap.ResizeUp, keymap.ResizeDown:
-		a.layout.Resize(a.focus, actionDirection(act), 2)
+		a.tab.layout.Resize(a.tab.focus, actionDirection(act), 2)
 	case keymap.Zoom:
-		a.layout.Zoom(a.focus)
+		a.tab.layout.Zoom(a.tab.focus)
 	case keymap.NextLayout, keymap.LayoutEvenHorizontal, keymap.LayoutEvenVertical, keymap.LayoutMainHorizontal,
 		keymap.LayoutMainVertical, keymap.LayoutTiled:
-		preset := a.layout.NextPreset()
+		preset := a.tab.layout.NextPreset()
 		if act != keymap.NextLayout {
 			preset = layoutPresets[act]
 		}
-		a.layout.ApplyPreset(preset)
+		a.tab.layout.ApplyPreset(preset)
 		a.full = true
 		a.say("layout: " + preset.String())
 	case keymap.BreakPane:
 		a.breakPane()
 	case keymap.KillTab:
-		a.ensureTabs()
-		i, n := a.cur, len(a.layout.IDs())
-		if a.floatID != "" {
+		t, i, n := a.tab, a.tabIndex(), len(a.tab.layout.IDs())
+		if a.tab.floatID != "" {
 			n++
 		}
-		a.ask(fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n), func() { a.killTab(i) })
+		a.ask(fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n), func() { a.killTab(t) })
 	case keymap.ChooseTree:
 		a.tree.show()
 	case keymap.ClosePane:
@@ -249,14 +247,14 @@ func (a *App) do(act keymap.Action) {
 		}
 		a.ask(fmt.Sprintf("close %s (%s) and end its program?", id, p.inst.Title()), func() { a.closePane(id) })
 	case keymap.SwapNext, keymap.SwapPrev:
-		ids := a.layout.IDs()
+		ids := a.tab.layout.IDs()
 		for i, id := range ids {
-			if id == a.focus && len(ids) > 1 {
+			if id == a.tab.focus && len(ids) > 1 {
 				j := (i + 1) % len(ids)
 				if act == keymap.SwapPrev {
 					j = (i - 1 + len(ids)) % len(ids)
 				}
-				a.layout.Swap(id, ids[j])
+				a.tab.layout.Swap(id, ids[j])
 				break
 			}
 		}
@@ -265,7 +263,7 @@ func (a *App) do(act keymap.Action) {
 	case keymap.Prompt:
 		a.prompt.show()
 	case keymap.TogglePanel:
-		a.cardFocus.shownPanel = false // the person decides now
+		a.view.cards.shownPanel = false // the person decides now
 		w, _ := a.screenSize()
 		a.panelShown = !a.panelVisible(w)
 		a.panelSet = true
@@ -289,15 +287,15 @@ func (a *App) do(act keymap.Action) {
 	case keymap.ScrollMode:
 		if p != nil {
 			p.term.StartScroll()
-			a.mode = keymap.ModeScroll
+			a.view.mode = keymap.ModeScroll
 		}
 	case keymap.Lock:
-		a.mode = keymap.ModeLocked
+		a.view.mode = keymap.ModeLocked
 		if keys := a.keys.KeysFor(keymap.ModeLocked, keymap.Unlock); len(keys) > 0 {
 			a.say("locked: every key goes to the pane; " + keys[0].String() + " unlocks")
 		}
 	case keymap.Unlock:
-		a.mode = keymap.ModeRoot
+		a.view.mode = keymap.ModeRoot
 	case keymap.Quit:
 		n := 0
 		for _, in := range a.host.Instances() {
@@ -349,12 +347,12 @@ func describeTarget(r host.ApprovalRequest) string {
 func (a *App) doScroll(act keymap.Action) {
 	p := a.focusedPane()
 	if p == nil {
-		a.mode = keymap.ModeRoot
+		a.view.mode = keymap.ModeRoot
 		return
 	}
 	if act == keymap.ExitMode {
 		p.term.StopScroll()
-		a.mode = keymap.ModeRoot
+		a.view.mode = keymap.ModeRoot
 		return
 	}
 	if act == keymap.Copy {
@@ -367,7 +365,7 @@ func (a *App) doScroll(act keymap.Action) {
 		a.say("copied")
 	}
 	if !p.term.Scrolling() {
-		a.mode = keymap.ModeRoot
+		a.view.mode = keymap.ModeRoot
 	}
 }
 
@@ -377,32 +375,32 @@ func (a *App) doScroll(act keymap.Action) {
 // the tiles.
 func (a *App) toggleFloat() {
 	switch {
-	case a.floatID != "" && a.floatShown && a.focus == a.floatID:
-		id := a.floatID
-		a.floatID, a.floatShown = "", false
+	case a.tab.floatID != "" && a.tab.floatShown && a.tab.focus == a.tab.floatID:
+		id := a.tab.floatID
+		a.tab.floatID, a.tab.floatShown = "", false
 		a.panes[id].float = false
-		if !a.layout.PutBack(id, a.floatPlace) { // where it was, unless that part has gone
-			target := a.lastTiled
-			if !a.layout.Has(target) {
-				if ids := a.layout.IDs(); len(ids) > 0 {
+		if !a.tab.layout.PutBack(id, a.tab.floatPlace) { // where it was, unless that part has gone
+			target := a.tab.lastTiled
+			if !a.tab.layout.Has(target) {
+				if ids := a.tab.layout.IDs(); len(ids) > 0 {
 					target = ids[0]
 				}
 			}
-			a.layout.Add(target, id, SideBySide)
+			a.tab.layout.Add(target, id, SideBySide)
 		}
 		a.moveFocus(id)
-	case a.floatID != "":
-		if a.focus != a.floatID {
-			a.lastTiled = a.focus
+	case a.tab.floatID != "":
+		if a.tab.focus != a.tab.floatID {
+			a.tab.lastTiled = a.tab.focus
 		}
-		a.floatShown = true
-		a.moveFocus(a.floatID)
-	case a.focus != "" && len(a.layout.IDs()) > 1:
-		id := a.focus
-		a.floatPlace = a.layout.Lift(id)
-		a.floatID, a.floatShown = id, true
+		a.tab.floatShown = true
+		a.moveFocus(a.tab.floatID)
+	case a.tab.focus != "" && len(a.tab.layout.IDs()) > 1:
+		id := a.tab.focus
+		a.tab.floatPlace = a.tab.layout.Lift(id)
+		a.tab.floatID, a.tab.floatShown = id, true
 		a.panes[id].float = true
-		a.lastTiled = a.layout.IDs()[0]
+		a.tab.lastTiled = a.tab.layout.IDs()[0]
 	default:
 		a.say("a floating pane needs another pane to float over")
 	}
@@ -427,12 +425,12 @@ type confirmation struct {
 }
 
 func (a *App) ask(q string, yes func()) {
-	a.confirm = &confirmation{question: q, yes: yes}
+	a.view.confirm = &confirmation{question: q, yes: yes}
 }
 
 func (a *App) answerConfirm(ev *tcell.EventKey) {
-	c := a.confirm
-	a.confirm = nil
+	c := a.view.confirm
+	a.view.confirm = nil
 	if ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y') {
 		c.yes()
 	}

@@ -37,7 +37,7 @@ func TestCtrlGReachesThePane(t *testing.T) {
 	hs.key(tcell.KeyCtrlG, 'g', tcell.ModCtrl)
 	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
 	hs.waitFor("^G")
-	if m := onUIValue(hs, func() keymap.Mode { return hs.app.mode }); m != keymap.ModeRoot {
+	if m := onUIValue(hs, func() keymap.Mode { return hs.app.view.mode }); m != keymap.ModeRoot {
 		t.Fatalf("a bare C-g switched tickmux to %s mode", m)
 	}
 }
@@ -85,7 +85,7 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	if got := hs.waitCursorLine("line 1234"); got != "line 1234" {
 		t.Fatalf("after /line 1234 Enter the cursor is on %q", got)
 	}
-	if m := onUIValue(hs, func() keymap.Mode { return hs.app.mode }); m != keymap.ModeScroll {
+	if m := onUIValue(hs, func() keymap.Mode { return hs.app.view.mode }); m != keymap.ModeScroll {
 		t.Fatalf("the search left scroll mode (%s)", m)
 	}
 	hs.waitFor("line 1234")
@@ -107,7 +107,7 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	// Esc while typing a query cancels the query only.
 	hs.typeText("/zz")
 	hs.key(tcell.KeyEscape, 0, tcell.ModNone)
-	if m := onUIValue(hs, func() keymap.Mode { return hs.app.mode }); m != keymap.ModeScroll {
+	if m := onUIValue(hs, func() keymap.Mode { return hs.app.view.mode }); m != keymap.ModeScroll {
 		t.Fatalf("Esc in the query left scroll mode (%s)", m)
 	}
 	hs.typeText("q")

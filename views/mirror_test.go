@@ -278,7 +278,7 @@ func TestCardAnsweredInAnotherViewEndsCardModeEverywhere(t *testing.T) {
 	// Past the settle time, a's keys are its pane's again.
 	time.Sleep(cardSettle + 100*time.Millisecond)
 	vh.keysIn("a", prefixKey, runeKey('a')) // no card: card mode does not start
-	if m := onUIValue(vh.harness, func() keymap.Mode { return vh.app.mode }); m != keymap.ModeRoot {
+	if m := onUIValue(vh.harness, func() keymap.Mode { return vh.app.view.mode }); m != keymap.ModeRoot {
 		t.Fatalf("view a is in %s mode with no card pending", m)
 	}
 	if onUIValue(vh.harness, func() bool { return vh.app.settling() }) {

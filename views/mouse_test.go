@@ -29,7 +29,7 @@ func tickBesideShell(t *testing.T, w, h int) (*harness, *host.Instance) {
 	return hs, a
 }
 
-func (hs *harness) focus() string { return onUIValue(hs, func() string { return hs.app.focus }) }
+func (hs *harness) focus() string { return onUIValue(hs, func() string { return hs.app.tab.focus }) }
 func (hs *harness) rects() map[string]Rect {
 	return onUIValue(hs, func() map[string]Rect { return hs.app.paneRects() })
 }
@@ -72,7 +72,9 @@ func TestMouseFocusesAndDragsBorders(t *testing.T) {
 // Key table (README "Using tickmux"): prefix `{` `}` (swap), `H J K L` (resize), `w` (float).
 func TestSwapResizeAndFloat(t *testing.T) {
 	hs, a := tickBesideShell(t, 120, 40)
-	ids := func() string { return strings.Join(onUIValue(hs, func() []string { return hs.app.layout.IDs() }), " ") }
+	ids := func() string {
+		return strings.Join(onUIValue(hs, func() []string { return hs.app.tab.layout.IDs() }), " ")
+	}
 
 	// Swap: the focused shell trades places with the Tick.
 	hs.prefix()

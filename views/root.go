@@ -41,7 +41,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	}
 	// The bar and the panel skip a draw that would change nothing, unless something drew over
 	// them: a full frame, or an overlay shown now or in the frame before.
-	overlay := a.confirm != nil || a.prompt.open || a.input != nil || a.help.open || a.tree.open
+	overlay := a.view.confirm != nil || a.prompt.open || a.input != nil || a.help.open || a.tree.open
 	if full || overlay || a.overlayWas {
 		a.status.Invalidate()
 		a.panel.Invalidate()
@@ -49,7 +49,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	stale := full || overlay || a.overlayWas || a.paneNumbersShown()
 	a.overlayWas = overlay
 	ws := a.workspaceRect(w, h)
-	rects := a.layout.Arrange(ws)
+	rects := a.tab.layout.Arrange(ws)
 	redrew := full
 	for id, rect := range rects {
 		p := a.panes[id]
@@ -66,15 +66,15 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		// A pane without the focus whose program keeps drawing (a build log, yes) is shown at
 		// most 20 times a second: nobody reads faster, and its frames would delay the focused
 		// pane's echo.
-		if dirty && !full && !viewFrame && id != a.focus && p.drawn == rect {
+		if dirty && !full && !viewFrame && id != a.tab.focus && p.drawn == rect {
 			if wait := background - now.Sub(p.at); wait > 0 {
 				p.dirty.Store(true)
 				a.drawLater(wait)
 				dirty = false
 			}
 		}
-		p.focused = id == a.focus && a.mode != keymap.ModeCard && !a.panel.focused
-		p.zoomed = a.layout.Zoomed() == id
+		p.focused = id == a.tab.focus && a.view.mode != keymap.ModeCard && !a.panel.focused
+		p.zoomed = a.tab.layout.Zoomed() == id
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
 			p.drawFrame(screen)
@@ -85,15 +85,15 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		}
 		redrew = redrew || chrome || dirty
 	}
-	if full && a.layout.Empty() && !(a.floatShown && a.floatID != "") {
+	if full && a.tab.layout.Empty() && !(a.tab.floatShown && a.tab.floatID != "") {
 		msg := "No panes. " + a.keys.Prefix.String() + " C opens a shell, " + a.keys.Prefix.String() + " : opens a Tick, " + a.keys.Prefix.String() + " Q quits."
 		drawText(screen, ws.X+2, ws.Y+ws.H/2, ws.W-4, plain(msg, a.theme.PanelMuted), bg)
 	}
 	a.drawPaneNumbers(screen, rects) // while shown (prefix q), over every frame
-	if a.floatID != "" && a.floatShown {
-		if p := a.panes[a.floatID]; p != nil && (redrew || (due && p.dirty.Swap(false))) {
+	if a.tab.floatID != "" && a.tab.floatShown {
+		if p := a.panes[a.tab.floatID]; p != nil && (redrew || (due && p.dirty.Swap(false))) {
 			fr := a.floatRect(w, h)
-			p.focused = a.focus == a.floatID && a.mode != keymap.ModeCard
+			p.focused = a.tab.focus == a.tab.floatID && a.view.mode != keymap.ModeCard
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
 			p.invalidate() // the panes below may have drawn over it
 			p.Draw(screen)
@@ -110,8 +110,8 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		a.status.now = a.now()
 		a.status.Draw(screen)
 	}
-	if a.confirm != nil {
-		drawText(screen, 0, h-1, w, line{{" " + a.confirm.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
+	if a.view.confirm != nil {
+		drawText(screen, 0, h-1, w, line{{" " + a.view.confirm.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
 	}
 	if a.prompt.open {
 		a.prompt.draw(screen, w, h)
@@ -125,7 +125,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	}
 	// The terminal cursor belongs to the focused pane, unless an overlay has it.
 	if !a.prompt.open && !a.help.open && !a.tree.open && a.input == nil {
-		if p := a.focusedPane(); p != nil && p.focused && a.mode != keymap.ModeScroll {
+		if p := a.focusedPane(); p != nil && p.focused && a.view.mode != keymap.ModeScroll {
 			p.term.PlaceCursor(screen)
 		} else {
 			screen.HideCursor()
@@ -139,7 +139,7 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
 		a.full = true
-		if a.prompt.open || a.help.open || a.tree.open || a.confirm != nil || a.input != nil {
+		if a.prompt.open || a.help.open || a.tree.open || a.view.confirm != nil || a.input != nil {
 			return true, nil
 		}
 		x, y := event.Position()
@@ -149,9 +149,9 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 		if a.drag != nil {
 			switch action {
 			case tview.MouseMove:
-				a.layout.Drag(a.drag, x, y)
+				a.tab.layout.Drag(a.drag, x, y)
 			case tview.MouseLeftUp:
-				a.layout.Drag(a.drag, x, y)
+				a.tab.layout.Drag(a.drag, x, y)
 				a.drag = nil
 			}
 			return true, nil
@@ -161,8 +161,8 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 		if y == h-1 {
 			if action == tview.MouseLeftClick {
 				if id := a.status.At(x); id != "" {
-					if id == a.floatID {
-						a.floatShown = true
+					if id == a.tab.floatID {
+						a.tab.floatShown = true
 					}
 					a.setFocus(id)
 					a.rebuild()
@@ -183,21 +183,21 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 			return true, nil
 		}
 		// The floating pane is on top.
-		if a.floatID != "" && a.floatShown {
+		if a.tab.floatID != "" && a.tab.floatShown {
 			if fr := a.floatRect(w, h); fr.Contains(x, y) {
-				return r.toPane(a.panes[a.floatID], action, event, setFocus)
+				return r.toPane(a.panes[a.tab.floatID], action, event, setFocus)
 			}
 		}
 		if action == tview.MouseLeftDown {
-			if b := a.layout.BorderAt(x, y); b != nil && a.layout.Zoomed() == "" {
+			if b := a.tab.layout.BorderAt(x, y); b != nil && a.tab.layout.Zoomed() == "" {
 				a.drag = b
 				return true, nil
 			}
 		}
-		for id, rect := range a.layout.Arrange(a.workspaceRect(w, h)) {
+		for id, rect := range a.tab.layout.Arrange(a.workspaceRect(w, h)) {
 			if rect.Contains(x, y) {
-				if action == tview.MouseLeftDown && a.floatShown && a.focus == a.floatID {
-					a.floatShown = false
+				if action == tview.MouseLeftDown && a.tab.floatShown && a.tab.focus == a.tab.floatID {
+					a.tab.floatShown = false
 				}
 				return r.toPane(a.panes[id], action, event, setFocus)
 			}
@@ -212,8 +212,8 @@ func (r *rootView) toPane(p *Pane, action tview.MouseAction, event *tcell.EventM
 		return true, nil
 	}
 	if action == tview.MouseLeftDown || action == tview.MouseLeftClick {
-		if a.mode == keymap.ModeCard || a.mode == keymap.ModePrefix {
-			a.mode = keymap.ModeRoot
+		if a.view.mode == keymap.ModeCard || a.view.mode == keymap.ModePrefix {
+			a.view.mode = keymap.ModeRoot
 		}
 		a.setFocus(p.ID())
 		a.rebuild()
@@ -235,7 +235,7 @@ func (r *rootView) PasteHandler() func(text string, setFocus func(p tview.Primit
 			a.inputPaste(text)
 			return
 		}
-		if a.mode != keymap.ModeRoot && a.mode != keymap.ModeLocked {
+		if a.view.mode != keymap.ModeRoot && a.view.mode != keymap.ModeLocked {
 			return // a paste never answers a card or drives scroll mode
 		}
 		if p := a.focusedPane(); p != nil {

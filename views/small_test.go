@@ -47,10 +47,10 @@ func TestFloatPutBackWhereItWas(t *testing.T) {
 	hs.sync()
 	hs.prefix()
 	hs.typeText("F") // float (tmux's w is choose-tree)
-	waitUntil(t, "shell:1 floats", func() bool { return onUIValue(hs, func() bool { return hs.app.floatID == "shell:1" }) })
+	waitUntil(t, "shell:1 floats", func() bool { return onUIValue(hs, func() bool { return hs.app.tab.floatID == "shell:1" }) })
 	hs.prefix()
 	hs.typeText("F") // float (tmux's w is choose-tree)
-	waitUntil(t, "shell:1 is back", func() bool { return onUIValue(hs, func() bool { return hs.app.floatID == "" }) })
+	waitUntil(t, "shell:1 is back", func() bool { return onUIValue(hs, func() bool { return hs.app.tab.floatID == "" }) })
 	if after := hs.rects(); !reflect.DeepEqual(before, after) {
 		t.Fatalf("put back elsewhere:\nbefore %v\nafter  %v", before, after)
 	}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,59 +15,40 @@ import (
 // Tabs are tmux's windows: a set of panes in their own layout, one tab shown at a time. Programs
 // in hidden tabs keep running. Everything here runs on the UI goroutine.
 
-// ensureTabs makes the implicit first tab explicit.
-func (a *App) ensureTabs() {
-	if len(a.tabs) == 0 {
-		a.tabs, a.cur = []*tab{{}}, 0
-	}
-}
+// tabIndex is the shown tab's place in the list.
+func (a *App) tabIndex() int { return slices.Index(a.tabs, a.tab) }
 
-// saveTab stores the shown tab's state in its entry.
-func (a *App) saveTab() {
-	a.ensureTabs()
-	t := a.tabs[a.cur]
-	name := t.name
-	*t = tab{name: name, layout: a.layout, focus: a.focus, floatID: a.floatID, floatShown: a.floatShown,
-		lastTiled: a.lastTiled, floatPlace: a.floatPlace}
-}
-
-// loadTab shows tab i: its state becomes the App's. The focus moves without telling programs;
-// switchTab does.
-func (a *App) loadTab(i int) {
-	t := a.tabs[i]
-	a.cur = i
-	a.layout, a.focus, a.floatID, a.floatShown = t.layout, t.focus, t.floatID, t.floatShown
-	a.lastTiled, a.floatPlace = t.lastTiled, t.floatPlace
+// showTab shows tab t. The focus moves without telling programs; switchTab does.
+func (a *App) showTab(t *tab) {
+	a.tab = t
 	a.full = true
 	a.panel.focused = false
 }
 
 // switchTab shows tab i.
 func (a *App) switchTab(i int) {
-	a.ensureTabs()
 	if i < 0 || i >= len(a.tabs) {
 		a.say(fmt.Sprintf("no tab %d", i))
 		return
 	}
-	if i == a.cur {
+	if a.tabs[i] == a.tab {
 		return
 	}
-	old := a.focus
-	a.saveTab()
-	a.loadTab(i)
+	old := a.tab.focus
+	a.showTab(a.tabs[i])
 	a.focusMoved(old)
 }
 
 // focusMoved tells the programs that asked (DEC 1004) that the focus moved from old.
 func (a *App) focusMoved(old string) {
-	if old == a.focus {
+	if old == a.tab.focus {
 		return
 	}
 	if p := a.panes[old]; p != nil {
 		p.term.FocusChanged(false)
 		a.lastPane = old
 	}
-	if p := a.panes[a.focus]; p != nil {
+	if p := a.panes[a.tab.focus]; p != nil {
 		p.term.FocusChanged(true)
 	}
 }
@@ -77,18 +59,16 @@ func (a *App) newTab() {
 	if p := a.focusedPane(); p != nil {
 		dir = p.inst.Process().ForegroundCwd()
 	}
-	a.ensureTabs()
-	old, back := a.focus, a.cur
-	a.saveTab()
+	old, back := a.tab.focus, a.tab
 	a.tabs = append(a.tabs, &tab{})
-	a.loadTab(len(a.tabs) - 1)
+	a.showTab(a.tabs[len(a.tabs)-1])
 	if p := a.panes[old]; p != nil {
 		p.term.FocusChanged(false)
 	}
 	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Dir: dir}, "", SideBySide); err != nil {
 		a.tabs = a.tabs[:len(a.tabs)-1]
-		a.loadTab(back)
-		if p := a.panes[a.focus]; p != nil {
+		a.showTab(back)
+		if p := a.panes[a.tab.focus]; p != nil {
 			p.term.FocusChanged(true)
 		}
 		a.say(err.Error())
@@ -97,30 +77,23 @@ func (a *App) newTab() {
 	a.lastPane = old
 }
 
-// tabOf is the tab holding pane id, -1 when none does.
-func (a *App) tabOf(id string) int {
-	if len(a.tabs) == 0 {
-		return 0
-	}
-	if a.layout.Has(id) || a.floatID == id {
-		return a.cur
-	}
-	for i, t := range a.tabs {
-		if i != a.cur && (t.layout.Has(id) || t.floatID == id) {
-			return i
+// tabOf is the tab holding pane id, nil when none does.
+func (a *App) tabOf(id string) *tab {
+	for _, t := range a.tabs {
+		if t.layout.Has(id) || t.floatID == id {
+			return t
 		}
 	}
-	return -1
+	return nil
 }
 
 // showTabOf shows the tab holding pane id, if it is hidden, with no pane focused: the caller
 // focuses id (moveFocus tells the programs).
 func (a *App) showTabOf(id string) {
-	if i := a.tabOf(id); i >= 0 && i != a.cur {
-		old := a.focus
-		a.saveTab()
-		a.loadTab(i)
-		a.focus = ""
+	if t := a.tabOf(id); t != nil && t != a.tab {
+		old := a.tab.focus
+		a.showTab(t)
+		a.tab.focus = ""
 		if p := a.panes[old]; p != nil {
 			p.term.FocusChanged(false)
 			a.lastPane = old
@@ -133,7 +106,7 @@ func (a *App) showTabOf(id string) {
 func (a *App) tabForget(id string) {
 	for i := 0; i < len(a.tabs); i++ {
 		t := a.tabs[i]
-		if i == a.cur {
+		if t == a.tab {
 			continue
 		}
 		t.layout.Remove(id)
@@ -148,9 +121,6 @@ func (a *App) tabForget(id string) {
 		}
 		if t.layout.Empty() && t.floatID == "" {
 			a.tabs = append(a.tabs[:i], a.tabs[i+1:]...)
-			if a.cur > i {
-				a.cur--
-			}
 			i--
 		}
 	}
@@ -162,13 +132,13 @@ func (a *App) tabForget(id string) {
 // closeEmptyTab drops the shown tab once its last pane has gone, as tmux closes a window, and
 // shows the one before it.
 func (a *App) closeEmptyTab() {
-	if len(a.tabs) < 2 || !a.layout.Empty() || a.floatID != "" {
+	if len(a.tabs) < 2 || !a.tab.layout.Empty() || a.tab.floatID != "" {
 		return
 	}
-	gone := a.cur
+	gone := a.tabIndex()
 	a.tabs = append(a.tabs[:gone], a.tabs[gone+1:]...)
-	a.loadTab(max(0, gone-1))
-	if p := a.panes[a.focus]; p != nil {
+	a.showTab(a.tabs[max(0, gone-1)])
+	if p := a.panes[a.tab.focus]; p != nil {
 		p.term.FocusChanged(true)
 	}
 }
@@ -179,11 +149,7 @@ func (a *App) tabName(i int) string {
 	if t.name != "" {
 		return t.name
 	}
-	focus := t.focus
-	if i == a.cur {
-		focus = a.focus
-	}
-	if p := a.panes[focus]; p != nil {
+	if p := a.panes[t.focus]; p != nil {
 		return a.paneTitle(p.inst)
 	}
 	return "empty"
@@ -192,12 +158,8 @@ func (a *App) tabName(i int) string {
 // tabItems lists the tabs for the status bar.
 func (a *App) tabItems() []tabItem {
 	out := make([]tabItem, 0, len(a.tabs))
-	for i := range a.tabs {
-		lay := a.tabs[i].layout
-		if i == a.cur {
-			lay = a.layout
-		}
-		out = append(out, tabItem{index: i, name: a.tabName(i), current: i == a.cur, zoomed: lay.Zoomed() != ""})
+	for i, t := range a.tabs {
+		out = append(out, tabItem{index: i, name: a.tabName(i), current: t == a.tab, zoomed: t.layout.Zoomed() != ""})
 	}
 	return out
 }
@@ -229,12 +191,9 @@ func programTitle(in *host.Instance) string {
 
 // renameTab asks for the shown tab's name.
 func (a *App) renameTab() {
-	a.ensureTabs()
-	i := a.cur
+	t, i := a.tab, a.tabIndex()
 	a.ask1("rename tab "+fmt.Sprint(i)+": ", a.tabName(i), func(name string) {
-		if i < len(a.tabs) {
-			a.tabs[i].name = strings.TrimSpace(name)
-		}
+		t.name = strings.TrimSpace(name)
 	})
 }
 
@@ -263,13 +222,13 @@ func (a *App) NamePane(id, name string) {
 // goLastPane focuses the pane focused before, in whichever tab it is.
 func (a *App) goLastPane() {
 	id := a.lastPane
-	if _, ok := a.panes[id]; !ok || id == a.focus {
+	if _, ok := a.panes[id]; !ok || id == a.tab.focus {
 		a.say("no last pane")
 		return
 	}
 	a.setFocus(id)
-	if a.floatID == id {
-		a.floatShown = true
+	if a.tab.floatID == id {
+		a.tab.floatShown = true
 	}
 }
 
@@ -294,10 +253,10 @@ func (a *App) paneNumberKey(ev *tcell.EventKey) {
 	if ev.Key() != tcell.KeyRune || ev.Rune() < '0' || ev.Rune() > '9' {
 		return
 	}
-	ids := a.layout.IDs()
+	ids := a.tab.layout.IDs()
 	if n := int(ev.Rune() - '0'); n < len(ids) {
-		if a.floatShown && a.focus == a.floatID {
-			a.floatShown = false
+		if a.tab.floatShown && a.tab.focus == a.tab.floatID {
+			a.tab.floatShown = false
 		}
 		a.setFocus(ids[n])
 	}
@@ -314,13 +273,13 @@ func (a *App) drawPaneNumbers(screen tcell.Screen, rects map[string]Rect) {
 		a.requestDraw()
 		return
 	}
-	for n, id := range a.layout.IDs() {
+	for n, id := range a.tab.layout.IDs() {
 		r, ok := rects[id]
 		if !ok {
 			continue
 		}
 		st := a.theme.Badge
-		if id == a.focus {
+		if id == a.tab.focus {
 			st = a.theme.StatusAccent
 		}
 		label := fmt.Sprintf(" %d ", n)
@@ -350,15 +309,15 @@ func (a *App) respawn() {
 	}
 	np := a.makePane(in)
 	np.name = p.name
-	if a.floatID == old.ID() {
-		a.floatID = in.ID()
+	if a.tab.floatID == old.ID() {
+		a.tab.floatID = in.ID()
 		np.float = true
 	} else {
-		a.layout.Rename(old.ID(), in.ID())
+		a.tab.layout.Rename(old.ID(), in.ID())
 	}
 	p.term.Close()
 	delete(a.panes, old.ID())
-	a.focus = in.ID()
+	a.tab.focus = in.ID()
 	np.term.FocusChanged(true)
 	a.full = true
 	go func() { // owner: the host; Remove returns once the ended instance is released

@@ -20,7 +20,7 @@ func (hs *harness) tabCount() int {
 	return onUIValue(hs, func() int { return max(1, len(hs.app.tabs)) })
 }
 
-func (hs *harness) curTab() int { return onUIValue(hs, func() int { return hs.app.cur }) }
+func (hs *harness) curTab() int { return onUIValue(hs, func() int { return hs.app.tabIndex() }) }
 
 // Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9` / `,`: tabs.
 func TestTabsLikeTmuxWindows(t *testing.T) {

@@ -25,9 +25,9 @@ func newTreeView(a *App) *treeView { return &treeView{a: a} }
 // show opens the tree with the cursor on the focused pane.
 func (t *treeView) show() {
 	t.open, t.cursor = true, 0
-	t.a.ensureTabs()
+	cur := t.a.tabIndex()
 	for i, r := range t.rows() {
-		if r.tab == t.a.cur && r.id == t.a.focus {
+		if r.tab == cur && r.id == t.a.tab.focus {
 			t.cursor = i
 		}
 	}
@@ -38,16 +38,12 @@ func (t *treeView) rows() []treeRow {
 	a := t.a
 	var out []treeRow
 	for i, tb := range a.tabs {
-		lay, float := tb.layout, tb.floatID
-		if i == a.cur {
-			lay, float = a.layout, a.floatID
-		}
 		out = append(out, treeRow{tab: i})
-		for _, id := range lay.IDs() {
+		for _, id := range tb.layout.IDs() {
 			out = append(out, treeRow{tab: i, id: id})
 		}
-		if float != "" {
-			out = append(out, treeRow{tab: i, id: float})
+		if tb.floatID != "" {
+			out = append(out, treeRow{tab: i, id: tb.floatID})
 		}
 	}
 	return out
@@ -109,13 +105,13 @@ func (t *treeView) draw(screen tcell.Screen, w, h int) {
 		var l line
 		if r.id == "" {
 			mark := ""
-			if r.tab == t.a.cur {
+			if t.a.tabs[r.tab] == t.a.tab {
 				mark = "*"
 			}
 			l = line{{fmt.Sprintf("(%d) %d:", r.tab, r.tab), st}, untrusted(t.a.tabName(r.tab)+mark, st)}
 		} else if p := t.a.panes[r.id]; p != nil {
 			l = line{{"      " + r.id + " ", st}, untrusted(t.a.paneTitle(p.inst), st)}
-			if r.id == t.a.focus {
+			if r.id == t.a.tab.focus {
 				l = append(l, seg{" (focused)", st})
 			}
 		}
@@ -126,43 +122,41 @@ func (t *treeView) draw(screen tcell.Screen, w, h int) {
 
 // breakPane moves the focused pane to a tab of its own, as tmux's break-pane (prefix !).
 func (a *App) breakPane() {
-	id := a.focus
-	if id == "" || id == a.floatID || !a.layout.Has(id) || len(a.layout.IDs()) < 2 {
+	id := a.tab.focus
+	if id == "" || id == a.tab.floatID || !a.tab.layout.Has(id) || len(a.tab.layout.IDs()) < 2 {
 		a.say("the pane is alone in its tab: nothing to break off")
 		return
 	}
-	a.ensureTabs()
 	rects := a.paneRects()
 	next := ""
 	for _, d := range []Direction{Left, Up, Right, Down} {
-		if n := a.layout.Neighbor(id, d, rects); n != "" {
+		if n := a.tab.layout.Neighbor(id, d, rects); n != "" {
 			next = n
 			break
 		}
 	}
-	a.layout.Remove(id)
+	a.tab.layout.Remove(id)
 	if next == "" {
-		ids := a.layout.IDs()
+		ids := a.tab.layout.IDs()
 		next = ids[len(ids)-1]
 	}
-	a.focus = next
-	a.saveTab()
+	a.tab.focus = next
 	a.tabs = append(a.tabs, &tab{})
-	a.loadTab(len(a.tabs) - 1)
-	a.layout.Add("", id, SideBySide)
-	a.focus, a.lastPane = id, next
+	a.showTab(a.tabs[len(a.tabs)-1])
+	a.tab.layout.Add("", id, SideBySide)
+	a.tab.focus, a.lastPane = id, next
 	a.full = true
 }
 
-// killTab closes tab i (the shown one) and ends every program in it, as tmux's kill-window
+// killTab closes tab t (the shown one) and ends every program in it, as tmux's kill-window
 // (prefix &, after a yes).
-func (a *App) killTab(i int) {
-	if i != a.cur {
+func (a *App) killTab(t *tab) {
+	if t != a.tab {
 		return // another tab is shown now: the question was about the one shown then
 	}
-	ids := a.layout.IDs()
-	if a.floatID != "" {
-		ids = append(ids, a.floatID)
+	ids := a.tab.layout.IDs()
+	if a.tab.floatID != "" {
+		ids = append(ids, a.tab.floatID)
 	}
 	for _, id := range ids {
 		a.closePane(id)

@@ -5,16 +5,12 @@ import (
 	"time"
 )
 
-// uiState is the App's UI-goroutine state for tabs, the float's place, the paste buffer, the
-// last pane, pane numbers and one-line questions (kept here, apart from app.go).
+// uiState is the App's UI-goroutine state for tabs, the paste buffer, the last pane, pane
+// numbers and one-line questions (kept here, apart from app.go).
 type uiState struct {
-	floatPlace Place // where the floating pane was among the tiles
-
-	// tabs are tmux's windows: each has its own layout, focus and float. The shown tab's live
-	// in the App's own fields (layout, focus, floatID...); tabs[cur] is stale while shown. No
-	// tabs at all means one, unnamed.
+	// tabs are tmux's windows, in order; App.tab is one of them, the shown one. There is
+	// always one at least.
 	tabs []*tab
-	cur  int
 
 	lastPane     string    // the pane focused before the current one (prefix ;)
 	pasteBuf     string    // what copy mode copied last (prefix ])
@@ -22,15 +18,16 @@ type uiState struct {
 	input        *lineInput
 }
 
-// tab is a tab's state while another tab is shown.
+// tab is one tab's state, the same whether it is shown (App.tab) or not: the App reads and
+// changes the shown tab's through App.tab, as tmux a session's current window.
 type tab struct {
 	name       string // "" names it after its focused pane
 	layout     Layout
-	focus      string
-	floatID    string
+	focus      string // the focused pane's id
+	floatID    string // the floating pane, "" when none
 	floatShown bool
-	lastTiled  string
-	floatPlace Place
+	lastTiled  string // the tile focused before the float took the focus
+	floatPlace Place  // where the floating pane was among the tiles
 }
 
 // tabItem is a tab as the status bar lists it.
