@@ -12,7 +12,7 @@
 //	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
 //	border_focused = "#ff8700"
 //
-//	[keys.prefix]           # modes: prefix, root, card, scroll, locked; "none" unbinds
+//	[keys.prefix]           # modes: prefix, root, card, panel, scroll, locked; "none" unbinds
 //	"v" = "split-right"
 //	"%" = "none"
 package config

@@ -76,6 +76,18 @@ const (
 	NextCard      Action = "next-card"
 	PrevCard      Action = "prev-card"
 
+	ToggleSchemas Action = "toggle-schemas"
+	LeavePanel    Action = "leave-panel"
+	RevokeGrant1  Action = "revoke-grant-1"
+	RevokeGrant2  Action = "revoke-grant-2"
+	RevokeGrant3  Action = "revoke-grant-3"
+	RevokeGrant4  Action = "revoke-grant-4"
+	RevokeGrant5  Action = "revoke-grant-5"
+	RevokeGrant6  Action = "revoke-grant-6"
+	RevokeGrant7  Action = "revoke-grant-7"
+	RevokeGrant8  Action = "revoke-grant-8"
+	RevokeGrant9  Action = "revoke-grant-9"
+
 	ScrollUp       Action = "scroll-up"
 	ScrollDown     Action = "scroll-down"
 	PageUp         Action = "page-up"
@@ -171,12 +183,23 @@ var allActions = []struct {
 	{LeaveCard, "leave the card pending"},
 	{NextCard, "next pending card"},
 	{PrevCard, "previous pending card"},
+	{ToggleSchemas, "show or hide each tool's input schema"},
+	{LeavePanel, "give the focus back to the pane"},
+	{RevokeGrant1, "revoke grant 1 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant2, "revoke grant 2 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant3, "revoke grant 3 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant4, "revoke grant 4 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant5, "revoke grant 5 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant6, "revoke grant 6 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant7, "revoke grant 7 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant8, "revoke grant 8 of ALLOWED WITHOUT A CARD (asks first)"},
+	{RevokeGrant9, "revoke grant 9 of ALLOWED WITHOUT A CARD (asks first)"},
 	{ScrollUp, "scroll up a line"},
 	{ScrollDown, "scroll down a line"},
 	{PageUp, "scroll up a page"},
 	{PageDown, "scroll down a page"},
-	{ScrollTop, "go to the oldest line"},
-	{ScrollBottom, "go to the newest line"},
+	{ScrollTop, "go to the top (in scroll mode: the oldest line)"},
+	{ScrollBottom, "go to the bottom (in scroll mode: the newest line)"},
 	{SearchBackward, "search towards older lines"},
 	{SearchForward, "search towards newer lines"},
 	{SearchNext, "repeat the search"},
@@ -206,6 +229,18 @@ func SelectTab(n int) Action { return Action(fmt.Sprintf("select-tab-%d", n)) }
 func TabOf(a Action) (int, bool) {
 	var n int
 	if _, err := fmt.Sscanf(string(a), "select-tab-%d", &n); err != nil || n < 0 || n > 9 {
+		return 0, false
+	}
+	return n, true
+}
+
+// RevokeGrant is the action revoking the n-th grant the side panel lists (1 to 9).
+func RevokeGrant(n int) Action { return Action(fmt.Sprintf("revoke-grant-%d", n)) }
+
+// GrantOf reports which grant (1 to 9) a revoke-grant action revokes.
+func GrantOf(a Action) (int, bool) {
+	var n int
+	if _, err := fmt.Sscanf(string(a), "revoke-grant-%d", &n); err != nil || n < 1 || n > 9 {
 		return 0, false
 	}
 	return n, true

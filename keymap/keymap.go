@@ -16,6 +16,8 @@ const (
 	ModePrefix Mode = "prefix"
 	// ModeCard: an approval card has the focus (prefix + a).
 	ModeCard Mode = "card"
+	// ModePanel: the side panel has the focus (prefix + Tab); read after the root bindings.
+	ModePanel Mode = "panel"
 	// ModeScroll: scroll/copy mode over a pane's history.
 	ModeScroll Mode = "scroll"
 	// ModeLocked: every key goes to the pane but the unlock binding.
@@ -23,7 +25,7 @@ const (
 )
 
 // Modes lists the modes in the order help shows them.
-var Modes = []Mode{ModePrefix, ModeRoot, ModeCard, ModeScroll, ModeLocked}
+var Modes = []Mode{ModePrefix, ModeRoot, ModeCard, ModePanel, ModeScroll, ModeLocked}
 
 // Keymap binds keys to actions, per mode.
 type Keymap struct {
@@ -222,6 +224,33 @@ var defaultBindings = []struct {
 	{ModeCard, "j", NextCard},
 	{ModeCard, "Up", PrevCard},
 	{ModeCard, "k", PrevCard},
+	// Reading through a card taller than the panel.
+	{ModeCard, "PgDn", PageDown},
+	{ModeCard, "Space", PageDown},
+	{ModeCard, "PgUp", PageUp},
+	{ModeCard, "Home", ScrollTop},
+	{ModeCard, "End", ScrollBottom},
+
+	{ModePanel, "Up", ScrollUp},
+	{ModePanel, "k", ScrollUp},
+	{ModePanel, "Down", ScrollDown},
+	{ModePanel, "j", ScrollDown},
+	{ModePanel, "PgUp", PageUp},
+	{ModePanel, "PgDn", PageDown},
+	{ModePanel, "Home", ScrollTop},
+	{ModePanel, "s", ToggleSchemas},
+	{ModePanel, "1", RevokeGrant1},
+	{ModePanel, "2", RevokeGrant2},
+	{ModePanel, "3", RevokeGrant3},
+	{ModePanel, "4", RevokeGrant4},
+	{ModePanel, "5", RevokeGrant5},
+	{ModePanel, "6", RevokeGrant6},
+	{ModePanel, "7", RevokeGrant7},
+	{ModePanel, "8", RevokeGrant8},
+	{ModePanel, "9", RevokeGrant9},
+	{ModePanel, "Esc", LeavePanel},
+	{ModePanel, "Tab", LeavePanel},
+	{ModePanel, "q", LeavePanel},
 
 	{ModeScroll, "Up", ScrollUp},
 	{ModeScroll, "k", ScrollUp},

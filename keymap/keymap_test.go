@@ -74,6 +74,18 @@ func TestDefaults(t *testing.T) {
 		{ModeCard, "n", Deny},
 		{ModeCard, "Esc", LeaveCard},
 		{ModeLocked, "C-g", Unlock},
+		// The side panel, when it has the focus (prefix Tab), and a card taller than the panel.
+		{ModePanel, "k", ScrollUp},
+		{ModePanel, "Down", ScrollDown},
+		{ModePanel, "PgDn", PageDown},
+		{ModePanel, "Home", ScrollTop},
+		{ModePanel, "s", ToggleSchemas},
+		{ModePanel, "1", RevokeGrant1},
+		{ModePanel, "9", RevokeGrant9},
+		{ModePanel, "Esc", LeavePanel},
+		{ModePanel, "Tab", LeavePanel},
+		{ModeCard, "Space", PageDown},
+		{ModeCard, "End", ScrollBottom},
 		// Where tmux has the same action, its key.
 		{ModePrefix, "c", NewTab},
 		{ModePrefix, "n", NextTab},
@@ -154,5 +166,26 @@ func TestSelectTabActions(t *testing.T) {
 	}
 	if _, ok := TabOf(Zoom); ok {
 		t.Error("zoom selects a tab")
+	}
+}
+
+func TestRevokeGrantActions(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		a := RevokeGrant(n)
+		if !a.Valid() || a.Help() == "" {
+			t.Errorf("%s is not a documented action", a)
+		}
+		if got, ok := GrantOf(a); !ok || got != n {
+			t.Errorf("GrantOf(%s) = %d, %v", a, got, ok)
+		}
+	}
+	for _, a := range []Action{Zoom, "revoke-grant-0", "revoke-grant-10"} {
+		if _, ok := GrantOf(a); ok {
+			t.Errorf("%s revokes a grant", a)
+		}
+	}
+	k := Default()
+	if err := k.BindString(ModePanel, "x", "toggle-schemas"); err != nil {
+		t.Fatalf("[keys.panel] cannot bind: %v", err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
-
 	"tickmux/host"
 	"tickmux/keymap"
 )
@@ -158,19 +156,19 @@ func (a *App) answerCard(act keymap.Action) {
 	}
 }
 
-// cardKey handles a key in card mode that the keymap does not bind: PgDn, Space, PgUp, Home and
-// End read through a card taller than the panel. It reports whether it used the key.
-func (a *App) cardKey(ev *tcell.EventKey) bool {
+// readCard runs a card-mode action that reads through a card taller than the panel (PgDn,
+// Space, PgUp, Home and End by default). It reports whether act was one.
+func (a *App) readCard(act keymap.Action) bool {
 	_, _, _, h := a.panel.GetInnerRect()
 	page := max(1, h-2)
-	switch {
-	case ev.Key() == tcell.KeyPgDn, ev.Key() == tcell.KeyRune && ev.Rune() == ' ':
+	switch act {
+	case keymap.PageDown:
 		a.panel.ScrollCard(page)
-	case ev.Key() == tcell.KeyPgUp:
+	case keymap.PageUp:
 		a.panel.ScrollCard(-page)
-	case ev.Key() == tcell.KeyHome:
+	case keymap.ScrollTop:
 		a.panel.ScrollCard(-1 << 30)
-	case ev.Key() == tcell.KeyEnd:
+	case keymap.ScrollBottom:
 		a.panel.ScrollCard(1 << 30)
 	default:
 		return false

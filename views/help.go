@@ -97,6 +97,8 @@ func modeTitle(m keymap.Mode) string {
 		return "Anywhere"
 	case keymap.ModeCard:
 		return "On an approval card"
+	case keymap.ModePanel:
+		return "In the side panel, when it has the focus"
 	case keymap.ModeScroll:
 		return "In scroll mode"
 	case keymap.ModeLocked:

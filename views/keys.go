@@ -63,10 +63,9 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	case keymap.ModeCard:
 		if act, ok := a.keys.Lookup(keymap.ModeCard, k); ok {
-			a.do(act)
-		} else if a.cardKey(ev) {
-			a.rebuild()
-			return nil
+			if !a.readCard(act) {
+				a.do(act)
+			}
 		} else if k == a.keys.Prefix {
 			a.view.mode = keymap.ModePrefix // the prefix still works, and leaves the card pending
 		}
@@ -101,8 +100,11 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		return nil
 	}
 	if a.panel.focused {
-		a.panelKey(ev)
-		return nil
+		if act, ok := a.keys.Lookup(keymap.ModePanel, k); ok {
+			a.doPanel(act)
+		}
+		a.rebuild()
+		return nil // any other key is swallowed while the panel has the focus
 	}
 	a.toPane(ev)
 	return nil
@@ -127,37 +129,31 @@ func (a *App) toPane(ev *tcell.EventKey) {
 	}
 }
 
-// panelKey scrolls the focused side panel.
-func (a *App) panelKey(ev *tcell.EventKey) {
+// doPanel runs an action of the focused side panel ([keys.panel]).
+func (a *App) doPanel(act keymap.Action) {
 	_, _, _, h := a.panel.GetInnerRect()
-	switch ev.Key() {
-	case tcell.KeyUp:
+	switch act {
+	case keymap.ScrollUp:
 		a.panel.ScrollBy(-1)
-	case tcell.KeyDown:
+	case keymap.ScrollDown:
 		a.panel.ScrollBy(1)
-	case tcell.KeyPgUp:
+	case keymap.PageUp:
 		a.panel.ScrollBy(-max(1, h-1))
-	case tcell.KeyPgDn:
+	case keymap.PageDown:
 		a.panel.ScrollBy(max(1, h-1))
-	case tcell.KeyHome:
+	case keymap.ScrollTop:
 		a.panel.scroll = 0
-	case tcell.KeyEscape, tcell.KeyTab:
+	case keymap.ToggleSchemas:
+		a.panel.schemas = !a.panel.schemas
+	case keymap.LeavePanel:
 		a.panel.focused = false
-	case tcell.KeyRune:
-		switch ev.Rune() {
-		case 'k':
-			a.panel.ScrollBy(-1)
-		case 'j':
-			a.panel.ScrollBy(1)
-		case 's':
-			a.panel.schemas = !a.panel.schemas
-		case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			a.askRevoke(int(ev.Rune() - '1'))
-		case 'q':
-			a.panel.focused = false
+	default:
+		if n, ok := keymap.GrantOf(act); ok {
+			a.askRevoke(n - 1)
+		} else {
+			a.do(act) // any other action bound here does what it does anywhere
 		}
 	}
-	a.rebuild()
 }
 
 // layoutPresets are the layouts M-1…M-5 choose, as in tmux.

@@ -201,10 +201,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	}
 	// Grants next: what goes out without a card.
 	if len(in.grants) > 0 {
-		hint := p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "then 1–9 revokes")
-		if p.focused {
-			hint = "1–9 revokes"
-		}
+		hint := p.revokeHint()
 		heading(fmt.Sprintf("ALLOWED WITHOUT A CARD (%d)", len(in.grants)), seg{hint, th.PanelMuted})
 		for i, g := range in.grants {
 			n := "   "
@@ -398,9 +395,28 @@ func (p *SidePanel) schemaHint() string {
 		return p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "focus the panel")
 	}
 	if p.schemas {
-		return "s hide schemas"
+		return p.keyHint(keymap.ModePanel, keymap.ToggleSchemas, "hide schemas")
 	}
-	return "s show schemas"
+	return p.keyHint(keymap.ModePanel, keymap.ToggleSchemas, "show schemas")
+}
+
+// revokeHint says which keys revoke a grant: "1–9 revokes" while the panel has the focus, with
+// the key that gives it the focus before it when it has not.
+func (p *SidePanel) revokeHint() string {
+	first, last := p.keys.KeysFor(keymap.ModePanel, keymap.RevokeGrant(1)), p.keys.KeysFor(keymap.ModePanel, keymap.RevokeGrant(9))
+	hint := ""
+	switch {
+	case len(first) > 0 && len(last) > 0:
+		hint = first[0].String() + "–" + last[0].String() + " revokes"
+	case len(first) > 0:
+		hint = first[0].String() + " revokes the first"
+	default:
+		return ""
+	}
+	if !p.focused {
+		return p.keyHint(keymap.ModePrefix, keymap.FocusPanel, "then "+hint)
+	}
+	return hint
 }
 
 // callLines shows one call in two lines: when, who and which tool; then the outcome and the args.
