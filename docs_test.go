@@ -189,3 +189,30 @@ func TestReferenceIsTheCode(t *testing.T) {
 		t.Errorf("%s's settings are %q; config.File has %q", referencePath, listed, keys)
 	}
 }
+
+// README "Two commands": CI (.ci/run) runs exactly the README's test command, so what a newcomer
+// runs is what CI runs.
+func TestCIRunsTheReadmeTestCommand(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "\n## Two commands\n")
+	if !ok {
+		t.Fatal(`README has no "## Two commands" section`)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)\n```").FindAllStringSubmatch(sec, -1)
+	if len(blocks) != 2 {
+		t.Fatalf(`README's "Two commands" has %d sh blocks, want 2 (run the demo, run the tests)`, len(blocks))
+	}
+	want := strings.TrimSpace(blocks[1][1])
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	if got := strings.TrimSpace(lines[len(lines)-1]); got != want {
+		t.Errorf(".ci/run runs %q; the README's test command is %q", got, want)
+	}
+}
