@@ -59,7 +59,7 @@ func (r *tmuxRig) caught(file, done string, want []byte) {
 // terminal's bracketed paste into the view, tmux here): line breaks as carriage returns, tabs
 // kept, bracketed when the program asked and bare when it did not; several MiB arrive whole and
 // in order, once.
-// Issue 26 item 1, issue 24 item 6. README "Terminal panes and `tickmux snap`": pastes.
+// Issue 26 item 1, issue 24 item 6. docs/reference.md "Terminal panes and `tickmux snap`": pastes.
 func TestEndToEndPasteAsSent(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start()

@@ -13,7 +13,7 @@ import (
 // whose width tcell and tmux measure differently (☺ with VS16, a zero-width joiner joined to a
 // space before 日, skin tones, flags, Hangul jamo): every character after them must show in
 // the column vt gives it, and no row may run into another.
-// README "Terminal panes and `tickmux snap`": characters in the columns tmux gives them.
+// docs/reference.md "Terminal panes and `tickmux snap`": characters in the columns tmux gives them.
 func TestWideAndJoinedCharactersInTmux(t *testing.T) {
 	r := newTmuxRig(t)
 	script := filepath.Join(r.dir, "wide.sh")

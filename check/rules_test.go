@@ -7,24 +7,24 @@ import (
 	"testing"
 )
 
-// ruleRow is the README's row for r.
+// ruleRow is docs/ticks.md's row for r.
 func ruleRow(r Rule) string {
 	return "| " + r.ID + " | " + r.Severity + " | " + r.Rule + " | " + r.Draft + " |"
 }
 
-// readmeHeader opens the README's table of findings.
+// readmeHeader opens docs/ticks.md's table of findings.
 const readmeHeader = "| id | severity | what check reports | the draft it rests on |"
 
-// The README's table of findings is Rules, row for row: every finding check can report, its
+// docs/ticks.md's table of findings is Rules, row for row: every finding check can report, its
 // severity and the sentence of the draft it rests on, and nothing else.
 func TestReadmeTableIsRules(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/ticks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(readme), readmeHeader+"\n| --- | --- | --- | --- |\n")
 	if !ok {
-		t.Fatalf("README lacks the table of findings, headed %q", readmeHeader)
+		t.Fatalf("docs/ticks.md lacks the table of findings, headed %q", readmeHeader)
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	var got, want []string
@@ -38,6 +38,6 @@ func TestReadmeTableIsRules(t *testing.T) {
 		}
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("README table differs from Rules; the table should read:\n%s\n\nit reads:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+		t.Errorf("docs/ticks.md's table differs from Rules; the table should read:\n%s\n\nit reads:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 }

@@ -136,25 +136,29 @@ func TestLoadFromXDG(t *testing.T) {
 	}
 }
 
-// The README's example config is valid.
+// The example configs of docs/reference.md (every setting) and of the README are valid.
 func TestReadmeExample(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "```toml\n")
-	if start < 0 {
-		t.Fatal("README has no toml block")
-	}
-	block := text[start+len("```toml\n"):]
-	block = block[:strings.Index(block, "```")]
-	cfg, err := Parse(block)
-	if err != nil {
-		t.Fatalf("the README's config: %v\n%s", err, block)
-	}
-	if a, _ := cfg.Keymap.Lookup(keymap.ModeRoot, keymap.MustParse("M-Left")); a != keymap.FocusLeft {
-		t.Fatal("the README's root binding did not apply")
+	for _, doc := range []string{"../docs/reference.md", "../README.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		start := strings.Index(text, "```toml\n")
+		if start < 0 {
+			t.Fatalf("%s has no toml block", doc)
+		}
+		block := text[start+len("```toml\n"):]
+		block = block[:strings.Index(block, "```")]
+		cfg, err := Parse(block)
+		if err != nil {
+			t.Fatalf("the config of %s: %v\n%s", doc, err, block)
+		}
+		if doc == "../docs/reference.md" {
+			if a, _ := cfg.Keymap.Lookup(keymap.ModeRoot, keymap.MustParse("M-Left")); a != keymap.FocusLeft {
+				t.Fatalf("the root binding of %s's config did not apply", doc)
+			}
+		}
 	}
 }

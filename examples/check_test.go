@@ -53,7 +53,7 @@ func TestExamplesPassCheck(t *testing.T) {
 	}
 }
 
-// TestMinimalGoTickPassesCheck builds the README's Go example as it is and checks it.
+// TestMinimalGoTickPassesCheck builds the Go example of docs/ticks.md as it is and checks it.
 func TestMinimalGoTickPassesCheck(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "minimal")
 	build := exec.Command("go", "build", "-o", bin, "./minimal")
@@ -63,7 +63,7 @@ func TestMinimalGoTickPassesCheck(t *testing.T) {
 	mustPass(t, []string{bin}, nil)
 }
 
-// TestPythonTickPassesCheck checks the README's Python example (python3 comes with
+// TestPythonTickPassesCheck checks the Python example of docs/ticks.md (python3 comes with
 // scripts/install-test-deps).
 func TestPythonTickPassesCheck(t *testing.T) {
 	python, err := exec.LookPath("python3")

@@ -112,7 +112,7 @@ func TestSwapResizeAndFloat(t *testing.T) {
 	waitUntil(t, "unfloat, back where it was", func() bool { return ids() == "shell:1 "+a.ID() })
 }
 
-// Key table (README "Using tickmux"): prefix `t`; README Config `side_panel = "auto"`.
+// Key table (README "Using tickmux"): prefix `t`; docs/reference.md CONFIGURATION `side_panel = "auto"`.
 func TestPanelToggleAndAutoWidth(t *testing.T) {
 	hs := newHarness(t, 90, 30) // under 100 columns: no panel by default
 	hs.openTick("plain")

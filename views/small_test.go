@@ -21,7 +21,7 @@ func TestEndedPaneSaysTheExitStatusOnce(t *testing.T) {
 	}
 }
 
-// README "Using tickmux", Config: the help names the config file.
+// docs/reference.md CONFIGURATION: the help names the config file.
 func TestHelpNamesTheConfigFileInUse(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", dir)

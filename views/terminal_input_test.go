@@ -9,7 +9,7 @@ import (
 	"tickmux/vt"
 )
 
-// README "Terminal panes and `tickmux snap`": keys reach the program as a terminal sends them.
+// docs/reference.md "Terminal panes and `tickmux snap`": keys reach the program as a terminal sends them.
 func TestEncodeKey(t *testing.T) {
 	app := vt.Modes{AppCursor: true}
 	tests := []struct {
@@ -57,7 +57,7 @@ func TestEncodeKey(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": mouse reports in the encoding the program asked for.
+// docs/reference.md "Terminal panes and `tickmux snap`": mouse reports in the encoding the program asked for.
 func TestEncodeMouse(t *testing.T) {
 	normal := vt.Modes{Mouse: vt.MouseNormal}
 	sgr := vt.Modes{Mouse: vt.MouseButton, MouseEncoding: vt.MouseEncodingSGR}
@@ -90,7 +90,7 @@ func TestEncodeMouse(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": paste, bracketed when asked, as xterm sends it:
+// docs/reference.md "Terminal panes and `tickmux snap`": paste, bracketed when asked, as xterm sends it:
 // each line feed as a carriage return (CR LF as two, as xterm and tmux's paste-buffer send it),
 // tabs and other bytes kept, xterm's disallowed paste controls as spaces.
 // Issue 26 item 1.

@@ -126,7 +126,7 @@ func TestViewDrawsCellsAndSizesThePTY(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": the wheel scrolls back.
+// docs/reference.md "Terminal panes and `tickmux snap`": the wheel scrolls back.
 func TestViewWheelScrollsBack(t *testing.T) {
 	f := newFakeBackend(6, 2)
 	v := newTestView(t, f)
@@ -148,7 +148,7 @@ func TestViewWheelScrollsBack(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": mouse reports only when the program asked.
+// docs/reference.md "Terminal panes and `tickmux snap`": mouse reports only when the program asked.
 func TestViewForwardsMouseOnlyWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -166,7 +166,7 @@ func TestViewForwardsMouseOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": focus events only when the program asked.
+// docs/reference.md "Terminal panes and `tickmux snap`": focus events only when the program asked.
 func TestViewFocusEventsWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -179,7 +179,7 @@ func TestViewFocusEventsWhenAsked(t *testing.T) {
 	}
 }
 
-// README "Terminal panes and `tickmux snap`": bracketed paste when the program asked.
+// docs/reference.md "Terminal panes and `tickmux snap`": bracketed paste when the program asked.
 func TestViewPasteIsBracketedWhenAsked(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -230,7 +230,7 @@ func TestScrollModeSearchAndCopy(t *testing.T) {
 	}
 }
 
-// README "Using tickmux", Config: `clipboard = "on"` lets a program set the clipboard (OSC 52).
+// docs/reference.md CONFIGURATION: `clipboard = "on"` lets a program set the clipboard (OSC 52).
 func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)
@@ -246,7 +246,7 @@ func TestProgramClipboardReachesTheClipboard(t *testing.T) {
 
 // By default a program cannot set the person's clipboard (OSC 52), as with tmux's
 // set-clipboard external; copy mode still copies.
-// README "Using tickmux", Config: `clipboard` is off by default.
+// docs/reference.md CONFIGURATION: `clipboard` is off by default.
 func TestProgramClipboardIsOffByDefault(t *testing.T) {
 	f := newFakeBackend(10, 3)
 	v := newTestView(t, f)

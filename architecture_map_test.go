@@ -9,9 +9,10 @@ import (
 	"testing"
 )
 
-// README "Development": the map of the code lists exactly the packages of `go list ./...`, each
-// once, with nothing left out (examples and scripts included) and nothing that is gone.
-func TestReadmeMapListsEveryPackage(t *testing.T) {
+// docs/architecture.md "Package map": the map of the code lists exactly the packages of
+// `go list ./...`, each once, with nothing left out (examples and scripts included) and nothing
+// that is gone.
+func TestArchitectureMapListsEveryPackage(t *testing.T) {
 	out, err := exec.Command("go", "list", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list ./...: %v", err)
@@ -24,18 +25,18 @@ func TestReadmeMapListsEveryPackage(t *testing.T) {
 		}
 		want = append(want, strings.TrimPrefix(p, "tickmux/"))
 	}
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, dev, ok := strings.Cut(string(readme), "\n## Development\n")
+	_, sec, ok := strings.Cut(string(doc), "\n## Package map\n")
 	if !ok {
-		t.Fatal("README has no Development section")
+		t.Fatal("docs/architecture.md has no Package map section")
 	}
 	// The map is the first table of the section; a row starts "| `package` ...".
-	_, table, ok := strings.Cut(dev, "\n| package | owns | called by |\n")
+	_, table, ok := strings.Cut(sec, "\n| package | owns | called by |\n")
 	if !ok {
-		t.Fatal("README's Development section has no table headed | package | owns | called by |")
+		t.Fatal("docs/architecture.md's Package map has no table headed | package | owns | called by |")
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)`")
@@ -46,6 +47,6 @@ func TestReadmeMapListsEveryPackage(t *testing.T) {
 	slices.Sort(want)
 	slices.Sort(listed)
 	if !slices.Equal(listed, want) {
-		t.Errorf("README's map lists %q,\ngo list ./... has %q", listed, want)
+		t.Errorf("docs/architecture.md's map lists %q,\ngo list ./... has %q", listed, want)
 	}
 }
