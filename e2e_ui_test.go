@@ -334,7 +334,7 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 // After a detach the view says how to come back, with a command that works for the build in use:
 // here a tickmux found on PATH by its name, and the hint typed as it is shows the session again.
 // (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
-// TestComeBack in server/earlyview.)
+// TestComeBack in server.)
 func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 	r := newTmuxRig(t)
 	bin := filepath.Join(r.dir, "bin")

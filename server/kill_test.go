@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 		playHungServer(path)
 		return
 	}
+	if how := os.Getenv(envStartingServer); how != "" {
+		os.Exit(playStartingServer(how))
+	}
 	os.Exit(m.Run())
 }
 

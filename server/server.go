@@ -40,22 +40,21 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
-	"tickmux/server/earlyview"
 	"tickmux/views"
 	"tickmux/views/viewterm"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
 const (
-	MethodAttach = earlyview.MethodAttach
+	MethodAttach = "view/attach"
 	MethodKill   = "view/kill-server"
 
-	notifyResize = earlyview.NotifyResize // client → server: the terminal changed size
-	notifyRedraw = earlyview.NotifyRedraw // client → server: draw everything again (after SIGCONT)
-	notifyDetach = earlyview.NotifyDetach // client → server: detach me (the client got SIGTERM)
-	notifyLeft   = earlyview.NotifyLeft   // server → client: the view is over, the terminal is restored
+	notifyResize = "view/resize" // client → server: the terminal changed size
+	notifyRedraw = "view/redraw" // client → server: draw everything again (after SIGCONT)
+	notifyDetach = "view/detach" // client → server: detach me (the client got SIGTERM, SIGINT or SIGQUIT)
+	notifyLeft   = "view/left"   // server → client: the view is over, the terminal is restored
 	// client → server: suspend me (SIGTSTP); server → client: the terminal is released, stop.
-	notifySuspend = earlyview.NotifySuspend
+	notifySuspend = "view/suspend"
 )
 
 // AttachParams is what a view tells the server about its terminal.
@@ -65,9 +64,6 @@ type AttachParams struct {
 	// Open is a program to open before attaching (tickmux -- CMD on a running server).
 	Open []string `json:"open,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
-	// Early is true when the view's early start (package earlyview) sent the request: the log
-	// says so.
-	Early bool `json:"early,omitempty"`
 }
 
 // AttachResult asks the client for its terminal's descriptor.
@@ -217,7 +213,7 @@ func (s *srv) suspendView(id string) {
 	}
 	lv.tty.release(lv.sc.ReleaseSequences())
 	s.logf("%s suspended", id)
-	sendLine(lv.nc, earlyview.Notification(notifySuspend))
+	sendLine(lv.nc, notification(notifySuspend))
 }
 
 // stop ends the App: a signal, kill-server.
@@ -306,7 +302,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
-	askForTerminal(nc, req.ID)
+	reply(nc, req.ID, AttachResult{SendFD: true}, nil) // send the terminal's descriptor
 	tty, ti, err := s.receiveTerminal(nc, p)
 	if err != nil {
 		s.logf("attach refused (process %d): %v", client, err)
@@ -348,12 +344,8 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		delete(s.live, id)
 		s.liveMu.Unlock()
 	}()
-	how := ""
-	if p.Early {
-		how = ", early start"
-	}
 	s.logf("%s is %s, process %d", id, name, client)
-	s.logf("%s attached (TERM=%s%s)", id, p.Term, how)
+	s.logf("%s attached (TERM=%s)", id, p.Term)
 	if len(p.Open) > 0 {
 		// Only now, with the view there to show it: a request that never passes a terminal
 		// opens nothing.
@@ -388,26 +380,11 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	s.logf("%s left", id)
 }
 
-// readAttachParams reads an attach request's params: those of the early start's one request
-// without the JSON decoder (earlyview.ReadAttachParams), any other with it.
+// readAttachParams reads an attach request's params.
 func readAttachParams(raw json.RawMessage) (AttachParams, error) {
-	if term, colorterm, ok := earlyview.ReadAttachParams(raw); ok {
-		return AttachParams{Term: term, ColorTerm: colorterm, Early: true}, nil
-	}
 	var p AttachParams
 	err := json.Unmarshal(raw, &p)
 	return p, err
-}
-
-// askForTerminal answers attach request id: send the terminal's descriptor. The answer to id 1
-// (the one id views use) is written as the early start reads it, without the JSON encoder.
-func askForTerminal(nc *net.UnixConn, id uint64) {
-	if id != 1 {
-		reply(nc, id, AttachResult{SendFD: true}, nil)
-		return
-	}
-	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
-	_, _ = nc.Write([]byte(earlyview.AttachAnswer + "\n"))
 }
 
 // receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds
