@@ -103,7 +103,7 @@ func KillServer(path string) error {
 	if pid <= 0 {
 		return fmt.Errorf("the server did not stop within %v", killStop)
 	}
-	// SIGTERM: the server's signal deadline (hardstop.go) ends it within 2 s, its guardian
+	// SIGTERM: the server's signal deadline (hardstop.go) ends it within a second, its guardian
 	// ends the panes. SIGKILL if even that did not happen; the guardian still ends the panes.
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	if stopped(path, pid, killStop) {

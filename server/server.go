@@ -1,26 +1,28 @@
 // Package server is the tickmux that outlives its terminal: a long-lived process holding the
 // host (every program, its PTY, screen and scrollback), the control socket and the approval
-// queue, and views that attach to it and go away again.
+// queue, and views that attach to it and go away again; and the view's client (client.go,
+// view.go), which starts a server when none runs (Start) and attaches a terminal to it (Attach).
 //
 // Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
-// server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
-// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend) and waits to be told
-// that it detached or that the server exited. It hands the terminal over only from its
-// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm:
-// the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
-// reads its keys from it with tcell's input parser. So a key takes the same path as in a
-// single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
-// client and no re-encoding of the screen into a second terminal protocol: the latency and the
-// fidelity (every cell, mode and key tcell knows) stay those of the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
-// so it must never block on it: each view has its own writer with a write deadline and a
-// bounded backlog (views.Mirror), and a view that stalls is dropped.
+// server over the control socket (SCM_RIGHTS) and then only relays what its terminal tells it
+// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend; SIGTERM, SIGINT and
+// SIGQUIT as a detach) and waits to be told that it detached or that the server exited. It
+// hands the terminal over only from its foreground, and the server reads and draws only while
+// it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm: the
+// sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and reads
+// its keys from it with tcell's input parser. So a key goes terminal → tcell's parser → App →
+// PTY, with no hop through the client and no re-encoding of the screen into a second terminal
+// protocol: every cell, mode and key tcell knows reaches the terminal as it is. The cost is that
+// the server holds a descriptor of the view's terminal, so it must never block on it: each view
+// has its own copier, which falls behind by at most one screen of changed cells (views.Mirror)
+// and whose writes give up after writeStall (tty.go), and a view that stalls is dropped.
 //
 // Several views share one App and one layout, like two clients of one tmux session: the App
 // draws on a logical screen sized to the view used last, which views.Mirror copies onto each
 // view's terminal; key state is per view (views/clients.go).
 //
 // The server is its own session leader with no controlling terminal and its stdio on
-// /dev/null (Start), so closing a terminal never signals it; it logs only to the log file.
+// /dev/null (Start), so closing a terminal never signals it; it logs only to its log file.
 package server
 
 import (
