@@ -87,7 +87,7 @@ func tui(args []string, std stdio, demo bool) int {
 	}
 	p := viewParams()
 	switch {
-	case !server.Running(sock):
+	case !sockpath.Running(sock):
 		// None runs: start one. It reads the config (a running one has its own) and says
 		// what is wrong with it.
 		err := server.Start(serverArgs(f, sock, demo))

@@ -24,9 +24,6 @@ import (
 // ErrNoServer: nobody answers on the socket.
 var ErrNoServer = errors.New("no tickmux server is running")
 
-// Running reports whether a server answers on the socket at path (sockpath.Running).
-func Running(path string) bool { return sockpath.Running(path) }
-
 // dial connects to the server and checks that it runs as this user (the socket is the user's
 // alone, on both ends).
 func dial(path string) (*net.UnixConn, error) {
@@ -150,7 +147,7 @@ func stopped(path string, pid int, d time.Duration) bool {
 			if guardian.Ended(pid) {
 				return true
 			}
-		} else if !Running(path) {
+		} else if !sockpath.Running(path) {
 			return true
 		}
 		if time.Now().After(deadline) {
