@@ -6,7 +6,6 @@ import (
 
 	"tickmux/agent"
 	"tickmux/server"
-	"tickmux/server/earlyview"
 )
 
 // runAttach is `tickmux attach`: this terminal becomes a view of the running server.
@@ -15,12 +14,10 @@ func runAttach(args []string, std stdio) int {
 	if err != nil || len(f.argv) > 0 {
 		return 2
 	}
-	early := earlyview.Take()
 	if !configPathOK("tickmux attach", f.config, std) {
-		early.Close()
 		return 2
 	}
-	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams(), early)
+	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams())
 }
 
 // runKillServer is `tickmux kill-server`: the server ends, and every program in it.

@@ -48,11 +48,7 @@ func runServer(args []string, std stdio) int {
 			}
 			return
 		}
-		if err != nil {
-			fmt.Fprintln(readyFile, err.Error())
-		} else {
-			fmt.Fprintln(readyFile, "ok")
-		}
+		fmt.Fprintln(readyFile, server.ReadyLine(err))
 		readyFile.Close()
 		readyFile = nil
 	}

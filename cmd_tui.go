@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,9 +13,9 @@ import (
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/internal/flagusage"
+	"tickmux/internal/sockpath"
 	"tickmux/keymap"
 	"tickmux/server"
-	"tickmux/server/earlyview"
 	"tickmux/views"
 )
 
@@ -81,37 +82,24 @@ func tui(args []string, std stdio, demo bool) int {
 		return 2
 	}
 	sock := agent.SocketPath(f.socket)
-	early := earlyview.Take() // what this view's early start did, before the package inits
-	if !early.StartedOne() && !configPathOK(name, f.config, std) {
-		early.Close()
+	if !configPathOK(name, f.config, std) {
 		return 2
 	}
 	p := viewParams()
 	switch {
-	case early != nil && early.Started:
-		// None ran, and the early start started one (the config is read there).
-		if err := early.StartErr; err != nil && !strings.Contains(err.Error(), agent.ErrAlreadyRunning.Error()) {
-			if _, cerr := config.Load(f.config); cerr != nil {
-				fmt.Fprintf(std.err, "%s: %v\n", name, cerr) // the server failed on it too
-				return 2
-			}
-			fmt.Fprintf(std.err, "%s: %v\n", name, err)
-			return 1
-		}
-	case early != nil && early.Conn != nil:
-		// A server runs, and the early start is attaching to it.
-	case !server.Running(sock):
-		// The config is read by a server that starts; a running one has its own.
-		if _, err := config.Load(f.config); err != nil {
-			fmt.Fprintf(std.err, "%s: %v\n", name, err)
-			return 2
-		}
+	case !sockpath.Running(sock):
+		// None runs: start one. It reads the config (a running one has its own) and says
+		// what is wrong with it.
 		err := server.Start(serverArgs(f, sock, demo))
 		switch {
 		case err == nil:
-		case strings.Contains(err.Error(), agent.ErrAlreadyRunning.Error()):
+		case errors.Is(err, sockpath.ErrAlreadyRunning):
 			// Another tickmux started one at the same moment: use it.
 		default:
+			if _, cerr := config.Load(f.config); cerr != nil {
+				fmt.Fprintf(std.err, "%s: %v\n", name, cerr) // the server failed on it
+				return 2
+			}
 			fmt.Fprintf(std.err, "%s: %v\n", name, err)
 			return 1
 		}
@@ -121,13 +109,13 @@ func tui(args []string, std stdio, demo bool) int {
 		p.Open = f.argv
 		p.Dir, _ = os.Getwd()
 	}
-	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p, early)
+	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
 }
 
 // serverArgs are the arguments of the `tickmux server` this command starts.
 func serverArgs(f *tuiFlags, sock string, demo bool) []string {
-	cols, rows := earlyview.WindowSize(int(os.Stdout.Fd()))
-	return earlyview.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
+	cols, rows := server.WindowSize(int(os.Stdout.Fd()))
+	return server.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
 }
 
 // openInitial opens what tickmux starts with: a shell, the given Tick, or the demo (whose hint

@@ -1,7 +1,7 @@
 package main
 
-// The early start of a view (server/earlyview): it runs before the heavy package inits, attaches
-// to a running server or starts one, and leaves whatever it does not handle to the normal path.
+// Starting and attaching: one path, from main (cmd_tui.go, cmd_attach.go, server.Attach); no
+// package init dials the socket or starts a server.
 
 import (
 	"bufio"
@@ -11,66 +11,85 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
-// TestEarlyViewBeforeHeavyInits: in tickmux's binary (this test binary links what it links), the
-// early start runs before the packages that import unicode or reflect (the terminal, UI, MCP and
-// JSON schema libraries among them) initialise; runtime/metrics, whose init sorts before it
-// and took about 1 ms in every process, does not initialise before it (memtrim.go does without),
-// and neither does any package of another module.
-func TestEarlyViewBeforeHeavyInits(t *testing.T) {
+// `tickmux attach` dials the socket from main, after every package init: when a server accepts
+// the connection, the process has already traced its last init (GODEBUG=inittrace=1 prints one
+// line per package init; main's comes last). A view that dialled from an init would still be
+// waiting there for the answer this server never sends.
+func TestAttachDialsOnlyFromMain(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	out, err := cmd.CombinedOutput()
+	cmd := exec.Command(self, "attach", "--socket", sock)
+	cmd.Env = append(os.Environ(), envAsMain+"=1", "GODEBUG=inittrace=1", "TERM=xterm-256color")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	traced := make(chan string, 1)
+	go func() { // owner: this test; returns when the view's terminal closes
+		var out []byte
+		b := make([]byte, 4096)
+		sent := false
+		for {
+			n, err := ptmx.Read(b)
+			out = append(out, b[:n]...)
+			if !sent && strings.Contains(string(out), "\ninit main @") {
+				traced <- string(out)
+				sent = true
+			}
+			if err != nil {
+				if !sent {
+					traced <- string(out)
+				}
+				return
+			}
+		}
+	}()
+	nc, err := ln.AcceptUnix()
 	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+		t.Fatal(err)
 	}
-	var inits []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
-			inits = append(inits, f[1])
+	defer nc.Close()
+	// The view waits for the answer from here on; the trace it wrote before it dialled is
+	// in the terminal already.
+	select {
+	case out := <-traced:
+		if !strings.Contains(out, "\ninit main @") {
+			t.Fatalf("the view's process ended before main's init was traced:\n%s", out)
 		}
-	}
-	early := slices.Index(inits, "tickmux/server/earlyview")
-	if early < 0 {
-		t.Fatalf("no init of tickmux/server/earlyview in the trace:\n%s", out)
-	}
-	for _, heavy := range []string{"unicode", "reflect", "encoding/json", "github.com/gdamore/tcell/v2", "github.com/rivo/tview"} {
-		if i := slices.Index(inits, heavy); i < 0 {
-			t.Errorf("%s never initialised: the trace is not tickmux's", heavy)
-		} else if i < early {
-			t.Errorf("%s initialised before the early start: %v", heavy, inits[:early+1])
-		}
-	}
-	for _, before := range []string{"runtime/metrics"} {
-		if i := slices.Index(inits, before); i >= 0 && i < early {
-			t.Errorf("%s initialised before the early start: %v", before, inits[:early+1])
-		}
-	}
-	// No other module's init runs before it, in every process of tickmux: one did, reading
-	// the time zone file (BurntSushi/toml's internal package, 0.5 ms of each start).
-	for _, p := range inits[:early] {
-		if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
-			t.Errorf("%s, of another module, initialised before the early start: %v", p, inits[:early+1])
-		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the view dialled the socket before its package inits were over (main's init is not traced)")
 	}
 }
 
-// The early start through a real terminal and the real server: `tickmux attach` with no server
-// and on a dead server's socket fails as before (the normal path says why); `tickmux` on the dead
-// server's socket starts a server and attaches early; `tickmux attach` attaches early; a view the
-// early start leaves alone (a COLORTERM it would have to escape) attaches through the normal path.
-// Every terminal is left as it was.
-func TestEndToEndEarlyStart(t *testing.T) {
+// Through a real terminal and the real server: `tickmux attach` with no server and on a dead
+// server's socket fails and says why; `tickmux` on the dead server's socket starts a server and
+// attaches; `tickmux attach` attaches, with a COLORTERM that JSON must escape too. Every terminal
+// is left as it was.
+func TestEndToEndStartAndAttach(t *testing.T) {
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s attach; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -111,15 +130,15 @@ echo all-done; sleep 100`, dir, r.self)
 	r.waitFor("shell:1")
 	r.prefix("d", "all-done")
 	if s := r.screen(); !strings.Contains(s, "rc5=0") {
-		t.Fatalf("the view the early start left alone did not end well:\n%s", s)
+		t.Fatalf("the view with an odd COLORTERM did not end well:\n%s", s)
 	}
 	for i := 1; i <= 5; i++ {
 		sameStty(t, filepath.Join(dir, fmt.Sprintf("b%d", i)), filepath.Join(dir, fmt.Sprintf("a%d", i)))
 	}
 	log := r.log()
 	for _, want := range []string{
-		`view-1 attached \(TERM=[^,)]+, early start\)`,
-		`view-2 attached \(TERM=[^,)]+, early start\)`,
+		`view-1 attached \(TERM=[^,)]+\)\n`,
+		`view-2 attached \(TERM=[^,)]+\)\n`,
 		`view-3 attached \(TERM=[^,)]+\)\n`,
 	} {
 		if !regexp.MustCompile(want).MatchString(log) {
@@ -155,9 +174,9 @@ func foreignListener(path string) int {
 	}
 }
 
-// A socket another user listens on (planted on the path): neither the early start nor the normal
-// path sends it anything, whether attaching or starting; both refuse with the reason.
-func TestEndToEndEarlyStartRefusesAnotherUsersSocket(t *testing.T) {
+// A socket another user listens on (planted on the path): the view sends it nothing, whether
+// attaching or starting, and refuses with the reason.
+func TestEndToEndAttachRefusesAnotherUsersSocket(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run a listener as another user")
 	}
@@ -241,10 +260,10 @@ func (r *tmuxRig) viewPID(args ...string) int {
 	return 0
 }
 
-// A view started early relays what its terminal tells it alone: a resize reaches the layout and
-// the programs; SIGTERM detaches it (the terminal back as it was), SIGHUP ends it and the server
+// An attached view relays what its terminal tells it alone: a resize reaches the layout and the
+// programs; SIGTERM detaches it (the terminal back as it was), SIGHUP ends it and the server
 // restores the terminal it leaves.
-func TestEndToEndEarlyViewRelays(t *testing.T) {
+func TestEndToEndAttachedViewRelays(t *testing.T) {
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -276,9 +295,6 @@ echo all-done; sleep 100`, dir, r.self)
 	r.waitFor("all-done")
 	for i := 1; i <= 2; i++ {
 		sameStty(t, filepath.Join(dir, fmt.Sprintf("b%d", i)), filepath.Join(dir, fmt.Sprintf("a%d", i)))
-	}
-	if log := r.log(); strings.Count(log, "early start)") != 2 {
-		t.Errorf("the views did not start early:\n%s", log)
 	}
 	r.tmux("kill-session", "-t", "e2e")
 	r.killServer()

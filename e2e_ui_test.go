@@ -317,7 +317,7 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 	if _, err := os.Stat(r.socket); err == nil {
 		t.Fatalf("a server runs after the missing config:\n%s", s)
 	}
-	// With a server running too (the early attach must not pass it by), for tickmux and attach.
+	// With a server running too (which has its own config), for tickmux and attach.
 	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "srv", r.self)
 	r.waitIn("srv", "shell:1")
 	for i, cmd := range []string{"", " attach"} {
@@ -331,10 +331,29 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 	}
 }
 
+// A config the server cannot read: the server that tickmux starts reads it first and fails, and
+// tickmux says what is wrong with the file and exits 2, with nothing left running.
+func TestEndToEndBadConfigIsAnError(t *testing.T) {
+	r := newTmuxRig(t)
+	bad := filepath.Join(r.dir, "bad-config.toml")
+	if err := os.WriteFile(bad, []byte("scrollback = [oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.tmux("new-session", "-d", "-x", "160", "-y", "30", "-s", "e2e",
+		"sh -c '"+r.self+" --config "+bad+"; echo exit-status-$?; sleep 600'")
+	s := r.waitFor("exit-status-")
+	if !strings.Contains(s, "exit-status-2") || !strings.Contains(s, "bad-config.toml") {
+		t.Fatalf("a config tickmux cannot read:\n%s", s)
+	}
+	if _, err := os.Stat(r.socket); err == nil {
+		t.Fatalf("a server runs after the bad config:\n%s", s)
+	}
+}
+
 // After a detach the view says how to come back, with a command that works for the build in use:
 // here a tickmux found on PATH by its name, and the hint typed as it is shows the session again.
 // (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
-// TestComeBack in server/earlyview.)
+// TestComeBack in server.)
 func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 	r := newTmuxRig(t)
 	bin := filepath.Join(r.dir, "bin")

@@ -5,13 +5,11 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-
-	"tickmux/server/earlyview"
 )
 
 // envAsMain makes the test binary be tickmux itself: the end-to-end tests run it in tmux, and the
 // demo it starts runs the example Ticks through the same binary.
-const envAsMain = earlyview.EnvTestAsMain
+const envAsMain = "TICKMUX_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if which := os.Getenv(envHugeTick); which != "" {

@@ -15,7 +15,6 @@ import (
 
 	"tickmux/host"
 	"tickmux/host/guardian"
-	"tickmux/server/earlyview"
 )
 
 // Server answers control-socket clients on behalf of a *host.Host. The TUI starts one with Serve
@@ -227,14 +226,6 @@ func (c *conn) read() {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
-		}
-		if c.s.views != nil {
-			// A view's early start asks to attach with one exact line, read here without the
-			// JSON decoder (earlyview.ReadAttachRequest).
-			if params, ok := earlyview.ReadAttachRequest(line); ok {
-				c.s.views(c.nc, Request{ID: 1, Method: earlyview.MethodAttach, Params: bytes.Clone(params)})
-				break
-			}
 		}
 		var req Request
 		if err := json.Unmarshal(line, &req); err != nil {

@@ -12,19 +12,18 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tickmux/server/earlyview"
+	"tickmux/internal/sockpath"
 )
 
 // EnvSocket overrides the control socket's path, for the TUI and every client verb.
-const EnvSocket = earlyview.EnvSocket
+const EnvSocket = sockpath.EnvSocket
 
-// SocketPath returns the control socket's path: flag when it is not empty, else $TICKMUX_SOCKET,
-// else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock. (One
-// definition, in earlyview, which a view's early start uses before this package initialises.)
-func SocketPath(flag string) string { return earlyview.SocketPath(flag) }
+// SocketPath returns the control socket's path (sockpath.Path): flag when it is not empty, else
+// $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock.
+func SocketPath(flag string) string { return sockpath.Path(flag) }
 
-// ErrAlreadyRunning: a live tickmux answers on the socket.
-var ErrAlreadyRunning = errors.New("another tickmux is already running")
+// ErrAlreadyRunning: a live tickmux answers on the socket (sockpath.ErrAlreadyRunning).
+var ErrAlreadyRunning = sockpath.ErrAlreadyRunning
 
 // Listener is the control socket, owned for as long as it is open: a lock file beside the socket
 // keeps a second tickmux from taking it over (H-SEC3: the socket is 0600 in a 0700 directory).
@@ -50,7 +49,7 @@ func (l *Listener) Close() error {
 func Listen(path string) (*Listener, error) {
 	path = filepath.Clean(path)
 	dir := filepath.Dir(path)
-	if err := prepareDir(dir, path == earlyview.DefaultSocket()); err != nil {
+	if err := prepareDir(dir, path == sockpath.Default()); err != nil {
 		return nil, err
 	}
 	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o600)

@@ -274,8 +274,7 @@ func assertRefused(t *testing.T, path string, got chan []byte, want string) {
 	}
 }
 
-// A view's requests reach Views as the JSON decoder reads them: the early start's exact line
-// (read without the decoder) and any other form of view request alike.
+// A view's requests reach Views as the JSON decoder reads them, whatever their form.
 func TestViewsGetsTheRequestAsDecoded(t *testing.T) {
 	h := host.New(host.Config{})
 	defer h.Close()
@@ -290,9 +289,9 @@ func TestViewsGetsTheRequestAsDecoded(t *testing.T) {
 	}
 	defer s.Close()
 	for _, line := range [][]byte{
-		[]byte(`{"id":1,"method":"view/attach","params":{"term":"xterm-256color","colorterm":"truecolor","early":true}}` + "\n"),
+		[]byte(`{"id":1,"method":"view/attach","params":{"term":"xterm-256color","colorterm":"truecolor"}}` + "\n"),
 		[]byte(`{"id":1,"method":"view/attach","params":{"term":"xterm","open":["sh"]}}` + "\n"),
-		[]byte(` {"method":"view/attach","id":1,"params":{"early":true,"term":"xterm"}} ` + "\n"),
+		[]byte(` {"method":"view/attach","id":1,"params":{"colorterm":"24bit","term":"xterm"}} ` + "\n"),
 	} {
 		var want Request
 		if err := json.Unmarshal(line, &want); err != nil {

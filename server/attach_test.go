@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/agent"
-	"tickmux/server/earlyview"
 	"tickmux/views"
 )
 
@@ -39,47 +38,35 @@ func socketPair(t *testing.T) (srv, view *net.UnixConn) {
 	return srv, view
 }
 
-// The answer the view's early start recognises is the one the server writes when it wants the
-// terminal.
-func TestAttachAnswerIsWhatTheServerWrites(t *testing.T) {
-	srv, view := socketPair(t)
-	reply(srv, 1, AttachResult{SendFD: true}, nil)
-	if line, err := bufio.NewReader(view).ReadString('\n'); err != nil || line != earlyview.AttachAnswer+"\n" {
-		t.Errorf("the server answers an attach with %q (%v); the early start waits for %q", line, err, earlyview.AttachAnswer+"\n")
-	}
-}
-
-// The view/left lines the server writes: the light decoder of the early start reads the common
-// ones as the JSON decoder does, and leaves the others to it.
-func TestLeftLinesBothDecoders(t *testing.T) {
+// The view/left and view/suspend lines the server writes are what the view reads.
+func TestLeftLinesAreWhatTheViewReads(t *testing.T) {
 	srv, view := socketPair(t)
 	rd := bufio.NewReader(view)
-	for _, c := range []struct {
-		lp    LeftParams
-		light bool // the light decoder reads it
-	}{
-		{LeftParams{Reason: "detached"}, true},
-		{LeftParams{Reason: views.ReasonExited, Exited: true}, true},
-		{LeftParams{Reason: "the terminal stopped reading"}, true},
-		{LeftParams{Reason: "cannot draw on the terminal: no", Failed: true}, true},
-		{LeftParams{Reason: `tickmux does not know the terminal TERM="x": not found`, Failed: true}, false},
-		{LeftParams{Reason: "a <b> & c"}, false},
-		{LeftParams{Reason: "détaché"}, false},
-		{LeftParams{Reason: "tab\there"}, false},
-		{LeftParams{Reason: ""}, true},
+	for _, lp := range []LeftParams{
+		{Reason: "detached"},
+		{Reason: views.ReasonExited, Exited: true},
+		{Reason: `tickmux does not know the terminal TERM="x": not found`, Failed: true},
+		{Reason: "a <b> & c détaché\ttab"},
+		{Reason: ""},
 	} {
-		notify(srv, notifyLeft, c.lp)
+		notify(srv, notifyLeft, lp)
 		line, err := rd.ReadBytes('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := earlyview.Left{Reason: c.lp.Reason, Exited: c.lp.Exited, Failed: c.lp.Failed}
-		if got, known := decodeLine(line); !known || got == nil || *got != want {
-			t.Errorf("the JSON decoder reads %q as %+v, %v; want %+v", line, got, known, want)
+		if got := decodeLine(line); got == nil || got.suspend || got.LeftParams != lp {
+			t.Errorf("the view reads %q as %+v; want %+v", line, got, lp)
 		}
-		got, known := earlyview.LightDecode(line)
-		if known != c.light || (known && (got == nil || *got != want)) {
-			t.Errorf("the light decoder reads %q as %+v, %v; want %+v, %v", line, got, known, want, c.light)
+	}
+	sendLine(srv, notification(notifySuspend))
+	if line, err := rd.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	} else if got := decodeLine(line); got == nil || !got.suspend {
+		t.Errorf("the view reads %q as %+v; want a suspend", line, got)
+	}
+	for _, line := range []string{"not json\n", `{"method":"view/other"}` + "\n", `{"id":1,"result":{}}` + "\n"} {
+		if got := decodeLine([]byte(line)); got != nil {
+			t.Errorf("the view reads %q as %+v; want nothing", line, got)
 		}
 	}
 }
@@ -87,32 +74,12 @@ func TestLeftLinesBothDecoders(t *testing.T) {
 // A view's notifications are requests the server reads (no id: notifications).
 func TestNotificationsAreWhatTheServerReads(t *testing.T) {
 	for _, m := range []string{notifyResize, notifyRedraw, notifyDetach} {
-		line := earlyview.Notification(m)
+		line := notification(m)
 		var req agent.Request
 		if err := json.Unmarshal(line, &req); err != nil || req.Method != m || req.ID != 0 || req.Params != nil || line[len(line)-1] != '\n' {
 			t.Errorf("the notification %q reads as %+v (%v)", line, req, err)
 		}
 	}
-}
-
-// Whatever line the light decoder reads, the JSON decoder reads the same.
-func FuzzLightDecode(f *testing.F) {
-	for _, lp := range []LeftParams{{Reason: "detached"}, {Reason: "x", Exited: true}, {Reason: "y", Failed: true}, {Reason: "z", Exited: true, Failed: true}} {
-		raw, _ := json.Marshal(lp)
-		line, _ := json.Marshal(agent.Message{Method: notifyLeft, Params: raw})
-		f.Add(append(line, '\n'))
-	}
-	f.Add([]byte(`{"method":"view/left","params":{"reason":"a","exited":false}}` + "\n"))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		light, known := earlyview.LightDecode(line)
-		if !known {
-			return
-		}
-		full, _ := decodeLine(line)
-		if light == nil || full == nil || *light != *full {
-			t.Errorf("%q: the light decoder reads %+v, the JSON decoder %+v", line, light, full)
-		}
-	})
 }
 
 // The server looks the view's terminal up before the descriptor comes, not after: the lookup
@@ -179,42 +146,20 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// The answer to an attach, written without the JSON encoder for id 1, is the line the encoder
-// writes; other ids go through the encoder.
-func TestAskForTerminalIsTheReply(t *testing.T) {
-	for _, id := range []uint64{1, 7} {
-		srv, view := socketPair(t)
-		rd := bufio.NewReader(view)
-		askForTerminal(srv, id)
-		got, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		reply(srv, id, AttachResult{SendFD: true}, nil)
-		want, err := rd.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("id %d: the answer is %q, the encoder writes %q", id, got, want)
-		}
-	}
-}
-
-// The params of the early start's request read as the JSON decoder reads them; others too.
+// An attach request's params.
 func TestReadAttachParams(t *testing.T) {
 	for _, raw := range []string{
-		`{"term":"xterm-256color","early":true}`,
-		`{"term":"xterm","colorterm":"truecolor","early":true}`,
+		`{"term":"xterm-256color"}`,
+		`{"term":"xterm","colorterm":"truecolor"}`,
 		`{"term":"xterm","open":["sh","-c","x"],"dir":"/tmp"}`,
-		`{"early":true,"term":"x\u0079"}`,
+		`{"colorterm":"24bit","term":"x\u0079"}`,
 	} {
 		var want AttachParams
 		if err := json.Unmarshal([]byte(raw), &want); err != nil {
 			t.Fatal(err)
 		}
 		got, err := readAttachParams([]byte(raw))
-		if err != nil || got.Term != want.Term || got.ColorTerm != want.ColorTerm || got.Early != want.Early ||
+		if err != nil || got.Term != want.Term || got.ColorTerm != want.ColorTerm ||
 			got.Dir != want.Dir || strings.Join(got.Open, "\x00") != strings.Join(want.Open, "\x00") {
 			t.Errorf("%s reads as %+v (%v), want %+v", raw, got, err, want)
 		}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,24 +9,20 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
-	"golang.org/x/term"
 
 	"tickmux/agent"
 	"tickmux/host/guardian"
-	"tickmux/server/earlyview"
+	"tickmux/internal/sockpath"
 )
 
 // ErrNoServer: nobody answers on the socket.
 var ErrNoServer = errors.New("no tickmux server is running")
-
-// Running reports whether a server answers on the socket at path.
-func Running(path string) bool { return earlyview.Running(path) }
 
 // dial connects to the server and checks that it runs as this user (the socket is the user's
 // alone, on both ends).
@@ -105,7 +100,7 @@ func KillServer(path string) error {
 	if pid <= 0 {
 		return fmt.Errorf("the server did not stop within %v", killStop)
 	}
-	// SIGTERM: the server's signal deadline (hardstop.go) ends it within 2 s, its guardian
+	// SIGTERM: the server's signal deadline (hardstop.go) ends it within a second, its guardian
 	// ends the panes. SIGKILL if even that did not happen; the guardian still ends the panes.
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	if stopped(path, pid, killStop) {
@@ -152,7 +147,7 @@ func stopped(path string, pid int, d time.Duration) bool {
 			if guardian.Ended(pid) {
 				return true
 			}
-		} else if !Running(path) {
+		} else if !sockpath.Running(path) {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -163,42 +158,27 @@ func stopped(path string, pid int, d time.Duration) bool {
 }
 
 // Attach shows the server on path in this terminal until the view detaches or the server
-// ends. open, when not empty, is opened first. Whatever happens, the terminal is restored and
-// any message is printed on the normal screen. It returns the exit code. early is what the view's
-// early start did (earlyview.Take; nil: nothing): Attach goes on from there.
-func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early *earlyview.Handover) int {
-	if early != nil && early.View != nil {
-		code, _ := early.View.Wait(decodeLine) // it knows every line
-		early.View.Close()
-		return code
-	}
-	fd := int(in.Fd())
-	if !term.IsTerminal(fd) || !term.IsTerminal(int(out.Fd())) {
-		early.Close()
+// ends. p.Open, when not empty, is opened first. Whatever happens, the terminal is restored and
+// any message is printed on the normal screen. It returns the exit code.
+func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams) int {
+	fd, outFd := int(in.Fd()), int(out.Fd())
+	saved, err := getTermState(fd)
+	if _, oerr := getTermState(outFd); err != nil || oerr != nil {
 		fmt.Fprintln(errw, "tickmux: attaching needs a terminal (stdin and stdout must be a TTY)")
 		return 2
 	}
-	saved, err := earlyview.GetTermState(fd)
-	if err != nil {
-		early.Close()
-		fmt.Fprintf(errw, "tickmux: %v\n", err)
+	if !waitForeground(fd) { // only the terminal's foreground job hands it over
+		fmt.Fprintln(errw, "tickmux: this view is a background job of its terminal: run tickmux attach in the foreground (fg)")
 		return 1
 	}
-	if early == nil || early.Conn == nil {
-		if !earlyview.WaitForeground(fd) { // only the terminal's foreground job hands it over
-			early.Close()
-			fmt.Fprintln(errw, "tickmux: "+earlyview.ErrBackground)
-			return 1
+	nc, err := dial(path)
+	var rd *bufio.Reader
+	if err == nil {
+		rd = bufio.NewReader(nc)
+		var res AttachResult
+		if err = request(nc, rd, MethodAttach, p, &res); err == nil && !res.SendFD {
+			err = errors.New("the server did not ask for the terminal")
 		}
-	}
-	nc, rd, err := resume(early)
-	if err == nil && nc == nil {
-		if nc, err = dial(path); err == nil {
-			rd = bufio.NewReader(nc)
-			err = request(nc, rd, MethodAttach, p, nil)
-		}
-	} else if err == nil {
-		err = answer(rd, nil) // the early start sent the request
 	}
 	if err != nil {
 		if nc != nil {
@@ -207,10 +187,8 @@ func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early
 		fmt.Fprintf(errw, "tickmux: %v\n", err)
 		return 1
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, earlyview.Signals...)
+	cols, rows := WindowSize(outFd)
 	if _, _, err := nc.WriteMsgUnix([]byte{0}, unix.UnixRights(fd), nil); err != nil {
-		signal.Stop(sigs)
 		nc.Close()
 		fmt.Fprintf(errw, "tickmux: cannot pass the terminal to the server: %v\n", err)
 		return 1
@@ -219,64 +197,139 @@ func Attach(path string, in, out *os.File, errw io.Writer, p AttachParams, early
 	// tells it alone, and waits.
 	tell := func(method string) {
 		_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
-		_, _ = nc.Write(earlyview.Notification(method))
+		_, _ = nc.Write(notification(method))
 	}
-	v := earlyview.NewView(path, fd, out, errw, saved, sigs, rd, tell, func() { nc.Close() })
-	defer v.Close()
-	code, _ := v.Wait(decodeLine)
-	return code
+	// The signals only now: the process's first signal.Notify starts the runtime's signal
+	// goroutines and threads (2-4 ms on a 2-core VM, more under load), which the server's answer
+	// waited for when they came first; now the server draws meanwhile. A resize in between is
+	// caught up with here (a stop signal in between ends this process as it would have before
+	// the Notify: the server then detaches the view and restores the terminal itself).
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	if c, r := WindowSize(outFd); c != cols || r != rows {
+		tell(notifyResize)
+	}
+	v := newView(path, fd, out, errw, saved, sigs, rd, tell, func() { nc.Close() })
+	defer v.stop()
+	return v.wait()
 }
 
-// decodeLine reads a line from the server with the protocol's own types: view/left, or a line
-// to ignore.
-func decodeLine(line []byte) (*earlyview.Left, bool) {
-	var m agent.Message
-	if json.Unmarshal(line, &m) != nil {
-		return nil, true
+// EnvReady names the descriptor a starting server reports on: ReadyLine's line.
+const EnvReady = "TICKMUX_READY_FD"
+
+// What a starting server reports on EnvReady's descriptor: readyOK, or readyRunning and the
+// error when another tickmux holds the socket (sockpath.ErrAlreadyRunning), or readyFailed and
+// any other error.
+const (
+	readyOK      = "ok"
+	readyRunning = "already-running: "
+	readyFailed  = "error: "
+)
+
+// ReadyLine is the line a starting server writes on EnvReady's descriptor for err (nil: it
+// listens), without its newline.
+func ReadyLine(err error) string {
+	switch {
+	case err == nil:
+		return readyOK
+	case errors.Is(err, sockpath.ErrAlreadyRunning):
+		return readyRunning + oneLine(err.Error())
 	}
-	if m.Method == notifySuspend {
-		return &earlyview.Left{Suspend: true}, true
-	}
-	if m.Method != notifyLeft {
-		return nil, true
-	}
-	var lp LeftParams
-	_ = json.Unmarshal(m.Params, &lp)
-	return &earlyview.Left{Reason: lp.Reason, Exited: lp.Exited, Failed: lp.Failed}, true
+	return readyFailed + oneLine(err.Error())
 }
 
-// EnvReady names the descriptor a starting server reports on: "ok", or the error.
-const EnvReady = earlyview.EnvReady
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// runningError is a starting server's report that another tickmux holds the socket.
+type runningError struct{ msg string }
+
+func (e runningError) Error() string { return e.msg }
+func (e runningError) Unwrap() error { return sockpath.ErrAlreadyRunning }
+
+// ServerArgs are the arguments of the `tickmux server` a view starts: on socket, with the config
+// and log files when not empty (the server's defaults are the view's), laid out for a terminal of
+// cols x rows when known (the first frame is drawn at that size before the view attaches, not at
+// 80x24 and again once it is there), the demo, or the program argv.
+func ServerArgs(socket, config, log string, cols, rows int, demo bool, argv []string) []string {
+	args := []string{"--socket", socket}
+	if config != "" {
+		args = append(args, "--config", config)
+	}
+	if cols > 0 && rows > 0 {
+		args = append(args, "--size", strconv.Itoa(cols)+"x"+strconv.Itoa(rows))
+	}
+	if log != "" {
+		args = append(args, "--log", log)
+	}
+	if demo {
+		args = append(args, "--demo")
+	}
+	if len(argv) > 0 {
+		args = append(append(args, "--"), argv...)
+	}
+	return args
+}
 
 // Start runs `self server ARGS...` in the background as its own session (no controlling
-// terminal, stdio on /dev/null) and returns once it reports that it listens, or why it could
-// not start.
+// terminal, stdio on /dev/null), in this directory (the first shell opens where the person
+// started tickmux), and returns once it reports that it listens, or why it could not start: an
+// error that wraps sockpath.ErrAlreadyRunning when another tickmux holds the socket.
 func Start(args []string) error {
-	s, err := earlyview.StartServer(args)
+	self, err := os.Executable()
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot find the tickmux binary: %w", err)
 	}
-	return s.Wait()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("cannot start the tickmux server: %w", err)
+	}
+	defer null.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("cannot start the tickmux server: %w", err)
+	}
+	defer pr.Close()
+	dir := "/"
+	if wd, err := os.Getwd(); err == nil {
+		dir = wd
+	}
+	// syscall.ForkExec, not os.StartProcess: the first os.StartProcess of a process first forks
+	// a child that exits at once, to learn whether the kernel gives pidfds, and this start is on
+	// the way to the first frame.
+	pid, err := syscall.ForkExec(self, append([]string{self, "server"}, args...), &syscall.ProcAttr{
+		Dir:   dir,
+		Env:   append(os.Environ(), EnvReady+"=3", guardian.EnvEarly+"=1"), // its guardian starts beside its inits
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), pw.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	pw.Close()
+	if err != nil {
+		return fmt.Errorf("cannot start the tickmux server: %w", err)
+	}
+	go func() { // owner: this process; reaps the server when it ends (a detached server is reparented)
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				return
+			}
+		}
+	}()
+	return readReady(pr)
 }
 
-// resume takes over the connection the early start made and sent the attach request on (the
-// terminal not yet), with a reader that has what it read of the answer first; nc is nil when it
-// made none.
-func resume(early *earlyview.Handover) (nc *net.UnixConn, rd *bufio.Reader, err error) {
-	if early == nil || early.Conn == nil {
-		return nil, nil, nil
+// readReady reads what a starting server reports (ReadyLine) until it closes its end.
+func readReady(r io.Reader) error {
+	msg, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+	line := strings.TrimSpace(string(msg))
+	switch {
+	case line == readyOK:
+		return nil
+	case line == "":
+		return errors.New("the tickmux server exited at once; its log says why")
+	case strings.HasPrefix(line, readyRunning):
+		return runningError{strings.TrimPrefix(line, readyRunning)}
 	}
-	defer early.Close()
-	c, err := net.FileConn(early.Conn)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot connect to tickmux on %s: %w", early.Socket, err)
-	}
-	nc, ok := c.(*net.UnixConn)
-	if !ok {
-		c.Close()
-		return nil, nil, fmt.Errorf("cannot connect to tickmux on %s: not a Unix socket", early.Socket)
-	}
-	return nc, bufio.NewReader(io.MultiReader(bytes.NewReader(early.Read), nc)), nil
+	return errors.New(strings.TrimPrefix(line, readyFailed))
 }
 
 // exitedWithin waits up to d for process pid to exit, told by the kernel (a pidfd becomes

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"tickmux/internal/sockpath"
 )
 
 // envHung makes the test binary play a server that accepts connections and never answers, as a
@@ -22,6 +24,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(envHung); path != "" {
 		playHungServer(path)
 		return
+	}
+	if how := os.Getenv(envStartingServer); how != "" {
+		os.Exit(playStartingServer(how))
 	}
 	os.Exit(m.Run())
 }
@@ -80,7 +85,7 @@ func TestKillServerEndsAServerThatDoesNotAnswer(t *testing.T) {
 			}
 			defer cmd.Process.Kill()
 			for i := 0; ; i++ {
-				if Running(sock) { // not the file: it is there a moment before the listen
+				if sockpath.Running(sock) { // not the file: it is there a moment before the listen
 					break
 				}
 				if i > 500 {

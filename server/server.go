@@ -1,26 +1,28 @@
 // Package server is the tickmux that outlives its terminal: a long-lived process holding the
 // host (every program, its PTY, screen and scrollback), the control socket and the approval
-// queue, and views that attach to it and go away again.
+// queue, and views that attach to it and go away again; and the view's client (client.go,
+// view.go), which starts a server when none runs (Start) and attaches a terminal to it (Attach).
 //
 // Design. As in tmux, a view is a thin client: it passes its terminal's file descriptor to the
-// server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
-// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend) and waits to be told
-// that it detached or that the server exited. It hands the terminal over only from its
-// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm:
-// the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
-// reads its keys from it with tcell's input parser. So a key takes the same path as in a
-// single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
-// client and no re-encoding of the screen into a second terminal protocol: the latency and the
-// fidelity (every cell, mode and key tcell knows) stay those of the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
-// so it must never block on it: each view has its own writer with a write deadline and a
-// bounded backlog (views.Mirror), and a view that stalls is dropped.
+// server over the control socket (SCM_RIGHTS) and then only relays what its terminal tells it
+// alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend; SIGTERM, SIGINT and
+// SIGQUIT as a detach) and waits to be told that it detached or that the server exited. It
+// hands the terminal over only from its foreground, and the server reads and draws only while
+// it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm: the
+// sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and reads
+// its keys from it with tcell's input parser. So a key goes terminal → tcell's parser → App →
+// PTY, with no hop through the client and no re-encoding of the screen into a second terminal
+// protocol: every cell, mode and key tcell knows reaches the terminal as it is. The cost is that
+// the server holds a descriptor of the view's terminal, so it must never block on it: each view
+// has its own copier, which falls behind by at most one screen of changed cells (views.Mirror)
+// and whose writes give up after writeStall (tty.go), and a view that stalls is dropped.
 //
 // Several views share one App and one layout, like two clients of one tmux session: the App
 // draws on a logical screen sized to the view used last, which views.Mirror copies onto each
 // view's terminal; key state is per view (views/clients.go).
 //
 // The server is its own session leader with no controlling terminal and its stdio on
-// /dev/null (Start), so closing a terminal never signals it; it logs only to the log file.
+// /dev/null (Start), so closing a terminal never signals it; it logs only to its log file.
 package server
 
 import (
@@ -40,22 +42,21 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
-	"tickmux/server/earlyview"
 	"tickmux/views"
 	"tickmux/views/viewterm"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
 const (
-	MethodAttach = earlyview.MethodAttach
+	MethodAttach = "view/attach"
 	MethodKill   = "view/kill-server"
 
-	notifyResize = earlyview.NotifyResize // client → server: the terminal changed size
-	notifyRedraw = earlyview.NotifyRedraw // client → server: draw everything again (after SIGCONT)
-	notifyDetach = earlyview.NotifyDetach // client → server: detach me (the client got SIGTERM)
-	notifyLeft   = earlyview.NotifyLeft   // server → client: the view is over, the terminal is restored
+	notifyResize = "view/resize" // client → server: the terminal changed size
+	notifyRedraw = "view/redraw" // client → server: draw everything again (after SIGCONT)
+	notifyDetach = "view/detach" // client → server: detach me (the client got SIGTERM, SIGINT or SIGQUIT)
+	notifyLeft   = "view/left"   // server → client: the view is over, the terminal is restored
 	// client → server: suspend me (SIGTSTP); server → client: the terminal is released, stop.
-	notifySuspend = earlyview.NotifySuspend
+	notifySuspend = "view/suspend"
 )
 
 // AttachParams is what a view tells the server about its terminal.
@@ -65,9 +66,6 @@ type AttachParams struct {
 	// Open is a program to open before attaching (tickmux -- CMD on a running server).
 	Open []string `json:"open,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
-	// Early is true when the view's early start (package earlyview) sent the request: the log
-	// says so.
-	Early bool `json:"early,omitempty"`
 }
 
 // AttachResult asks the client for its terminal's descriptor.
@@ -217,7 +215,7 @@ func (s *srv) suspendView(id string) {
 	}
 	lv.tty.release(lv.sc.ReleaseSequences())
 	s.logf("%s suspended", id)
-	sendLine(lv.nc, earlyview.Notification(notifySuspend))
+	sendLine(lv.nc, notification(notifySuspend))
 }
 
 // stop ends the App: a signal, kill-server.
@@ -306,7 +304,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	// The App draws the view's first frame while its terminal is passed and set up.
 	expected := s.mirror.Expect()
 	defer expected()
-	askForTerminal(nc, req.ID)
+	reply(nc, req.ID, AttachResult{SendFD: true}, nil) // send the terminal's descriptor
 	tty, ti, err := s.receiveTerminal(nc, p)
 	if err != nil {
 		s.logf("attach refused (process %d): %v", client, err)
@@ -348,12 +346,8 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		delete(s.live, id)
 		s.liveMu.Unlock()
 	}()
-	how := ""
-	if p.Early {
-		how = ", early start"
-	}
 	s.logf("%s is %s, process %d", id, name, client)
-	s.logf("%s attached (TERM=%s%s)", id, p.Term, how)
+	s.logf("%s attached (TERM=%s)", id, p.Term)
 	if len(p.Open) > 0 {
 		// Only now, with the view there to show it: a request that never passes a terminal
 		// opens nothing.
@@ -388,26 +382,11 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	s.logf("%s left", id)
 }
 
-// readAttachParams reads an attach request's params: those of the early start's one request
-// without the JSON decoder (earlyview.ReadAttachParams), any other with it.
+// readAttachParams reads an attach request's params.
 func readAttachParams(raw json.RawMessage) (AttachParams, error) {
-	if term, colorterm, ok := earlyview.ReadAttachParams(raw); ok {
-		return AttachParams{Term: term, ColorTerm: colorterm, Early: true}, nil
-	}
 	var p AttachParams
 	err := json.Unmarshal(raw, &p)
 	return p, err
-}
-
-// askForTerminal answers attach request id: send the terminal's descriptor. The answer to id 1
-// (the one id views use) is written as the early start reads it, without the JSON encoder.
-func askForTerminal(nc *net.UnixConn, id uint64) {
-	if id != 1 {
-		reply(nc, id, AttachResult{SendFD: true}, nil)
-		return
-	}
-	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
-	_, _ = nc.Write([]byte(earlyview.AttachAnswer + "\n"))
 }
 
 // receiveTerminal takes the view's terminal, which it sends after the attach answer, and finds

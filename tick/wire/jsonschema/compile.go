@@ -34,8 +34,8 @@
 //   - Start-up: santhosh-tekuri/jsonschema/v6, which covers every draft too, was dropped for
 //     compiling every draft's meta-schema at init in every tickmux process (10-20 ms, 1.7 MB).
 //     This package has no init work; the pattern engine, dlclark/regexp2 v1.12, costs 0.06-0.09
-//     ms and 29 KB of init (GODEBUG=inittrace=1 on tickmux --help), and runs after the early
-//     start (TestEarlyViewBeforeHeavyInits). regexp2/v2 (v2.13) was measured too: 0.17-1.3 ms and
+//     ms and 29 KB of init (GODEBUG=inittrace=1 on tickmux --help) in every tickmux process.
+//     regexp2/v2 (v2.13) was measured too: 0.17-1.3 ms and
 //     140 KB of init for Unicode 17 tables this use does not need; v1.12's ECMAScript|Unicode
 //     mode passes the suite's ECMA-262 tests.
 //   - google/jsonschema-go, which the binary links through the MCP SDK, knows only 2020-12 and

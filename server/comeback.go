@@ -1,8 +1,11 @@
-package earlyview
+package server
 
 import (
 	"os"
-	"path"
+	"path/filepath"
+	"strings"
+
+	"tickmux/internal/sockpath"
 )
 
 // comeBack is the command that shows the server on socket again after a detach, for the build in
@@ -13,17 +16,17 @@ import (
 func comeBack(exe, argv0, socket string) string {
 	cmd := exe + " attach"
 	switch {
-	case contains(exe, "/go-build"):
+	case strings.Contains(exe, "/go-build"):
 		cmd = "go run . attach"
-	case argv0 != "" && !contains(argv0, "/"):
+	case argv0 != "" && !strings.Contains(argv0, "/"):
 		cmd = argv0 + " attach"
 	case exe == "":
 		cmd = "tickmux attach"
 	}
-	if socket != SocketPath("") {
+	if socket != sockpath.Path("") {
 		cmd += " --socket " + shellQuote(socket)
 	}
-	if contains(exe, "/go-build") {
+	if strings.Contains(exe, "/go-build") {
 		cmd += "   (in tickmux's source directory)"
 	}
 	return cmd
@@ -36,20 +39,10 @@ func comeBackHint(socket string) string {
 	if len(os.Args) > 0 {
 		argv0 = os.Args[0]
 	}
-	if exe != "" && !path.IsAbs(exe) {
+	if exe != "" && !filepath.IsAbs(exe) {
 		exe = ""
 	}
 	return comeBack(exe, argv0, socket)
-}
-
-// contains is strings.Contains, which this package does without (see the package doc).
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain path characters.

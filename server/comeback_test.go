@@ -1,12 +1,16 @@
-package earlyview
+package server
 
-import "testing"
+import (
+	"testing"
+
+	"tickmux/internal/sockpath"
+)
 
 // After a detach the view says how to come back, with a command that works for the build in use.
 func TestComeBack(t *testing.T) {
-	t.Setenv(EnvSocket, "")
+	t.Setenv(sockpath.EnvSocket, "")
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
-	def := SocketPath("")
+	def := sockpath.Path("")
 	for _, c := range []struct{ exe, argv0, socket, want string }{
 		// go run . demo: the build is in the go command's cache, and not on PATH.
 		{"/root/.cache/go-build/ab/abcd-d/tickmux", "/root/.cache/go-build/ab/abcd-d/tickmux", def,
