@@ -15,7 +15,7 @@ import (
 
 	"tickmux/agent"
 	"tickmux/server/earlyview"
-	"tickmux/views"
+	"tickmux/server/mirror"
 )
 
 // socketPair is two connected Unix sockets, the server's end and the view's.
@@ -59,7 +59,7 @@ func TestLeftLinesBothDecoders(t *testing.T) {
 		light bool // the light decoder reads it
 	}{
 		{LeftParams{Reason: "detached"}, true},
-		{LeftParams{Reason: views.ReasonExited, Exited: true}, true},
+		{LeftParams{Reason: mirror.ReasonExited, Exited: true}, true},
 		{LeftParams{Reason: "the terminal stopped reading"}, true},
 		{LeftParams{Reason: "cannot draw on the terminal: no", Failed: true}, true},
 		{LeftParams{Reason: `tickmux does not know the terminal TERM="x": not found`, Failed: true}, false},

@@ -6,17 +6,17 @@
 // server over the control socket (SCM_RIGHTS) and then only forwards what its terminal tells it
 // alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend) and waits to be told
 // that it detached or that the server exited. It hands the terminal over only from its
-// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm:
+// foreground, and the server reads and draws only while it stays there (jobs.go). The server draws on the passed terminal itself (server/viewterm:
 // the sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and
 // reads its keys from it with tcell's input parser. So a key takes the same path as in a
 // single-process tickmux (terminal → tcell's parser → App → PTY), with no extra hop through the
 // client and no re-encoding of the screen into a second terminal protocol: the latency and the
 // fidelity (every cell, mode and key tcell knows) stay those of the single-process TUI. The cost is that the server holds a descriptor of the view's terminal,
 // so it must never block on it: each view has its own writer with a write deadline and a
-// bounded backlog (views.Mirror), and a view that stalls is dropped.
+// bounded backlog (server/mirror), and a view that stalls is dropped.
 //
 // Several views share one App and one layout, like two clients of one tmux session: the App
-// draws on a logical screen sized to the view used last, which views.Mirror copies onto each
+// draws on a logical screen sized to the view used last, which mirror.Mirror copies onto each
 // view's terminal; key state is per view (views/clients.go).
 //
 // The server is its own session leader with no controlling terminal and its stdio on
@@ -41,8 +41,9 @@ import (
 	"tickmux/config"
 	"tickmux/host"
 	"tickmux/server/earlyview"
+	"tickmux/server/mirror"
+	"tickmux/server/viewterm"
 	"tickmux/views"
-	"tickmux/views/viewterm"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
@@ -139,7 +140,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		host.KillAllStrays()
 		logf("tickmux server stopped")
 	}()
-	mirror := views.NewMirrorSized(opts.Cols, opts.Rows)
+	mirror := mirror.NewSized(opts.Cols, opts.Rows)
 	if cfg.NotifyCommand != "" {
 		n := newNotifyCommand(cfg.NotifyCommand, logf, mirror.Views)
 		notifier.Store(n)
@@ -185,7 +186,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 // srv answers the view connections the control socket hands over.
 type srv struct {
 	a        *views.App
-	mirror   *views.Mirror
+	mirror   *mirror.Mirror
 	logf     func(format string, args ...any)
 	stopping func()
 	host     *host.Host
@@ -328,7 +329,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	var openFailed atomic.Bool
 	if err := s.mirror.Attach(id, sc, func(reason string) {
 		// The screen is finalized: the terminal is back to how the view left it.
-		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited, Failed: openFailed.Load()})
+		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == mirror.ReasonExited, Failed: openFailed.Load()})
 		nc.Close()
 		close(gone)
 	}); err != nil {

@@ -1,4 +1,4 @@
-package views
+package mirror
 
 import (
 	"strings"
