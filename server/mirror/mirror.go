@@ -37,7 +37,6 @@ type Mirror struct {
 	drawn  []mcell
 	dw, dh int
 	tab    cellTables // appended under dmu and mu; see cells.go
-	puts   int        // cells drawn, ever (tests read it, on the UI goroutine)
 
 	mu     sync.Mutex
 	views  map[string]*mirrorView
