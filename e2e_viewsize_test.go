@@ -15,7 +15,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"tickmux/views"
+	"tickmux/server/mirror"
 )
 
 // ptyView is `tickmux attach` on a terminal of our own (a PTY the test sizes at will), its
@@ -145,8 +145,8 @@ func TestEndToEndHugeViewIsCapped(t *testing.T) {
 	}
 	// The huge view is the latest: the layout takes its size, at the cap.
 	waitPane("sized by the huge view", func(c, rw int) bool { return c > 200 })
-	if c, rw := r.paneSize("shell:1"); c > views.MaxViewCols || rw > views.MaxViewRows {
-		t.Fatalf("a 65535x65535 view made a %dx%d pane, past the cap %dx%d", c, rw, views.MaxViewCols, views.MaxViewRows)
+	if c, rw := r.paneSize("shell:1"); c > mirror.MaxViewCols || rw > mirror.MaxViewRows {
+		t.Fatalf("a 65535x65535 view made a %dx%d pane, past the cap %dx%d", c, rw, mirror.MaxViewCols, mirror.MaxViewRows)
 	}
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(huge.output(), "too large: drawn at 1000x500"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {

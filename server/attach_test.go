@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/agent"
-	"tickmux/views"
+	"tickmux/server/mirror"
 )
 
 // socketPair is two connected Unix sockets, the server's end and the view's.
@@ -44,7 +44,7 @@ func TestLeftLinesAreWhatTheViewReads(t *testing.T) {
 	rd := bufio.NewReader(view)
 	for _, lp := range []LeftParams{
 		{Reason: "detached"},
-		{Reason: views.ReasonExited, Exited: true},
+		{Reason: mirror.ReasonExited, Exited: true},
 		{Reason: `tickmux does not know the terminal TERM="x": not found`, Failed: true},
 		{Reason: "a <b> & c détaché\ttab"},
 		{Reason: ""},

@@ -8,17 +8,17 @@
 // alone (SIGWINCH as a resize, SIGCONT as a redraw, SIGTSTP as a suspend; SIGTERM, SIGINT and
 // SIGQUIT as a detach) and waits to be told that it detached or that the server exited. It
 // hands the terminal over only from its foreground, and the server reads and draws only while
-// it stays there (jobs.go). The server draws on the passed terminal itself (views/viewterm: the
+// it stays there (jobs.go). The server draws on the passed terminal itself (server/viewterm: the
 // sequences of the client's TERM and COLORTERM, looked up by the server in terminfo), and reads
 // its keys from it with tcell's input parser. So a key goes terminal → tcell's parser → App →
 // PTY, with no hop through the client and no re-encoding of the screen into a second terminal
 // protocol: every cell, mode and key tcell knows reaches the terminal as it is. The cost is that
 // the server holds a descriptor of the view's terminal, so it must never block on it: each view
-// has its own copier, which falls behind by at most one screen of changed cells (views.Mirror)
+// has its own copier, which falls behind by at most one screen of changed cells (server/mirror)
 // and whose writes give up after writeStall (tty.go), and a view that stalls is dropped.
 //
 // Several views share one App and one layout, like two clients of one tmux session: the App
-// draws on a logical screen sized to the view used last, which views.Mirror copies onto each
+// draws on a logical screen sized to the view used last, which mirror.Mirror copies onto each
 // view's terminal; key state is per view (views/clients.go).
 //
 // The server is its own session leader with no controlling terminal and its stdio on
@@ -42,8 +42,9 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/server/mirror"
+	"tickmux/server/viewterm"
 	"tickmux/views"
-	"tickmux/views/viewterm"
 )
 
 // The control-socket methods a view client uses; the agent server hands such connections over.
@@ -137,7 +138,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		host.KillAllStrays()
 		logf("tickmux server stopped")
 	}()
-	mirror := views.NewMirrorSized(opts.Cols, opts.Rows)
+	mirror := mirror.NewSized(opts.Cols, opts.Rows)
 	if cfg.NotifyCommand != "" {
 		n := newNotifyCommand(cfg.NotifyCommand, logf, mirror.Views)
 		notifier.Store(n)
@@ -183,7 +184,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 // srv answers the view connections the control socket hands over.
 type srv struct {
 	a        *views.App
-	mirror   *views.Mirror
+	mirror   *mirror.Mirror
 	logf     func(format string, args ...any)
 	stopping func()
 	host     *host.Host
@@ -326,7 +327,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	var openFailed atomic.Bool
 	if err := s.mirror.Attach(id, sc, func(reason string) {
 		// The screen is finalized: the terminal is back to how the view left it.
-		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == views.ReasonExited, Failed: openFailed.Load()})
+		notify(nc, notifyLeft, LeftParams{Reason: reason, Exited: reason == mirror.ReasonExited, Failed: openFailed.Load()})
 		nc.Close()
 		close(gone)
 	}); err != nil {

@@ -97,7 +97,7 @@ type App struct {
 	rung      uint64 // the last card that rang the views (attention.go)
 
 	// A server's views (clients.go): nil mirror when the App draws on one terminal.
-	mirror    *Mirror
+	mirror    MultiView
 	views     viewSet
 	redrawAll atomic.Bool // a view left: the next frame draws everything, if only for no view
 	// A view came, or is about to: the next frame draws the chrome and every pane whose program
@@ -174,10 +174,10 @@ func New(opts Options) *App {
 		return ev, act
 	})
 	a.endWhenEmpty = opts.EndWhenEmpty
-	if m, ok := opts.Screen.(*Mirror); ok {
+	if m, ok := opts.Screen.(MultiView); ok {
 		a.mirror = m
 		m.OnViews(a.viewsChanged)
-		m.OnPaste(a.pasteSink)
+		m.OnPaste(a.choosePaste)
 	}
 	screen, err := newScreen(opts.Screen)
 	if err != nil {

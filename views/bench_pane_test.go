@@ -3,6 +3,8 @@ package views
 import (
 	"fmt"
 	"testing"
+
+	"tickmux/server/mirror"
 )
 
 // A pane's draw after one key's echo, the key path's draw: a 200x60 pane full of coloured text,
@@ -14,7 +16,7 @@ func BenchmarkPaneEchoDraw(b *testing.B) {
 	}
 	v := NewTerminalView(f, TerminalOptions{RequestDraw: func() {}})
 	defer v.Close()
-	m := NewMirrorSized(200, 60)
+	m := mirror.NewSized(200, 60)
 	if err := m.Init(); err != nil {
 		b.Fatal(err)
 	}

@@ -193,9 +193,6 @@ func (a *App) detachView() {
 // to attach) draws nothing.
 func (a *App) drawing() bool { return a.mirror == nil || a.mirror.Drawing() }
 
-// ReasonExited is why every view leaves when the server ends.
-const ReasonExited = "tickmux exited"
-
 // OpenForView opens a program a person named when attaching (tickmux -- CMD on a running
 // server) beside the focused pane. Any goroutine; it waits for the UI goroutine.
 func (a *App) OpenForView(spec host.OpenSpec) error {

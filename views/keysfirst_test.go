@@ -12,13 +12,6 @@ import (
 	"tickmux/themes"
 )
 
-// keysWaitingNow is how many keys a view sent that the App has not taken yet.
-func (m *Mirror) keysWaitingNow() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.keysIn)
-}
-
 // Keys first: keys that pile up while the UI goroutine is busy are all taken before anything is
 // drawn again. Each key's draw, and the draws of updates that come meanwhile (the panel's
 // rebuild, a paced frame), are left to the draw after the last key, which shows all of it: K
@@ -48,9 +41,9 @@ func TestKeysWaitingAreTakenBeforeAnyDraw(t *testing.T) {
 	for _, k := range keys {
 		vh.views["a"].InjectKey(k.Key(), k.Rune(), k.Modifiers())
 	}
-	for deadline := time.Now().Add(20 * time.Second); vh.mirror.keysWaitingNow() < len(keys); {
+	for deadline := time.Now().Add(20 * time.Second); vh.views["a"].keysPosted.Load() < int64(len(keys)); {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d keys reached the queue", vh.mirror.keysWaitingNow(), len(keys))
+			t.Fatalf("%d of %d keys reached the queue", vh.views["a"].keysPosted.Load(), len(keys))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -164,70 +157,6 @@ func TestPaneFrameDrawnOnlyWhenItChanges(t *testing.T) {
 	for i, want := range []bool{true, false, false, true, false, true, true, false} {
 		if (drawn[i] > 0) != want {
 			t.Fatalf("draw %d drew %d cells, want a draw: %v (all: %v)", i, drawn[i], want, drawn)
-		}
-	}
-}
-
-// A frame that changes nothing on screen sends the views nothing: tview draws after every key,
-// and a key typed into a pane changes nothing until the program echoes it, whose frame would
-// wait behind an empty one.
-func TestMirrorSendsNoEmptyFrame(t *testing.T) {
-	m := NewMirror()
-	if err := m.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Fini()
-	sc := &lockedScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8")}
-	if err := sc.Init(); err != nil {
-		t.Fatal(err)
-	}
-	sc.SetSize(80, 24)
-	if err := m.Attach("a", sc, nil); err != nil {
-		t.Fatal(err)
-	}
-	v := m.views["a"]
-	m.PutStr(0, 0, "first")
-	m.Show()
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "first"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the view never showed the first frame:\n%s", viewText(sc))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	m.PutStr(0, 1, "second")
-	m.Show()
-	taken := func() bool { // the copier took what the frame changed
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		return len(v.list) == 0 && !v.whole && !v.sync
-	}
-	for deadline := time.Now().Add(20 * time.Second); !taken(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) { // a hang guard, not a timing
-			t.Fatal("the view's copier never took the second frame")
-		}
-	}
-	n := v.pokes.Load()
-	m.Show() // nothing drawn since
-	if got := v.pokes.Load(); got != n {
-		t.Errorf("a frame that changed nothing poked the view")
-	}
-	m.ShowCursor(3, 3)
-	m.Show()
-	if got := v.pokes.Load(); got != n+1 {
-		t.Errorf("a frame that moved the cursor did not poke the view")
-	}
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(viewText(sc), "second"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the view never showed the second frame:\n%s", viewText(sc))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if x, y, vis := sc.GetCursor(); x == 3 && y == 3 && vis {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the view never showed the cursor the last frame moved")
 		}
 	}
 }

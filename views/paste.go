@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/gdamore/tcell/v2"
@@ -25,10 +24,6 @@ import (
 // what a paste holds in memory is bounded by the pieces in the view's queue and the pane's
 // paste window (host.PasteWriter), not by the paste's size.
 
-// pastedText is a piece of a bracketed paste's text as the terminal sent it, between the
-// paste's start and end events (viewterm.EventPasteText).
-type pastedText interface{ PastedBytes() []byte }
-
 // pasteSink is where one paste goes, chosen by the App when the paste starts (UI goroutine).
 // The view's reader goroutine writes to it and ends it; end is called once.
 type pasteSink interface {
@@ -36,54 +31,12 @@ type pasteSink interface {
 	end()
 }
 
-// pasteStream is a paste's start, waiting for the App to choose its sink.
-type pasteStream struct {
-	mu        sync.Mutex
-	sink      pasteSink
-	abandoned bool // the view left before the App chose: a sink chosen later is ended at once
-	ready     chan struct{}
-}
-
-func newPasteStream() *pasteStream { return &pasteStream{ready: make(chan struct{})} }
-
-// give hands the stream its sink (UI goroutine).
-func (ps *pasteStream) give(s pasteSink) {
-	ps.mu.Lock()
-	if ps.abandoned {
-		ps.mu.Unlock()
-		s.end()
-		return
-	}
-	ps.sink = s
-	close(ps.ready)
-	ps.mu.Unlock()
-}
-
-// wait returns the sink the App chose, or nil once quit closes first.
-func (ps *pasteStream) wait(quit <-chan struct{}) pasteSink {
-	select {
-	case <-ps.ready:
-		return ps.sink
-	case <-quit:
-	}
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.sink == nil {
-		ps.abandoned = true
-	}
-	return ps.sink
-}
-
-// pasteMarkKey is the key a mark is posted as; the App knows a mark by its pointer. Should one
-// ever reach a pane, F64 is nothing a program is sent.
-const pasteMarkKey = tcell.KeyF64
-
 // runMark runs ev's action when ev is a paste's mark, and reports whether it was one. UI goroutine.
 func (a *App) runMark(ev *tcell.EventKey) bool {
-	if a.mirror == nil || ev.Key() != pasteMarkKey {
+	if a.mirror == nil {
 		return false
 	}
-	f := a.mirror.takeMark(ev)
+	f := a.mirror.TakeMark(ev)
 	if f == nil {
 		return false
 	}

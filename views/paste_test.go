@@ -13,12 +13,10 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
-	"tickmux/views/viewterm"
 )
 
-var _ pastedText = (*viewterm.EventPasteText)(nil) // what a view's terminal sends is what the Mirror reads
-
-// pieceEvent is a piece of a paste's text, as viewterm.EventPasteText carries it.
+// pieceEvent is a piece of a paste's text, as viewterm.EventPasteText carries it (the Mirror
+// reads any event with PastedBytes).
 type pieceEvent struct{ b []byte }
 
 func (e *pieceEvent) When() time.Time     { return time.Time{} }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/views/viewterm"
+	"tickmux/server/viewterm"
 )
 
 // describe is an event as the App reads it.

@@ -3,6 +3,7 @@ package views
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,13 +11,14 @@ import (
 
 	"tickmux/host"
 	"tickmux/keymap"
+	"tickmux/server/mirror"
 )
 
-// viewsHarness runs an App on a Mirror, with views that are simulation screens (what a view's
-// terminal would show: the copy the Mirror makes, not the App's own drawing).
+// viewsHarness runs an App on a server's Mirror, with views that are simulation screens (what a
+// view's terminal would show: the copy the Mirror makes, not the App's own drawing).
 type viewsHarness struct {
 	*harness
-	mirror *Mirror
+	mirror *watchedMirror
 	views  map[string]*lockedScreen
 	mu     sync.Mutex
 	left   map[string]string // view → the reason it left
@@ -24,10 +26,77 @@ type viewsHarness struct {
 
 func newViewsHarness(t *testing.T) *viewsHarness {
 	t.Helper()
-	m := NewMirror()
+	m := &watchedMirror{Mirror: mirror.New()}
 	hs := newHarnessOn(t, m)
-	hs.screen = m.sim
 	return &viewsHarness{harness: hs, mirror: m, views: map[string]*lockedScreen{}, left: map[string]string{}}
+}
+
+// watchedMirror is the Mirror as the App draws on it (a MultiView), with what the tests watch:
+// the cells the App drew, and whether it showed a frame since the last Expect.
+type watchedMirror struct {
+	*mirror.Mirror
+	puts  int        // cells drawn on the screen, ever (UI goroutine)
+	mu    sync.Mutex // orders fresh as the Mirror orders its own: Expect's reset, Show's set
+	fresh bool
+}
+
+var _ MultiView = (*watchedMirror)(nil)
+
+func (m *watchedMirror) Expect() (done func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fresh = false
+	return m.Mirror.Expect()
+}
+
+func (m *watchedMirror) Show() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Mirror.Show()
+	m.fresh = true
+}
+
+func (m *watchedMirror) Sync() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Mirror.Sync()
+	m.fresh = true
+}
+
+// shownSinceExpect reports whether a frame was shown since the last Expect.
+func (m *watchedMirror) shownSinceExpect() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.fresh
+}
+
+// Put and the rest draw as the Mirror does, one grapheme a Put, counting the cells drawn.
+func (m *watchedMirror) Put(x, y int, s string, st tcell.Style) (string, int) {
+	if w, h := m.Size(); x >= 0 && y >= 0 && x < w && y < h {
+		m.puts++
+	}
+	return m.Mirror.Put(x, y, s, st)
+}
+func (m *watchedMirror) PutStr(x, y int, s string) { m.PutStrStyled(x, y, s, tcell.StyleDefault) }
+func (m *watchedMirror) PutStrStyled(x, y int, s string, st tcell.Style) {
+	for w, h := m.Size(); s != "" && x < w && y < h; {
+		var width int
+		s, width = m.Put(x, y, s, st)
+		if width == 0 {
+			break
+		}
+		x += width
+	}
+}
+func (m *watchedMirror) SetCell(x, y int, st tcell.Style, ch ...rune) {
+	if len(ch) > 0 {
+		m.Put(x, y, string(ch), st)
+	} else {
+		m.Put(x, y, " ", st)
+	}
+}
+func (m *watchedMirror) SetContent(x, y int, r rune, c []rune, st tcell.Style) {
+	m.Put(x, y, string(append([]rune{r}, c...)), st)
 }
 
 // lockedScreen is a view's terminal that the test reads between frames (a simulation screen's
@@ -35,6 +104,19 @@ func newViewsHarness(t *testing.T) *viewsHarness {
 type lockedScreen struct {
 	tcell.SimulationScreen
 	mu sync.Mutex
+	// keysPosted counts the keys the Mirror's reader has put in the App's queue: it asks its
+	// terminal for the next event only once it has posted the last.
+	keysPosted atomic.Int64
+	lastKey    bool // the event the reader took last is a key (the reader's alone)
+}
+
+func (s *lockedScreen) PollEvent() tcell.Event {
+	if s.lastKey {
+		s.keysPosted.Add(1)
+	}
+	ev := s.SimulationScreen.PollEvent()
+	_, s.lastKey = ev.(*tcell.EventKey)
+	return ev
 }
 
 func (s *lockedScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }

@@ -8,7 +8,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/gdamore/tcell/v2/terminfo"
 
-	"tickmux/views/viewterm"
+	"tickmux/server/viewterm"
 	"tickmux/vt"
 )
 
@@ -158,7 +158,7 @@ func startedTi(t *testing.T, ti *terminfo.Terminfo, w, h int, charset string) (*
 }
 
 // The first frame of a view, what every attach draws: a tcell screen made and drawn against a
-// Terminal. go test -run XXX -bench FirstFrame ./views/viewterm
+// Terminal. go test -run XXX -bench FirstFrame ./server/viewterm
 func BenchmarkFirstFrame(b *testing.B) {
 	ti := lookup(b, "xterm-256color")
 	b.Setenv("COLORTERM", "")

@@ -12,8 +12,8 @@ import (
 	"github.com/gdamore/tcell/v2/terminfo"
 	_ "github.com/gdamore/tcell/v2/terminfo/extended"
 
-	"tickmux/views"
-	"tickmux/views/viewterm"
+	"tickmux/server/mirror"
+	"tickmux/server/viewterm"
 	"tickmux/vt"
 )
 
@@ -36,7 +36,7 @@ func (v tcellView) PollEvent() tcell.Event {
 // signalled tells the test the frames the Mirror shows on a view: the text of cell 0,0 (the
 // test's frame counter) in each.
 type signalled struct {
-	views.ViewScreen
+	mirror.ViewScreen
 	counter string
 	shown   chan string
 }
@@ -181,7 +181,7 @@ func drawBoth(t *testing.T, ti *terminfo.Terminfo, frames int, seed int64) {
 	}
 	a := &signalled{ViewScreen: tcellView{tsc}, shown: make(chan string, 64)}
 	b := &signalled{ViewScreen: ours, shown: make(chan string, 64)}
-	m := views.NewMirrorSized(w, h)
+	m := mirror.NewSized(w, h)
 	if err := m.Init(); err != nil {
 		t.Fatal(err)
 	}

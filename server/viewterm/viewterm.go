@@ -1,5 +1,5 @@
 // Package viewterm is a view's terminal as the server draws on it and reads from it: the
-// Mirror (views/mirror.go) hands it the cells that changed since the view's last frame, and it
+// Mirror (server/mirror) hands it the cells that changed since the view's last frame, and it
 // writes them with the terminal's own sequences (from its terminfo description), one write a
 // frame; what the person types there comes back as tcell events, parsed by tcell's own input
 // processor, but for a bracketed paste's text, which comes as it was sent (paste.go).

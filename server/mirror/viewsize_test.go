@@ -1,4 +1,4 @@
-package views
+package mirror
 
 import (
 	"strings"
@@ -38,7 +38,7 @@ func (s *sizedScreen) PutCell(x, y int, text string, st tcell.Style, width int) 
 // but the note's; a terminal that reports no size gets 80x24.
 // Issue 24 item 1.
 func TestViewSizeCapped(t *testing.T) {
-	m := NewMirrorSized(65535, 65535)
+	m := NewSized(65535, 65535)
 	if err := m.Init(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package views
+package mirror
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ func TestMirrorCellsAsTcell(t *testing.T) {
 		if err := ref.Init(); err != nil {
 			t.Fatal(err)
 		}
-		m := NewMirrorSized(1+rng.IntN(12), 1+rng.IntN(6))
+		m := NewSized(1+rng.IntN(12), 1+rng.IntN(6))
 		if err := m.Init(); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func checkShown(t *testing.T, m *Mirror) {
 // TestMirrorTablesStayBounded: a screen drawn over and over with new styles and texts keeps
 // tables bounded by what its cells name, and keeps showing what was drawn.
 func TestMirrorTablesStayBounded(t *testing.T) {
-	m := NewMirrorSized(20, 5)
+	m := NewSized(20, 5)
 	if err := m.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func BenchmarkMirrorMemory(b *testing.B) {
 		runtime.ReadMemStats(&before)
 		ms := make([]*Mirror, n)
 		for j := range ms {
-			m := NewMirrorSized(200, 60)
+			m := NewSized(200, 60)
 			if err := m.Init(); err != nil {
 				b.Fatal(err)
 			}
@@ -274,7 +274,7 @@ func BenchmarkMirrorMemory(b *testing.B) {
 // The cells a whole frame copies to a view (an attach, a resize): a 200x60 screen of panes,
 // borders and a status bar, mostly spaces in a few styles. go test -run XXX -bench NonBlank ./views
 func BenchmarkNonBlankCells(b *testing.B) {
-	m := NewMirror()
+	m := New()
 	if err := m.Init(); err != nil {
 		b.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestCompactCell(t *testing.T) {
 func TestTextTableBound(t *testing.T) {
 	defer func(n int) { textsBound = n }(textsBound)
 	textsBound = 2
-	m := NewMirror()
+	m := New()
 	m.dmu.Lock()
 	defer m.dmu.Unlock()
 	a, b := m.internText("é"), m.internText("ü")

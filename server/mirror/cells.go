@@ -1,4 +1,4 @@
-package views
+package mirror
 
 import (
 	"strings"
@@ -228,7 +228,6 @@ func (m *Mirror) put(x, y int, str string, st tcell.Style) (string, int) {
 		}
 	}
 	i := y*m.dw + x
-	m.puts++
 	m.maybeCompact()
 	text := uint32(0) // a cell with no text, or only zero-width text, reads as a space
 	if width > 0 && cl != "" {

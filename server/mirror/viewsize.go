@@ -1,4 +1,4 @@
-package views
+package mirror
 
 // The largest layout a view can ask for. A view's size comes from its terminal, which anybody
 // attaching can set (`stty rows 65535 cols 65535`), and the server's memory grows with the

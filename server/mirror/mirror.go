@@ -1,4 +1,7 @@
-package views
+// Package mirror is the screen a server's App draws on while views come and go: one logical
+// screen copied onto every attached view's terminal (viewterm.Terminal), and every view's keys,
+// mouse and pastes fed to the App tagged with the view. The App sees it through views.MultiView.
+package mirror
 
 import (
 	"bytes"
@@ -9,7 +12,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host/guardian"
-	"tickmux/vt"
 )
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
@@ -30,12 +32,11 @@ type Mirror struct {
 	sim          tcell.SimulationScreen // its event queue only: it holds no cells (sized 0x0)
 	initW, initH int                    // the size before any view attaches
 
-	// What the App draws (mirrorcells.go): any goroutine may size it, the App draws on it.
+	// What the App draws (cells.go): any goroutine may size it, the App draws on it.
 	dmu    sync.Mutex // before mu
 	drawn  []mcell
 	dw, dh int
-	tab    cellTables // appended under dmu and mu; see mirrorcells.go
-	puts   int        // cells drawn, ever (tests read it, on the UI goroutine)
+	tab    cellTables // appended under dmu and mu; see cells.go
 
 	mu     sync.Mutex
 	views  map[string]*mirrorView
@@ -73,9 +74,18 @@ type Mirror struct {
 	// Keys posted as a paste's marks, and what the App runs for each (paste.go); pasteTo is the
 	// App's choice of where a paste starting now goes.
 	marks    map[*tcell.EventKey]func()
-	pasteTo  func(post func(func())) pasteSink
+	pasteTo  func(post func(func())) PasteSink
 	finished bool
 	wg       sync.WaitGroup // every view's goroutines
+}
+
+// ReasonExited is why every view leaves when the server ends (Fini).
+const ReasonExited = "tickmux exited"
+
+// alerter is a view's screen that can write a sequence to its terminal with the next frame
+// (viewterm.Terminal).
+type alerter interface {
+	Alert(seq []byte)
 }
 
 // maxOrigins bounds the events remembered for OriginOf: tview's queue holds 100.
@@ -110,14 +120,14 @@ type ViewScreen interface {
 	Fini()
 }
 
-// NewMirror makes the logical screen, 80x24 until a view attaches.
-func NewMirror() *Mirror { return NewMirrorSized(0, 0) }
+// New makes the logical screen, 80x24 until a view attaches.
+func New() *Mirror { return NewSized(0, 0) }
 
-// NewMirrorSized makes the logical screen, w x h until a view attaches (80x24 when not
+// NewSized makes the logical screen, w x h until a view attaches (80x24 when not
 // positive, at most MaxViewCols x MaxViewRows): a server started for a terminal sizes it as
 // that terminal, so that the App has drawn the first view's frame, at its size, by the time the
 // view attaches.
-func NewMirrorSized(w, h int) *Mirror {
+func NewSized(w, h int) *Mirror {
 	m := &Mirror{views: map[string]*mirrorView{}, origins: map[tcell.Event]string{}, keysIn: map[tcell.Event]struct{}{}, marks: map[*tcell.EventKey]func(){}, showX: -1, showY: -1}
 	if w <= 0 || h <= 0 {
 		w, h = 80, 24
@@ -144,32 +154,6 @@ func (m *Mirror) setSize(w, h int) {
 	m.dmu.Lock()
 	m.resizeDrawn(w, h)
 	m.dmu.Unlock()
-}
-
-// OnPaste sets the function that chooses where a paste starting now goes (UI goroutine).
-func (m *Mirror) OnPaste(f func(post func(func())) pasteSink) {
-	m.mu.Lock()
-	m.pasteTo = f
-	m.mu.Unlock()
-}
-
-// postMark posts a key in view id's order of events for the App to run f on the UI goroutine
-// when it takes it (takeMark).
-func (m *Mirror) postMark(id string, f func()) {
-	ev := tcell.NewEventKey(pasteMarkKey, 0, tcell.ModNone)
-	m.mu.Lock()
-	m.marks[ev] = f
-	m.mu.Unlock()
-	m.post(id, ev)
-}
-
-// takeMark is what to run for mark ev, nil when ev is no mark. UI goroutine.
-func (m *Mirror) takeMark(ev *tcell.EventKey) func() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	f := m.marks[ev]
-	delete(m.marks, ev)
-	return f
 }
 
 // OnViews sets a function told of every view that attaches or leaves.
@@ -962,11 +946,11 @@ func viewSizeNote(sc ViewScreen, w, h, vw, vh int) {
 // keys, and nothing the view sends after it is posted before it is in.
 func (v *mirrorView) readLoop() {
 	defer v.m.wg.Done()
-	var sink pasteSink // the paste under way (nil when the view left before the App chose)
+	var sink PasteSink // the paste under way (nil when the view left before the App chose)
 	pasting := false
 	endPaste := func() {
 		if pasting && sink != nil {
-			sink.end()
+			sink.End()
 		}
 		sink, pasting = nil, false
 	}
@@ -994,13 +978,13 @@ func (v *mirrorView) readLoop() {
 				sink, pasting = v.startPaste(), true
 			}
 			if sink != nil {
-				sink.write(e.PastedBytes(), v.quit)
+				sink.Write(e.PastedBytes(), v.quit)
 			}
 			continue
 		case *tcell.EventKey:
 			if pasting { // a screen that reads a paste as keys (tcell's): their bytes
 				if sink != nil {
-					sink.write(encodeKey(e, vt.Modes{}), v.quit)
+					sink.WriteKey(e, v.quit)
 				}
 				continue
 			}
@@ -1017,7 +1001,7 @@ func (v *mirrorView) readLoop() {
 
 // startPaste posts the start of a paste and waits for the App to choose where it goes; nil when
 // the view leaves first.
-func (v *mirrorView) startPaste() pasteSink {
+func (v *mirrorView) startPaste() PasteSink {
 	m := v.m
 	m.use(v.id)
 	ps := newPasteStream()

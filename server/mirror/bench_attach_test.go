@@ -1,4 +1,4 @@
-package views
+package mirror
 
 import (
 	"bytes"
@@ -12,7 +12,8 @@ import (
 
 	"tickmux/config"
 	"tickmux/host"
-	"tickmux/views/viewterm"
+	"tickmux/server/viewterm"
+	"tickmux/views"
 )
 
 // benchTty is a view's terminal of 160x45 that keeps nothing: each write is counted and
@@ -52,14 +53,14 @@ func (t *benchTty) Write(b []byte) (int, error) {
 // redraws everything), its terminal is set up (viewterm, xterm-256color) and attached, and the
 // op ends when its first frame, the status bar's text on it, is written to the terminal. One
 // shell pane at its prompt, 160x45, as scripts/bench-start's attach. The view is detached
-// between ops, and the App left to settle (not timed). go test -run XXX -bench AttachFirstFrame ./views
+// between ops, and the App left to settle (not timed). go test -run XXX -bench AttachFirstFrame ./server/mirror
 func BenchmarkAttachFirstFrame(b *testing.B) {
-	m := NewMirrorSized(160, 45)
+	m := NewSized(160, 45)
 	q := host.NewApprovalQueue(nil)
 	h := host.New(host.Config{Approver: q})
 	defer h.Close()
-	a := New(Options{Host: h, Approvals: q, Config: config.Default(), Screen: m})
-	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Argv: []string{"sh", "-c", "printf 'START-PROMPT-7q$ '; exec cat"}}, "", SideBySide); err != nil {
+	a := views.New(views.Options{Host: h, Approvals: q, Config: config.Default(), Screen: m})
+	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Argv: []string{"sh", "-c", "printf 'START-PROMPT-7q$ '; exec cat"}}, "", views.SideBySide); err != nil {
 		b.Fatal(err)
 	}
 	done := make(chan error, 1)
