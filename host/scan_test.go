@@ -62,6 +62,9 @@ func TestScanLineAgreesWithStdlib(t *testing.T) {
 		`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":"\x"}`, `{"a":"\u12"}`,
 		`{"a":tru}`, `{"a":[1,]}`, `{"a":1,}`, `{,}`, `{"a"}`, `{"a":1}x`, "{\"a\":\"\t\"}",
 		`[1,2]`, `"x"`, `12`, ``, `   `, `{"a":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}`,
+		`{"a":` + strings.Repeat(`{"b":[`, 70) + `1` + strings.Repeat(`]}`, 70) + `}`, // past skip's first stack
+		`{"a":` + strings.Repeat(`{"b":[`, 70) + `1` + strings.Repeat(`]}`, 69) + `]}`,
+		`{"a":[{"b":1,}]}`, `{"a":[{"b"}]}`, `{"a":[{"b":1]}`, `{"a":{"b":[1}}`, `{"a":[1 2]}`, `{"a":{"b":1 "c":2}}`, `{"a":[`, `{"a":{`, `{"a":{"b":`,
 	} {
 		checkScanAgainstStdlib(t, []byte(line))
 	}
@@ -102,6 +105,16 @@ func TestScanLongStringsAgreeWithStdlib(t *testing.T) {
 			}
 		}
 	}
+	// Past the first 16 bytes a run is searched a window (plainWindow) at a time: the same
+	// specials just before, at and after a window's edge, and a string with escapes all along.
+	for _, sp := range specials {
+		for _, before := range []int{plainWindow - 2, plainWindow + 14, plainWindow + 15, plainWindow + 16, plainWindow + 17, plainWindow + 23, 2*plainWindow + 16} {
+			line := `{"a":"` + strings.Repeat("a", before) + sp + `b"}`
+			checkScanAgainstStdlib(t, []byte(line))
+			checkScanAgainstStdlib(t, []byte(line[:len(line)-2]))
+		}
+	}
+	checkScanAgainstStdlib(t, []byte(`{"a":"`+strings.Repeat(strings.Repeat("q", 20)+`\n`, 100)+`"}`))
 	for w := range 256 { // one word with each byte value in each position
 		for pos := range 8 {
 			word := []byte("abcdefgh")
@@ -123,5 +136,18 @@ func TestClassifyUpdateAllocations(t *testing.T) {
 	})
 	if allocs > 2 {
 		t.Fatalf("classify allocates %.0f times per update, want 2", allocs)
+	}
+}
+
+// Nesting is bounded as encoding/json bounds it (maxDepth), however the levels are scanned.
+func TestScanDepthLimit(t *testing.T) {
+	nested := func(levels int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", levels-1) + strings.Repeat("]", levels-1) + `}`)
+	}
+	if _, err := scanLine(nested(maxDepth)); err != nil {
+		t.Fatalf("%d levels: %v", maxDepth, err)
+	}
+	if _, err := scanLine(nested(maxDepth + 1)); err != errScanDepth {
+		t.Fatalf("%d levels: %v, want %v", maxDepth+1, err, errScanDepth)
 	}
 }
