@@ -83,8 +83,8 @@ func TestLineReaderNeverBuffersPastTheCap(t *testing.T) {
 	if src.n > max+128<<10 {
 		t.Fatalf("read %d bytes of an endless line with a cap of %d", src.n, max)
 	}
-	if cap(lr.buf) > 2*max {
-		t.Fatalf("buffer grew to %d bytes", cap(lr.buf))
+	if cap(lr.lb.b) > 2*max {
+		t.Fatalf("buffer grew to %d bytes", cap(lr.lb.b))
 	}
 }
 
