@@ -114,8 +114,9 @@ func (g *ingester) run() {
 }
 
 // maxReadsPerStep bounds the reads of one session in one step: a read that fills the buffer is
-// followed at once (the Tick writes faster than a step's worth), up to this many.
-const maxReadsPerStep = 8
+// followed at once (the Tick writes faster than a step's worth), up to this many (about 1 MiB a
+// step, 128 MiB a second), so that one Tick cannot hold up the others' step for long.
+const maxReadsPerStep = 64
 
 // read reads what the Tick wrote since the last step and handles its lines; it returns why the
 // session must end, if it must.
