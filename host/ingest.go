@@ -1,6 +1,7 @@
 package host
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -95,7 +96,12 @@ func (g *ingester) run() {
 		g.slots <- struct{}{}
 		kept := busy[:0]
 		for _, b := range busy {
-			switch err := b.read(step); {
+			err := b.read(step)
+			// A step is long (a millisecond or more for 50 busy Ticks): between Ticks, whatever
+			// woke meanwhile on this processor runs first (the key path, whose goroutines wait
+			// behind a running one until another processor takes them).
+			runtime.Gosched()
+			switch {
 			case err != nil:
 				b.back <- err
 			case step-b.dataStep >= ActiveSteps:

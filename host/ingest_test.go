@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -100,6 +101,8 @@ type pipeTick struct {
 	mu    sync.Mutex
 	seqs  []uint64
 	calls int // Update hook calls
+	// onUpdate, when set, runs in the Update hook (set it before the step that calls it).
+	onUpdate func()
 }
 
 func newPipeTick(t *testing.T, si *steppedIngester) *pipeTick {
@@ -109,7 +112,11 @@ func newPipeTick(t *testing.T, si *steppedIngester) *pipeTick {
 		pt.mu.Lock()
 		pt.seqs = append(pt.seqs, seqs...)
 		pt.calls++
+		f := pt.onUpdate
 		pt.mu.Unlock()
+		if f != nil {
+			f()
+		}
 	}})
 	pt.s.ingest = si.ingester
 	pt.s.start()
@@ -233,5 +240,45 @@ func TestIngesterLetsAClosedSessionGo(t *testing.T) {
 	case <-closed:
 	case <-time.After(20 * time.Second):
 		t.Fatal("Close did not return after the ingester's next step")
+	}
+}
+
+// Between one Tick and the next in a step, whatever woke meanwhile runs: on one processor, a
+// goroutine woken by the first Tick's update runs before the second Tick is handled, not after
+// the whole step (the key path must not wait behind 50 busy Ticks).
+func TestIngesterLetsOthersRunBetweenTicks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	si := newSteppedIngester(t)
+	a, b := newPipeTick(t, si), newPipeTick(t, si)
+	a.write(t, 1)
+	si.waitAdopted(t, 1)
+	b.write(t, 1)
+	si.waitAdopted(t, 2) // handled in this order: a, then b
+	woken := make(chan struct{}, 1)
+	var ran atomic.Bool
+	done := make(chan struct{})
+	go func() { // owner: the test; returns once woken
+		<-woken
+		ran.Store(true)
+		close(done)
+	}()
+	var ranBeforeB atomic.Bool
+	a.mu.Lock()
+	a.onUpdate = func() {
+		select {
+		case woken <- struct{}{}:
+		default:
+		}
+	}
+	a.mu.Unlock()
+	b.mu.Lock()
+	b.onUpdate = func() { ranBeforeB.Store(ran.Load()) }
+	b.mu.Unlock()
+	a.write(t, 1)
+	b.write(t, 1)
+	si.step(t)
+	<-done
+	if !ranBeforeB.Load() {
+		t.Fatal("a goroutine woken by the first Tick's update ran only after the second Tick was handled")
 	}
 }
