@@ -14,7 +14,8 @@ import (
 //
 // Before, each busy session paced itself on its own goroutine and timer: with 50 Ticks x 1,000
 // updates a second that was 50 timers, 50 wake-ups and 50 hand-offs of an ingest slot (each
-// waking another thread) per step, a fifth of what ingest cost the server. One loop, as in
+// waking another thread) per step: about a sixth of headless serve's profile (timers, parking,
+// hand-offs). One loop, as in
 // tmux, wakes once a step and holds one ingest slot while it works, so a processor stays free
 // for the keys (see ingestSlots).
 //
