@@ -87,30 +87,3 @@ func (lb *lineBuf) endReason(err error) error {
 	}
 	return err
 }
-
-// lineReader reads the lines of a blocking reader, one at a time.
-type lineReader struct {
-	lb  *lineBuf
-	r   io.Reader
-	err error // the error of the last read, returned once the lines before it are
-}
-
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{lb: newLineBuf(max), r: r}
-}
-
-// next returns the next line without its newline. The slice is valid until the following call.
-// At a clean end it returns io.EOF; a final line without a newline gives errNoFinalNewline, and a
-// line longer than max gives errLineTooLong as soon as the excess is seen.
-func (lr *lineReader) next() ([]byte, error) {
-	for {
-		line, ok, err := lr.lb.line()
-		if err != nil || ok {
-			return line, err
-		}
-		if lr.err != nil {
-			return nil, lr.lb.endReason(lr.err)
-		}
-		_, lr.err = lr.lb.fill(lr.r.Read)
-	}
-}
