@@ -35,8 +35,11 @@ type message struct {
 	malformed string // why the response fails its request (H-M6), "" if well formed
 	respErr   *wire.ResponseError
 
-	// msgUpdate
+	// msgUpdate: the state, and its at member as the JSON string came (checked; nil when
+	// absent). update.At is left empty: only the update a read delivers needs it as a string
+	// (atText), not each of the thousands a flooding Tick sends.
 	update wire.State
+	at     []byte
 }
 
 // Sizes measured on the host's re-encoding (spec 2.3, 3.5; wire.EncodedLen): compact, strings
@@ -110,14 +113,14 @@ func classify(line []byte) (message, error) {
 		if n := sc.params.compactLen(); n > MaxUpdateBytes {
 			return m, violation("H-U1", "a tick/update is %d bytes re-encoded, over the limit of %d", n, MaxUpdateBytes)
 		}
-		st, bad := stateFromSpans(line, sc.state)
+		st, at, bad := stateOf(line, sc.state)
 		if bad != nil {
 			return m, violation("H-U1", "a tick/update %s", bad.Reason)
 		}
 		if string(st.Data) == "null" {
 			return m, violation("H-U1", "a tick/update has data null")
 		}
-		m.update = st
+		m.update, m.at = st, at
 		return m, nil
 	}
 	return m, violation("H-M5", "a line has neither an integer id nor a method: %s", excerpt(line))
@@ -206,53 +209,66 @@ func parseState(raw json.RawMessage, limit int) (wire.State, *RuleError) {
 // string (H-RD3/H-U1). bad names the rule a read result breaks; an update breaks H-U1 whatever it is.
 // Data in compact form may share b's memory: whoever keeps it past b's life copies it.
 func stateFromSpans(b []byte, sp stateSpans) (wire.State, *RuleError) {
-	var st wire.State
+	st, at, bad := stateOf(b, sp)
+	if bad == nil && at != nil {
+		st.At = atText(at)
+	}
+	return st, bad
+}
+
+// stateOf is stateFromSpans with at left as the JSON string it came as (checked), nil when
+// absent, in b's memory; st.At is empty.
+func stateOf(b []byte, sp stateSpans) (st wire.State, at []byte, bad *RuleError) {
 	if !sp.object {
-		return st, &RuleError{Rule: "H-RD3", Reason: "is not an object"}
+		return st, nil, &RuleError{Rule: "H-RD3", Reason: "is not an object"}
 	}
 	if !sp.seq.set {
-		return st, &RuleError{Rule: "H-RD1", Reason: "has no seq"}
+		return st, nil, &RuleError{Rule: "H-RD1", Reason: "has no seq"}
 	}
 	rawSeq := sp.seq.bytes(b)
 	seq, isInt, nonNeg := parseInteger(rawSeq)
 	if !isInt || !nonNeg || seq > wire.MaxSafeInteger {
-		return st, &RuleError{Rule: "H-RD1", Reason: "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"}
+		return st, nil, &RuleError{Rule: "H-RD1", Reason: "has seq " + shortJSON(rawSeq) + ", not an unsigned integer"}
 	}
 	if !sp.data.set {
-		return st, &RuleError{Rule: "H-RD3", Reason: "has no data"}
+		return st, nil, &RuleError{Rule: "H-RD3", Reason: "has no data"}
 	}
 	st.Seq, st.Data = seq, sp.data.bytes(b)
 	if sp.data.ws != 0 {
 		st.Data = compactCopy(b, sp.data)
 	}
 	if sp.at.set {
-		at, ok := atString(sp.at.bytes(b))
-		if !ok {
-			return st, &RuleError{Rule: "H-RD3", Reason: "has at " + shortJSON(sp.at.bytes(b)) + ", not an RFC 3339 time (when present, at is an RFC 3339 date-time string, never null)"}
+		at = sp.at.bytes(b)
+		if !atValid(at) {
+			return st, nil, &RuleError{Rule: "H-RD3", Reason: "has at " + shortJSON(at) + ", not an RFC 3339 time (when present, at is an RFC 3339 date-time string, never null)"}
 		}
-		st.At = at
 	}
-	return st, nil
+	return st, at, nil
 }
 
-// atString reads the at member: a JSON string holding an RFC 3339 date-time. The common case,
-// a string with no escapes, is checked in place, with no JSON decoder.
-func atString(raw []byte) (string, bool) {
+// atValid reports whether the at member is a JSON string holding an RFC 3339 date-time. The
+// common case, a string with no escapes, is checked in place, with no JSON decoder.
+func atValid(raw []byte) bool {
 	if len(raw) < 2 || raw[0] != '"' {
-		return "", false // null, a number, …
+		return false // null, a number, …
 	}
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
-		if !validDateTime(inner) {
-			return "", false
-		}
-		return string(inner), true
+		return validDateTime(inner)
 	}
 	var s string // escapes: decode them first (the scanner has validated the string)
-	if json.Unmarshal(raw, &s) != nil || !validDateTime([]byte(s)) {
-		return "", false
+	return json.Unmarshal(raw, &s) == nil && validDateTime([]byte(s))
+}
+
+// atText is the value of an at member that atValid accepted.
+func atText(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
 	}
-	return s, true
+	var s string
+	_ = json.Unmarshal(raw, &s) // checked by atValid
+	return s
 }
 
 // parseInteger reads a JSON number that denotes an integer (1, 1.0, 1e3). It returns the

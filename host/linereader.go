@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -15,57 +14,76 @@ var (
 	errNoFinalNewline = errors.New("output ended without a final newline")
 )
 
-// lineReader splits a Tick's stdout into lines. It never holds more than one line of at most
-// max bytes (plus bufio's window), however long the line the Tick is writing.
-type lineReader struct {
-	r   *bufio.Reader
-	buf []byte // the line being assembled when it spans bufio's window
-	max int
+// lineChunk is the line buffer's first size and the least room a read is given.
+const lineChunk = 16 << 10
+
+// lineBuf holds what was read from a Tick's stdout and not handled yet, and splits it into
+// lines. Reads are made by its owner (fill), with or without waiting, so the same buffer serves
+// the session's goroutine and the ingester. It never holds more than one line of at most max
+// bytes plus one read's room, however long the line the Tick is writing.
+type lineBuf struct {
+	b    []byte // b[r:w] is read and not handled yet
+	r, w int
+	seen int // b[r:r+seen] has been searched for a newline, in vain
+	max  int
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
-}
+func newLineBuf(max int) *lineBuf { return &lineBuf{max: max} }
 
-// next returns the next line without its newline. The slice is valid until the following call.
-// At a clean end it returns io.EOF; a final line without a newline gives errNoFinalNewline, and a
-// line longer than max gives errLineTooLong as soon as the excess is seen.
-func (lr *lineReader) next() ([]byte, error) {
-	if cap(lr.buf) > 1<<20 {
-		lr.buf = nil // one huge line does not pin its buffer for the session's life
-	}
-	lr.buf = lr.buf[:0]
-	for {
-		frag, err := lr.r.ReadSlice('\n')
-		switch {
-		case err == nil:
-			if len(lr.buf)+len(frag)-1 > lr.max {
-				return nil, errLineTooLong
-			}
-			if len(lr.buf) == 0 {
-				return frag[:len(frag)-1], nil
-			}
-			lr.buf = append(lr.buf, frag...)
-			return lr.buf[:len(lr.buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(lr.buf)+len(frag) > lr.max {
-				return nil, errLineTooLong
-			}
-			lr.buf = append(lr.buf, frag...)
-		case errors.Is(err, io.EOF):
-			if len(lr.buf)+len(frag) == 0 {
-				return nil, io.EOF
-			}
-			return nil, errNoFinalNewline
-		default:
-			return nil, err
+// fill makes one read into the buffer's free room, first dropping the lines handled and, for a
+// line longer than the buffer, growing it. It returns what read returned.
+func (lb *lineBuf) fill(read func([]byte) (int, error)) (int, error) {
+	if lb.r == lb.w {
+		lb.r, lb.w, lb.seen = 0, 0, 0
+		if cap(lb.b) > 1<<20 {
+			lb.b = nil // one huge line does not pin its buffer for the session's life
 		}
 	}
+	if len(lb.b)-lb.w < lineChunk/2 {
+		if lb.r > 0 {
+			lb.w = copy(lb.b, lb.b[lb.r:lb.w])
+			lb.r = 0
+		}
+		if len(lb.b)-lb.w < lineChunk/2 {
+			nb := make([]byte, max(lineChunk, min(2*len(lb.b), lb.max+lineChunk)))
+			copy(nb, lb.b[:lb.w])
+			lb.b = nb
+		}
+	}
+	n, err := read(lb.b[lb.w:])
+	lb.w += n
+	return n, err
 }
 
-// lineBuffered reports whether a whole next line is already buffered: then next returns it
-// without reading, and the line it returned last stays intact until the call after that.
-func (lr *lineReader) lineBuffered() bool {
-	b, _ := lr.r.Peek(lr.r.Buffered())
-	return bytes.LastIndexByte(b, '\n') >= 0 // from the end: reads bring whole lines, mostly
+// full reports whether the last fill filled the buffer: the source may have more at once.
+func (lb *lineBuf) full() bool { return lb.w == len(lb.b) }
+
+// line returns the next whole line buffered, without its newline; ok is false when none is.
+// The line is valid until the next fill. A line already longer than max gives errLineTooLong,
+// as soon as the excess is seen.
+func (lb *lineBuf) line() (line []byte, ok bool, err error) {
+	i := bytes.IndexByte(lb.b[lb.r+lb.seen:lb.w], '\n')
+	if i < 0 {
+		lb.seen = lb.w - lb.r
+		if lb.seen > lb.max {
+			return nil, false, errLineTooLong
+		}
+		return nil, false, nil
+	}
+	end := lb.r + lb.seen + i
+	line = lb.b[lb.r:end]
+	if len(line) > lb.max {
+		return nil, false, errLineTooLong
+	}
+	lb.r, lb.seen = end+1, 0
+	return line, true, nil
+}
+
+// endReason is what a read's error means once every whole line before it has been handled: at
+// the end of output, a partial line left is errNoFinalNewline.
+func (lb *lineBuf) endReason(err error) error {
+	if errors.Is(err, io.EOF) && lb.r < lb.w {
+		return errNoFinalNewline
+	}
+	return err
 }

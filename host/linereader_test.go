@@ -83,8 +83,8 @@ func TestLineReaderNeverBuffersPastTheCap(t *testing.T) {
 	if src.n > max+128<<10 {
 		t.Fatalf("read %d bytes of an endless line with a cap of %d", src.n, max)
 	}
-	if cap(lr.buf) > 2*max {
-		t.Fatalf("buffer grew to %d bytes", cap(lr.buf))
+	if cap(lr.lb.b) > 2*max {
+		t.Fatalf("buffer grew to %d bytes", cap(lr.lb.b))
 	}
 }
 
@@ -115,4 +115,32 @@ func FuzzLineReader(f *testing.F) {
 			total += len(line) + 1
 		}
 	})
+}
+
+// lineReader reads the lines of a blocking reader through a lineBuf, one at a time, as the
+// session does: the properties of the line splitting are tested through it.
+type lineReader struct {
+	lb  *lineBuf
+	r   io.Reader
+	err error // the error of the last read, returned once the lines before it are
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{lb: newLineBuf(max), r: r}
+}
+
+// next returns the next line without its newline. The slice is valid until the following call.
+// At a clean end it returns io.EOF; a final line without a newline gives errNoFinalNewline, and a
+// line longer than max gives errLineTooLong as soon as the excess is seen.
+func (lr *lineReader) next() ([]byte, error) {
+	for {
+		line, ok, err := lr.lb.line()
+		if err != nil || ok {
+			return line, err
+		}
+		if lr.err != nil {
+			return nil, lr.lb.endReason(lr.err)
+		}
+		_, lr.err = lr.lb.fill(lr.r.Read)
+	}
 }

@@ -10,18 +10,17 @@ import (
 // on its own (as the Go SDK does) would otherwise cost the host a wake-up, a poller round and
 // two read calls per line: with 50 Ticks x 1,000 updates a second that was most of what live
 // ingest cost beyond the in-process benchmark. While lines come faster than this, one read
-// collects all that arrived. Every session paces on the same clock grid (multiples of
-// ReadPace), so one wake-up of the runtime serves every busy Tick at once instead of one
-// wake-up each. A busy Tick's lines wait ReadPace at most, one frame of the TUI. At 8 ms
+// collects all that arrived. The ingester reads every busy Tick on one goroutine, once a step
+// of the clock grid (multiples of ReadPace): one wake-up of the runtime serves every busy Tick
+// at once (ingest.go). A busy Tick's lines wait ReadPace at most, one frame of the TUI. At 8 ms
 // rather than 4, live ingest of 50 Ticks x 1,000 updates a second cost about 15% less CPU per
 // update (scripts/bench-ingest, alternating builds): half the wake-ups, reads and deliveries.
 const ReadPace = 8 * time.Millisecond
 
-// ActiveSteps is how many steps of the grid a Tick stays busy after its last output: a pipe
-// that can be read without waiting (see pipeReader) is looked at once a step until then, out of
-// the poller, so a Tick writing in bursts (100 a second, say) is read on the shared grid too.
-// After that the reader waits in the poller, at no cost while the Tick is quiet, and the first
-// line that comes is read at once.
+// ActiveSteps is how many steps of the grid a Tick stays busy after its last output: the
+// ingester looks at its pipe once a step until then, so a Tick writing in bursts (100 a second,
+// say) is read on the shared grid too. After that its session waits in the poller, at no cost
+// while the Tick is quiet, and the first line that comes is read at once.
 const ActiveSteps = 4
 
 // ingestSlots bounds how many sessions handle what they read at once: one fewer than the
@@ -31,8 +30,9 @@ const ActiveSteps = 4
 // reader, the UI loop, the pane's writer and reader, the view's copier) waits at the back of
 // the run queue behind all of them: a key typed beside 50 flooding Ticks took about 250 ms to
 // echo, tmux's 150 ms. A session waiting for a slot is parked, not queued, and one processor
-// is always left for the keys. A session holds its slot from a read that brought bytes until
-// its next read (the lines of those bytes are handled in between) and never while it waits.
+// is always left for the keys. A session's goroutine holds its slot from a read that brought
+// bytes until its lines are handled, and never while it waits; the ingester holds one while it
+// handles a step.
 var ingestSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
 
 // tryReader is a source that can be read without waiting: (0, nil) when nothing is there.
@@ -40,15 +40,14 @@ type tryReader interface {
 	tryRead(b []byte) (int, error)
 }
 
-// pacedReader reads a Tick's stdout for the session's line reader. After a read that did not
-// fill the buffer, the next read in the same step of the ReadPace grid waits for the next step;
-// a read that filled the buffer, and the reads after it in the same step, go at once (the Tick
-// has more, and waiting would only let the pipe fill). While the Tick is busy (output in the last ActiveSteps steps), a source
-// that can be read without waiting is read once a step, on the grid, rather than waited on.
-// Every wait ends early when stop is closed.
+// pacedReader reads a Tick's stdout for the session's goroutine. After a read that did not fill
+// the buffer, the next read in the same step of the ReadPace grid waits for the next step; a
+// read that filled the buffer, and the reads after it in the same step, go at once (the Tick has
+// more, and waiting would only let the pipe fill). Every wait ends early when stop is closed.
+// (A pipe, which can be read without waiting, is read by the ingester while the Tick is busy;
+// this paces the first read after a quiet spell, and sources that are not pipes.)
 type pacedReader struct {
 	r     io.Reader
-	try   tryReader // r, when it can be read without waiting; nil otherwise
 	pace  time.Duration
 	stop  <-chan struct{}
 	now   func() time.Time
@@ -56,7 +55,6 @@ type pacedReader struct {
 
 	lastStep int64 // the grid step in which the last short read began; -1 after a full read
 	fullStep int64 // the grid step of the last read that filled the buffer; -1 before any
-	dataStep int64 // the grid step of the last read that brought bytes; -1 before any
 	timer    *time.Timer
 	// slots, when not nil, is the semaphore a read that brought bytes takes a slot of, until
 	// the next read or release (ingestSlots for a session).
@@ -65,8 +63,7 @@ type pacedReader struct {
 }
 
 func newPacedReader(r io.Reader, pace time.Duration, stop <-chan struct{}) *pacedReader {
-	p := &pacedReader{r: r, pace: pace, stop: stop, now: time.Now, lastStep: -1, fullStep: -1, dataStep: -1}
-	p.try, _ = r.(tryReader)
+	p := &pacedReader{r: r, pace: pace, stop: stop, now: time.Now, lastStep: -1, fullStep: -1}
 	p.sleep = p.timerSleep
 	return p
 }
@@ -95,32 +92,19 @@ func (p *pacedReader) release() {
 }
 
 func (p *pacedReader) read(b []byte) (int, error) {
-	step := p.waitStep(false)
-	if p.try != nil && p.dataStep >= 0 && step-p.dataStep <= ActiveSteps {
-		for {
-			n, err := p.try.tryRead(b)
-			if n > 0 || err != nil {
-				return p.note(step, n, len(b), err)
-			}
-			p.lastStep = step
-			if step+1-p.dataStep > ActiveSteps || p.stopped() {
-				break // quiet: wait in the poller
-			}
-			step = p.waitStep(true)
-		}
-	}
+	step := p.waitStep()
 	n, err := p.r.Read(b)
 	return p.note(step, n, len(b), err)
 }
 
-// waitStep waits for the next step of the grid if a short read was made in this one (or
-// always, with force), and returns the step it is in. A step in which a read filled the buffer
+// waitStep waits for the next step of the grid if a short read was made in this one, and
+// returns the step it is in. A step in which a read filled the buffer
 // is not waited out: the Tick writes faster than the pipe holds, and a wait would cap its
 // throughput at a pipe's worth per step.
-func (p *pacedReader) waitStep(force bool) int64 {
+func (p *pacedReader) waitStep() int64 {
 	t := p.now().UnixNano()
 	step := t / int64(p.pace)
-	if force || (step == p.lastStep && step != p.fullStep) {
+	if step == p.lastStep && step != p.fullStep {
 		p.sleep(time.Duration((step+1)*int64(p.pace)-t), p.stop)
 		step = p.now().UnixNano() / int64(p.pace)
 	}
@@ -133,19 +117,7 @@ func (p *pacedReader) note(step int64, n, size int, err error) (int, error) {
 	} else {
 		p.lastStep, p.fullStep = -1, step
 	}
-	if n > 0 {
-		p.dataStep = step
-	}
 	return n, err
-}
-
-func (p *pacedReader) stopped() bool {
-	select {
-	case <-p.stop:
-		return true
-	default:
-		return false
-	}
 }
 
 // timerSleep waits on one reused timer, so pacing allocates nothing per read.

@@ -72,35 +72,22 @@ func pipeFDs(t *testing.T, ino uint64) int {
 	return n
 }
 
-// While the Tick is busy its pipe is read once a step of the grid, out of the poller; a read
-// that finds nothing for ActiveSteps steps waits in the poller; a quiet Tick's pipe is waited on
-// in the poller at once. Every byte arrives in order whichever way it was read.
+// A read finds what is there without the poller; a read that finds nothing waits in the
+// poller; a read without waiting (tryRead) takes the pipe out of it again. Every byte arrives in
+// order whichever way it was read.
 func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
 	r, w, ino := rawPipe(t)
 	pr, err := newPipeReader(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const pace = 4 * time.Millisecond
-	clock := time.Unix(1000, 0)
-	sleeps := 0
-	p := newPacedReader(pr, pace, nil)
-	p.now = func() time.Time { return clock }
-	p.sleep = func(d time.Duration, _ <-chan struct{}) { clock = clock.Add(d); sleeps++ }
 	buf := make([]byte, 64)
-	read := func(want string) {
-		t.Helper()
-		n, err := p.Read(buf)
-		if err != nil || string(buf[:n]) != want {
-			t.Fatalf("read %q, %v; want %q", buf[:n], err, want)
-		}
-	}
 	// readWaiting reads in a goroutine, checks the read waits in the poller, then writes line.
 	readWaiting := func(line string) {
 		t.Helper()
 		got := make(chan string)
 		go func() { // owner: the test; returns with the read
-			n, _ := p.Read(buf)
+			n, _ := pr.Read(buf)
 			got <- string(buf[:n])
 		}()
 		deadline := time.Now().Add(2 * time.Second)
@@ -117,34 +104,25 @@ func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
 	}
 
 	unix.Write(w, []byte("one\n"))
-	read("one\n") // there already: read without the poller
+	if n, err := pr.Read(buf); err != nil || string(buf[:n]) != "one\n" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
 	if inPoller(t, ino) {
 		t.Fatal("the pipe was registered for a read that found data")
 	}
-	clock = clock.Add((ActiveSteps + 1) * pace) // quiet: the next read waits in the poller at once
-	sleeps = 0
 	readWaiting("two\n")
-	if sleeps != 0 {
-		t.Fatalf("a read after a quiet spell slept %d times", sleeps)
+	if n, err := pr.tryRead(buf); n != 0 || err != nil {
+		t.Fatalf("a look at an empty pipe: %d, %v", n, err)
+	}
+	if inPoller(t, ino) {
+		t.Fatal("the pipe stayed in the poller after a read without waiting")
 	}
 	unix.Write(w, []byte("three\n"))
-	read("three\n") // busy: the next step, out of the poller
-	if sleeps != 1 || inPoller(t, ino) {
-		t.Fatalf("a busy read slept %d times (want 1), in the poller %v", sleeps, inPoller(t, ino))
-	}
-	unix.Write(w, []byte("four\n"))
-	read("four\n")
-	if sleeps != 2 || inPoller(t, ino) {
-		t.Fatalf("a busy read slept %d times (want 2), in the poller %v", sleeps, inPoller(t, ino))
-	}
-	// Busy, but nothing comes: one look a step for ActiveSteps steps, then the poller.
-	readWaiting("five\n")
-	if sleeps != 2+ActiveSteps {
-		t.Fatalf("%d looks before waiting in the poller, want %d", sleeps-2, ActiveSteps)
+	if n, err := pr.tryRead(buf); err != nil || string(buf[:n]) != "three\n" {
+		t.Fatalf("tryRead %q, %v", buf[:n], err)
 	}
 	unix.Close(w)
-	clock = clock.Add(pace)
-	if n, err := p.Read(buf); n != 0 || err != io.EOF {
+	if n, err := pr.tryRead(buf); n != 0 || err != io.EOF {
 		t.Fatalf("at the end of output: %d, %v", n, err)
 	}
 	if err := pr.Close(); err != nil {

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 
 	"tickmux/tick/wire"
@@ -267,62 +269,114 @@ func (s *scanner) object(member func(key []byte, escaped bool) error) error {
 // value scans any JSON value at s.i and returns its span.
 func (s *scanner) value() (span, error) {
 	start, ws0, shrink0 := s.i, s.ws, s.shrink
-	if s.i >= len(s.b) {
-		return span{}, s.fail("looking for a value")
-	}
-	var err error
-	switch c := s.b[s.i]; {
-	case c == '{':
-		err = s.object(func([]byte, bool) error { _, err := s.value(); return err })
-	case c == '[':
-		err = s.array()
-	case c == '"':
-		_, err = s.str()
-	case c == '-' || (c >= '0' && c <= '9'):
-		err = s.number()
-	case c == 't':
-		err = s.literal("true")
-	case c == 'f':
-		err = s.literal("false")
-	case c == 'n':
-		err = s.literal("null")
-	default:
-		err = s.fail("looking for a value")
-	}
+	err := s.skip()
 	return span{start: start, end: s.i, ws: s.ws - ws0, shrink: s.shrink - shrink0, set: true}, err
 }
 
-func (s *scanner) array() error {
-	s.depth++
-	if s.depth > maxDepth {
-		return errScanDepth
-	}
-	defer func() { s.depth-- }()
-	s.i++ // '['
-	s.skipWS()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		return nil
-	}
+// skip scans one value at s.i. Nested values are scanned in a loop over a stack of the open
+// containers rather than by a call per value: a Tick's data is mostly small members, and a call
+// (with its closure) per member cost more than scanning the member.
+func (s *scanner) skip() error {
+	var open [64]byte // '{' or '[' per container open inside this value; deeper grows
+	stack := open[:0]
+	b := s.b
 	for {
-		if _, err := s.value(); err != nil {
-			return err
+		// A value at s.i.
+		if s.i >= len(b) {
+			return s.fail("looking for a value")
 		}
-		s.skipWS()
-		if s.i >= len(s.b) {
-			return s.fail("in an array")
-		}
-		switch s.b[s.i] {
-		case ',':
+		switch c := b[s.i]; {
+		case c == '{' || c == '[':
+			if s.depth+len(stack)+1 > maxDepth {
+				return errScanDepth
+			}
 			s.i++
 			s.skipWS()
-		case ']':
-			s.i++
-			return nil
+			if s.i < len(b) && b[s.i] == c+2 { // '}' or ']': empty
+				s.i++
+				break
+			}
+			stack = append(stack, c)
+			if c == '{' {
+				if err := s.memberName(); err != nil {
+					return err
+				}
+			}
+			continue
+		case c == '"':
+			if _, err := s.str(); err != nil {
+				return err
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			if err := s.number(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := s.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := s.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := s.literal("null"); err != nil {
+				return err
+			}
 		default:
-			return s.fail("after an array element")
+			return s.fail("looking for a value")
+		}
+		// A value ended: close the containers it ends, up to the next value.
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			top := stack[len(stack)-1]
+			s.skipWS()
+			if s.i >= len(b) {
+				if top == '{' {
+					return s.fail("in an object")
+				}
+				return s.fail("in an array")
+			}
+			c := b[s.i]
+			if c == ',' {
+				s.i++
+				s.skipWS()
+				if top == '{' {
+					if err := s.memberName(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			if c != top+2 {
+				if top == '{' {
+					return s.fail("after an object member")
+				}
+				return s.fail("after an array element")
+			}
+			s.i++
+			stack = stack[:len(stack)-1]
 		}
 	}
+}
+
+// memberName scans a member's name and its colon, up to its value.
+func (s *scanner) memberName() error {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return s.fail("looking for a member name")
+	}
+	if _, err := s.str(); err != nil {
+		return err
+	}
+	s.skipWS()
+	if s.i >= len(s.b) || s.b[s.i] != ':' {
+		return s.fail("after a member name")
+	}
+	s.i++
+	s.skipWS()
+	return nil
 }
 
 func (s *scanner) literal(word string) error {
@@ -391,21 +445,59 @@ func (s *scanner) str() (escaped bool, err error) {
 }
 
 // skipPlain returns where the run of plain bytes (printable ASCII other than '"' and '\\')
-// starting at i ends. Past 16 bytes the run is taken 8 bytes at a time: most strings are short,
-// and a word test costs more than a few byte tests.
+// starting at i ends. It tests 8 bytes at a time: a word with a byte that ends the run says which
+// one (the lowest flagged byte of nonPlain is exact), so short strings take one test or two. A
+// longer run is taken a window at a time: its quote and backslash are found by the vectorised
+// bytes.IndexByte, and the bytes before them need only the cheaper test of ctrlOrHigh.
 func skipPlain(b []byte, i int) int {
-	for n := 0; i < len(b) && plainByte[b[i]]; n++ {
-		i++
-		if n == 16 {
-			for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
-				i += 8
+	for range 2 {
+		if i+8 > len(b) {
+			for i < len(b) && plainByte[b[i]] {
+				i++
 			}
+			return i
+		}
+		if m := nonPlain(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for {
+		lim := min(len(b), i+plainWindow)
+		end := lim
+		if k := bytes.IndexByte(b[i:lim], '"'); k >= 0 {
+			end = i + k
+		}
+		if k := bytes.IndexByte(b[i:end], '\\'); k >= 0 {
+			end = i + k
+		}
+		for i+8 <= end {
+			if m := ctrlOrHigh(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				return i + bits.TrailingZeros64(m)/8
+			}
+			i += 8
+		}
+		for i < end && plainByte[b[i]] {
+			i++
+		}
+		if i < lim || lim == len(b) {
+			return i
 		}
 	}
-	return i
 }
 
-// plainByte marks the bytes plainWord accepts.
+// plainWindow is how far ahead skipPlain looks for a quote at once: a string with many escapes
+// is not searched to its end at each of them.
+const plainWindow = 256
+
+// ctrlOrHigh flags (high bit) the bytes of w below 0x20 or above 0x7f; as in nonPlain, the
+// lowest flag is exact.
+func ctrlOrHigh(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (w | (w - 0x20*ones)) & highs
+}
+
+// plainByte marks the bytes that do not end a plain run.
 var plainByte = func() (t [256]bool) {
 	for c := 0x20; c < 0x80; c++ {
 		t[c] = c != '"' && c != '\\'
@@ -413,17 +505,18 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// plainWord reports whether none of w's 8 bytes ends a string's plain run: no control character
-// (below 0x20), no '"', no '\\', nothing outside ASCII. Each test is the exact "some byte is ..."
-// test on all bytes at once (no false answers, only positions would be unreliable).
-func plainWord(w uint64) bool {
+// nonPlain flags (high bit) the bytes of w (little-endian) that end a string's plain run: a
+// control character (below 0x20), '"', '\\', or anything outside ASCII. Each test is the
+// "some byte is ..." test on all bytes at once: a borrow may flag a byte above a flagged one,
+// never below, so the lowest flag is exact and 0 means every byte is plain.
+func nonPlain(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below20 := (w - 0x20*ones) &^ w
 	q := w ^ '"'*ones
 	quote := (q - ones) &^ q
 	bs := w ^ '\\'*ones
 	backslash := (bs - ones) &^ bs
-	return (below20|quote|backslash|w)&highs == 0
+	return (below20 | quote | backslash | w) & highs
 }
 
 func isHex(c byte) bool {

@@ -65,12 +65,14 @@ type Session struct {
 	lastReadSeq   uint64
 	haveRead      bool
 
-	stats sessionCounters
+	stats  sessionCounters
+	ingest *ingester // reads the Tick while it is busy
 
 	// The reader's own: the latest update not delivered yet and the seqs folded into it. Its
 	// data may point into the line reader's buffer until deliver copies it.
-	latest wire.State
-	merged []uint64
+	latest   wire.State
+	latestAt []byte // latest's at as the JSON string came (nil: absent); latest.At is set by deliver
+	merged   []uint64
 	// lastData is the data of the last update delivered (a copy), to count repeats across reads.
 	lastData json.RawMessage
 }
@@ -147,6 +149,7 @@ func newSession(w io.WriteCloser, r io.ReadCloser, hooks SessionHooks) *Session 
 		done:    make(chan struct{}),
 		read:    make(chan struct{}),
 		pending: map[uint64]*pending{},
+		ingest:  theIngester,
 	}
 }
 
@@ -224,44 +227,75 @@ func (s *Session) logf(format string, args ...any) {
 	}
 }
 
-// readLoop is the one reader of the Tick's stdout.
+// readLoop is the one reader of the Tick's stdout: it waits for output on its own goroutine,
+// and while the Tick is busy it hands the reading to the ingester (ingest.go).
 func (s *Session) readLoop() {
 	defer close(s.read)
 	pr := newPacedReader(s.r, ReadPace, s.done)
 	pr.slots = ingestSlots // one processor stays free for the keys (pace.go)
-	lr := newLineReader(pr, MaxLineBytes)
+	lb := newLineBuf(MaxLineBytes)
+	src, _ := s.r.(tryReader)
 	for {
-		line, err := lr.next()
-		if err != nil {
-			pr.release()
-			s.end(readEndReason(err))
-			return
+		n, err := lb.fill(pr.Read)
+		reason := s.handle(lb)
+		pr.release()
+		if reason == nil && err != nil {
+			reason = readEndReason(lb.endReason(err))
 		}
-		s.stats.lines.Add(1)
-		m, err := classify(line)
-		if err == nil {
-			err = s.dispatch(m)
+		if reason == nil && n > 0 && src != nil {
+			// Output came: the ingester reads the Tick from now on, until it is quiet again.
+			reason = s.ingest.adopt(s, lb, src)
 		}
-		if len(s.merged) > 0 && (err != nil || !lr.lineBuffered()) {
-			s.deliver() // before the next read, which may reuse the line's memory
-		}
-		if err != nil {
-			pr.release()
-			s.end(err)
+		if reason != nil {
+			s.end(reason)
 			return
 		}
 	}
+}
+
+// handle classifies and dispatches every whole line buffered, then delivers the latest update,
+// before the next read may reuse the lines' memory. It returns the violation (or the reader's
+// error) that ends the session, if any.
+func (s *Session) handle(lb *lineBuf) error {
+	var err error
+	lines := uint64(0)
+	for {
+		line, ok, lerr := lb.line()
+		if lerr != nil {
+			err = readEndReason(lerr)
+			break
+		}
+		if !ok {
+			break
+		}
+		lines++
+		var m message
+		if m, err = classify(line); err == nil {
+			err = s.dispatch(m)
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.stats.lines.Add(lines)
+	if len(s.merged) > 0 {
+		s.deliver()
+	}
+	return err
 }
 
 // deliver passes the latest update, with the seqs folded into it, to the Update hook.
 func (s *Session) deliver() {
 	st := s.latest
 	st.Data = append(json.RawMessage(nil), st.Data...) // out of the line reader's buffer
+	if s.latestAt != nil {
+		st.At = atText(s.latestAt) // one string per delivery, not per update
+	}
 	s.lastData = st.Data
 	if s.hooks.Update != nil {
 		s.hooks.Update(st, s.merged, time.Now())
 	}
-	s.latest, s.merged = wire.State{}, s.merged[:0]
+	s.latest, s.latestAt, s.merged = wire.State{}, nil, s.merged[:0]
 }
 
 // readEndReason turns the reader's error into why the session ended.
@@ -288,7 +322,7 @@ func (s *Session) dispatch(m message) error {
 		s.stats.ignoredNotifs.Add(1)
 		s.logf("ignored a notification %q from the Tick (H-M3)", m.method)
 	case msgUpdate:
-		return s.acceptUpdate(m.update)
+		return s.acceptUpdate(m.update, m.at)
 	case msgResponse:
 		if len(s.merged) > 0 {
 			s.deliver() // the updates before a response are seen before its caller goes on
@@ -300,7 +334,7 @@ func (s *Session) dispatch(m message) error {
 
 // acceptUpdate checks the update's seq in arrival order (H-C3, H-U1) and holds it as the latest
 // for deliver.
-func (s *Session) acceptUpdate(st wire.State) error {
+func (s *Session) acceptUpdate(st wire.State, at []byte) error {
 	s.mu.Lock()
 	if s.haveUpdate && st.Seq <= s.lastUpdateSeq {
 		last := s.lastUpdateSeq
@@ -319,7 +353,7 @@ func (s *Session) acceptUpdate(st wire.State) error {
 	if prev != nil && bytes.Equal(prev, st.Data) {
 		s.stats.repeats.Add(1)
 	}
-	s.latest = st
+	s.latest, s.latestAt = st, at
 	s.merged = append(s.merged, st.Seq)
 	return nil
 }

@@ -425,10 +425,13 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 
 func (c *chunkReader) Close() error { return nil }
 
+// updateAt is the at of update i of updateLines.
+func updateAt(i int) string { return fmt.Sprintf("2026-01-02T03:%02d:%02dZ", i/60%60, i%60) }
+
 func updateLines(from, to int) []byte {
 	var b bytes.Buffer
 	for i := from; i <= to; i++ {
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":%d,"data":{"i":%d,"pad":"%s"}}}`+"\n", i, i, strings.Repeat("x", i%37))
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"tick/update","params":{"seq":%d,"data":{"i":%d,"pad":"%s"},"at":"%s"}}`+"\n", i, i, strings.Repeat("x", i%37), updateAt(i))
 	}
 	return b.Bytes()
 }
@@ -449,8 +452,8 @@ func TestUpdatesOfOneReadDeliveredOnce(t *testing.T) {
 	})
 	<-s.Done()
 	s.Close(nil)
-	if calls != 1 || got.Seq != 40 || !strings.HasPrefix(string(got.Data), `{"i":40,`) {
-		t.Fatalf("%d deliveries, the last seq %d data %s; want one, of seq 40", calls, got.Seq, got.Data)
+	if calls != 1 || got.Seq != 40 || !strings.HasPrefix(string(got.Data), `{"i":40,`) || got.At != updateAt(40) {
+		t.Fatalf("%d deliveries, the last seq %d data %s at %q; want one, of seq 40 at %q", calls, got.Seq, got.Data, got.At, updateAt(40))
 	}
 	if len(seqs) != 40 || seqs[0] != 1 || seqs[39] != 40 {
 		t.Fatalf("merged seqs %v, want 1..40", seqs)
@@ -484,6 +487,9 @@ func TestDeliveredStatesOutliveTheReadBuffer(t *testing.T) {
 			next++
 		}
 		want := fmt.Sprintf(`{"i":%d,"pad":"%s"}`, d.st.Seq, strings.Repeat("x", int(d.st.Seq%37)))
+		if d.st.At != updateAt(int(d.st.Seq)) {
+			t.Fatalf("state of seq %d has at %q, want %q", d.st.Seq, d.st.At, updateAt(int(d.st.Seq)))
+		}
 		if d.st.Seq != d.seqs[len(d.seqs)-1] || string(d.st.Data) != want {
 			t.Fatalf("state of seq %d (last merged %d) holds %s, want %s", d.st.Seq, d.seqs[len(d.seqs)-1], d.st.Data, want)
 		}
