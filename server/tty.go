@@ -34,8 +34,8 @@ type viewTty struct {
 	raw    *unix.Termios // what Start set: resume sets it again
 
 	// The view's process and the terminal's device, to read and draw only while that process
-	// runs in the terminal's foreground (jobs.go); client 0: not known, always.
-	client int
+	// runs in the terminal's foreground (jobs.go); no process: not known, always.
+	client *statFile
 	rdev   uint64
 	rc     syscall.RawConn
 
@@ -208,7 +208,7 @@ func (t *viewTty) Read(b []byte) (int, error) {
 }
 
 // foreground reports whether the view's process may use the terminal now.
-func (t *viewTty) foreground() bool { return foregroundOf(t.client, t.rdev) }
+func (t *viewTty) foreground() bool { return t.client.foreground(t.rdev) }
 
 // suspend stops reading and drawing: the view's process was found stopped or in the
 // background. The terminal is left to its shell as it is.
@@ -299,5 +299,6 @@ func (t *viewTty) Close() error {
 			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
 		}
 	}
+	t.client.close()
 	return t.f.Close()
 }
