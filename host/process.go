@@ -103,6 +103,12 @@ type Process struct {
 	guardErr  error       // why no guardian watches the group now; nil when one does
 	guardHook func(error) // run at each change of guardErr (whenGuardChanges)
 
+	// ForegroundName's last answer: the process it named, and when it was read.
+	nameMu  sync.Mutex
+	namePid int
+	name    string
+	nameAt  time.Time
+
 	stopOnce  sync.Once
 	closeOnce sync.Once
 }
@@ -757,16 +763,32 @@ func (p *Process) foreground() int {
 
 // ForegroundName is the command name of what runs in the terminal's foreground now (the leader
 // of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
-// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: call it
-// when drawing a title, not in a loop.
+// automatic-rename shows it; "" when it cannot be read. One ioctl, and a small read when another
+// process is in the foreground or the name is older than foregroundNameFresh.
 func (p *Process) ForegroundName() string {
 	pid := p.foreground()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	p.nameMu.Lock()
+	defer p.nameMu.Unlock()
+	if pid == p.namePid && time.Since(p.nameAt) < foregroundNameFresh {
+		return p.name
+	}
+	b, err := readComm(pid)
 	if err != nil {
+		p.namePid = 0
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	p.namePid, p.name, p.nameAt = pid, strings.TrimSpace(string(b)), time.Now()
+	return p.name
 }
+
+// foregroundNameFresh is how long ForegroundName's answer stands for the same process: a pane's
+// frame asks at every draw, a key's echo included, and the read of /proc was 20-70 µs of the
+// echo's path. Another process in the foreground (a command a shell started, the shell back) is
+// read at once; a name changed in place (exec) shows within this.
+const foregroundNameFresh = time.Second
+
+// readComm reads process pid's command name (a test counts the reads).
+var readComm = func(pid int) ([]byte, error) { return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm") }
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
 // command started from a shell, or the shell itself), falling back to the leader's, then to the

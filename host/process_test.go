@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -374,5 +375,55 @@ func waitStopped(t *testing.T, pid int) {
 			t.Fatalf("the program never stopped: %s", b)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A pane's frame asks for the name of its foreground program at every draw, a key's echo
+// included: the same process's name is read from /proc once, not at every draw, and again once
+// the name is old (an exec changes it in place).
+func TestForegroundNameReadOncePerProcess(t *testing.T) {
+	var reads int
+	var mu sync.Mutex
+	orig := readComm
+	readComm = func(pid int) ([]byte, error) {
+		mu.Lock()
+		reads++
+		mu.Unlock()
+		return orig(pid)
+	}
+	t.Cleanup(func() { readComm = orig })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return reads }
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "exec sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.Process()
+	deadline := time.Now().Add(hangGuard)
+	for p.ForegroundName() != "sleep" { // sh until its exec
+		if time.Now().After(deadline) {
+			t.Fatalf("the foreground program is %q, want sleep", p.ForegroundName())
+		}
+		p.nameMu.Lock()
+		p.nameAt = time.Time{} // read again
+		p.nameMu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	before, start := count(), time.Now()
+	for i := 0; i < 10; i++ {
+		if n := p.ForegroundName(); n != "sleep" {
+			t.Fatalf("name %q", n)
+		}
+	}
+	// At most one read a foregroundNameFresh however slow the machine is.
+	if n := count() - before; n > int(time.Since(start)/foregroundNameFresh) {
+		t.Fatalf("10 draws read the name of the same process %d times", n)
+	}
+	p.nameMu.Lock()
+	p.nameAt = p.nameAt.Add(-foregroundNameFresh) // the name is old now
+	p.nameMu.Unlock()
+	before = count()
+	if n := p.ForegroundName(); n != "sleep" || count() != before+1 {
+		t.Fatalf("an old name was not read again (%q, %d reads)", n, count()-before)
 	}
 }
