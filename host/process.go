@@ -90,6 +90,9 @@ type Process struct {
 	inHeld    [][]byte        // input typed during a paste, in after it
 	heldBytes int             // bytes in inHeld (counted in inBytes too)
 	inRoom    chan struct{}   // poked when the writer wrote a piece (a paste waits on it)
+	corked    bool            // Cork: Input holds what it is given until Uncork
+	cork      []byte          // what Input holds, in order
+	inWrites  int             // writes Input made to the terminal itself
 	rd        ptyRead         // the reader's state
 
 	exitMu sync.Mutex
@@ -538,17 +541,65 @@ func (p *Process) Input(b []byte) error {
 	if p.inClosed {
 		return nil
 	}
-	if p.inBytes+len(b) > maxQueuedInput {
+	if p.inBytes+len(p.cork)+len(b) > maxQueuedInput {
 		return ErrInputFull
 	}
+	if p.corked {
+		p.cork = append(p.cork, b...)
+		return nil
+	}
+	p.inputLocked(b)
+	return nil
+}
+
+// inputLocked is Input's, once b is to go. Called with inMu held.
+func (p *Process) inputLocked(b []byte) {
 	if p.pastes > 0 { // not inside a paste: after it
 		p.inHeld = append(p.inHeld, append([]byte(nil), b...))
 		p.inBytes += len(b)
 		p.heldBytes += len(b)
-		return nil
+		return
 	}
 	p.queueLocked(b)
-	return nil
+}
+
+// InputWrites is how many writes Input (and Uncork) made to the terminal itself, not counting
+// the writer's: keys first's tests count them.
+func (p *Process) InputWrites() int {
+	p.inMu.Lock()
+	defer p.inMu.Unlock()
+	return p.inWrites
+}
+
+// Cork holds what Input is given until Uncork, which lets it go in one write: keys read together
+// from a view's terminal (typed fast, or pasted without paste marks) reach the program together,
+// as tmux writes them, instead of a write each, each a wake-up of the program and maybe an echo
+// (and a frame) of its own. A paste that begins uncorks first.
+func (p *Process) Cork() {
+	p.inMu.Lock()
+	p.corked = true
+	p.inMu.Unlock()
+}
+
+// Uncork ends Cork: what Input held goes to the terminal, as Input would send it.
+func (p *Process) Uncork() {
+	p.inMu.Lock()
+	p.uncorkLocked()
+	p.inMu.Unlock()
+}
+
+func (p *Process) uncorkLocked() {
+	p.corked = false
+	if len(p.cork) == 0 {
+		return
+	}
+	if !p.inClosed {
+		p.inputLocked(p.cork) // what is kept of it is copied
+	}
+	p.cork = p.cork[:0]
+	if cap(p.cork) > 4<<10 {
+		p.cork = nil
+	}
 }
 
 // writeNow writes what the terminal takes of b without waiting, and returns how much that was.
@@ -556,6 +607,7 @@ func (p *Process) Input(b []byte) error {
 // terminal reply waiting for room, say): the descriptor is only kept open meanwhile.
 func (p *Process) writeNow(b []byte) int {
 	n := 0
+	p.inWrites++
 	err := p.inRaw.Control(func(fd uintptr) {
 		var werr error
 		if n, werr = unix.Write(int(fd), b); werr != nil {

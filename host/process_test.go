@@ -427,3 +427,52 @@ func TestForegroundNameReadOncePerProcess(t *testing.T) {
 		t.Fatalf("an old name was not read again (%q, %d reads)", n, count()-before)
 	}
 }
+
+// Cork holds input until Uncork, which sends it in one write; a paste that begins sends what was
+// held first, so that it goes in before the paste, as typed.
+func TestCorkedInputGoesInOneWrite(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "stty -echo; echo ready; exec cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.Process()
+	waitText := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(hangGuard)
+		for !strings.Contains(in.Terminal().Text(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("screen %q, want %q", in.Terminal().Text(), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitText("ready")
+	before := p.InputWrites()
+	p.Cork()
+	for _, k := range []string{"a", "b", "c"} {
+		if err := p.Input([]byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := p.InputWrites() - before; n != 0 {
+		t.Fatalf("corked input was written (%d writes)", n)
+	}
+	p.Uncork()
+	if n := p.InputWrites() - before; n != 1 {
+		t.Fatalf("three keys uncorked went in %d writes, want 1", n)
+	}
+	p.Cork()
+	if err := p.Input([]byte("d")); err != nil {
+		t.Fatal(err)
+	}
+	w := p.BeginPaste()
+	if err := w.Write([]byte("PASTE"), nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close(nil)
+	if err := p.Input([]byte("e\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitText("abcdPASTEe")
+}
