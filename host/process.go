@@ -106,11 +106,11 @@ type Process struct {
 	guardErr  error       // why no guardian watches the group now; nil when one does
 	guardHook func(error) // run at each change of guardErr (whenGuardChanges)
 
-	// ForegroundName's last answer: the process it named, and when it was read.
-	nameMu  sync.Mutex
-	namePid int
-	name    string
-	nameAt  time.Time
+	// ForegroundName's /proc/PID/comm, open for the foreground process it was last asked for.
+	nameMu   sync.Mutex
+	namePid  int
+	nameFile *os.File
+	nameBuf  [64]byte // a comm is at most 16 bytes
 
 	stopOnce  sync.Once
 	closeOnce sync.Once
@@ -759,6 +759,12 @@ func (p *Process) Close() {
 			p.stdin.Close()
 			p.stdout.Close()
 		}
+		p.nameMu.Lock()
+		if p.nameFile != nil {
+			p.nameFile.Close()
+			p.nameFile = nil
+		}
+		p.nameMu.Unlock()
 	})
 	<-p.outputDone
 	p.inWG.Wait()
@@ -815,32 +821,42 @@ func (p *Process) foreground() int {
 
 // ForegroundName is the command name of what runs in the terminal's foreground now (the leader
 // of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
-// automatic-rename shows it; "" when it cannot be read. One ioctl, and a small read when another
-// process is in the foreground or the name is older than foregroundNameFresh.
+// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: a pane's
+// frame asks at every draw, a key's echo included, so the file stays open for the same process
+// and is read again from its start (3-4 µs; opening it each time was 20-70 µs of the echo's
+// path). An exec shows at once: the file names the process, whose name it changed.
 func (p *Process) ForegroundName() string {
 	pid := p.foreground()
 	p.nameMu.Lock()
 	defer p.nameMu.Unlock()
-	if pid == p.namePid && time.Since(p.nameAt) < foregroundNameFresh {
-		return p.name
+	if pid != p.namePid || p.nameFile == nil {
+		if p.nameFile != nil {
+			p.nameFile.Close()
+			p.nameFile = nil
+		}
+		select {
+		case <-p.done: // closed: nothing more is opened
+			return ""
+		default:
+		}
+		f, err := openComm(pid)
+		if err != nil {
+			return ""
+		}
+		p.namePid, p.nameFile = pid, f
 	}
-	b, err := readComm(pid)
-	if err != nil {
-		p.namePid = 0
+	// io.EOF: shorter than the buffer; nothing read: the process is gone.
+	n, _ := p.nameFile.ReadAt(p.nameBuf[:], 0)
+	if n == 0 {
+		p.nameFile.Close()
+		p.nameFile = nil
 		return ""
 	}
-	p.namePid, p.name, p.nameAt = pid, strings.TrimSpace(string(b)), time.Now()
-	return p.name
+	return strings.TrimSpace(string(p.nameBuf[:n]))
 }
 
-// foregroundNameFresh is how long ForegroundName's answer stands for the same process: a pane's
-// frame asks at every draw, a key's echo included, and the read of /proc was 20-70 µs of the
-// echo's path. Another process in the foreground (a command a shell started, the shell back) is
-// read at once; a name changed in place (exec) shows within this.
-const foregroundNameFresh = time.Second
-
-// readComm reads process pid's command name (a test counts the reads).
-var readComm = func(pid int) ([]byte, error) { return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm") }
+// openComm opens process pid's command name (a test counts the opens).
+var openComm = func(pid int) (*os.File, error) { return os.Open("/proc/" + strconv.Itoa(pid) + "/comm") }
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
 // command started from a shell, or the shell itself), falling back to the leader's, then to the

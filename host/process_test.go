@@ -379,52 +379,47 @@ func waitStopped(t *testing.T, pid int) {
 }
 
 // A pane's frame asks for the name of its foreground program at every draw, a key's echo
-// included: the same process's name is read from /proc once, not at every draw, and again once
-// the name is old (an exec changes it in place).
-func TestForegroundNameReadOncePerProcess(t *testing.T) {
-	var reads int
+// included: /proc/PID/comm is opened once for the same process and read again, not opened at
+// every draw; an exec shows at once, another process opens its own.
+func TestForegroundNameOpensOncePerProcess(t *testing.T) {
+	var opens int
 	var mu sync.Mutex
-	orig := readComm
-	readComm = func(pid int) ([]byte, error) {
+	orig := openComm
+	openComm = func(pid int) (*os.File, error) {
 		mu.Lock()
-		reads++
+		opens++
 		mu.Unlock()
 		return orig(pid)
 	}
-	t.Cleanup(func() { readComm = orig })
-	count := func() int { mu.Lock(); defer mu.Unlock(); return reads }
+	t.Cleanup(func() { openComm = orig })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return opens }
 	h := newTestHost(t, Config{})
-	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "exec sleep 60"}})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "read line; exec sleep 60"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := in.Process()
+	if n := p.ForegroundName(); n != "sh" {
+		t.Fatalf("name %q, want sh", n)
+	}
+	for i := 0; i < 10; i++ {
+		p.ForegroundName()
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("11 draws opened the name of the same process %d times", n)
+	}
+	if err := p.Input([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(hangGuard)
-	for p.ForegroundName() != "sleep" { // sh until its exec
+	for p.ForegroundName() != "sleep" { // the exec: the same process, the same file
 		if time.Now().After(deadline) {
-			t.Fatalf("the foreground program is %q, want sleep", p.ForegroundName())
+			t.Fatalf("the foreground program is %q after its exec, want sleep", p.ForegroundName())
 		}
-		p.nameMu.Lock()
-		p.nameAt = time.Time{} // read again
-		p.nameMu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
-	before, start := count(), time.Now()
-	for i := 0; i < 10; i++ {
-		if n := p.ForegroundName(); n != "sleep" {
-			t.Fatalf("name %q", n)
-		}
-	}
-	// At most one read a foregroundNameFresh however slow the machine is.
-	if n := count() - before; n > int(time.Since(start)/foregroundNameFresh) {
-		t.Fatalf("10 draws read the name of the same process %d times", n)
-	}
-	p.nameMu.Lock()
-	p.nameAt = p.nameAt.Add(-foregroundNameFresh) // the name is old now
-	p.nameMu.Unlock()
-	before = count()
-	if n := p.ForegroundName(); n != "sleep" || count() != before+1 {
-		t.Fatalf("an old name was not read again (%q, %d reads)", n, count()-before)
+	if n := count(); n != 1 {
+		t.Fatalf("the name was opened %d times for one process", n)
 	}
 }
 
