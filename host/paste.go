@@ -32,6 +32,7 @@ type PasteWriter struct {
 // written; input typed meanwhile waits for both.
 func (p *Process) BeginPaste() *PasteWriter {
 	p.inMu.Lock()
+	p.uncorkLocked() // what was typed before the paste goes before it
 	p.pastes++
 	if p.inRoom == nil { // before any wait: the writer pokes it after every piece it takes from now
 		p.inRoom = make(chan struct{}, 1)

@@ -90,6 +90,9 @@ type Process struct {
 	inHeld    [][]byte        // input typed during a paste, in after it
 	heldBytes int             // bytes in inHeld (counted in inBytes too)
 	inRoom    chan struct{}   // poked when the writer wrote a piece (a paste waits on it)
+	corked    bool            // Cork: Input holds what it is given until Uncork
+	cork      []byte          // what Input holds, in order
+	inWrites  int             // writes Input made to the terminal itself
 	rd        ptyRead         // the reader's state
 
 	exitMu sync.Mutex
@@ -102,6 +105,12 @@ type Process struct {
 	guardMu   sync.Mutex
 	guardErr  error       // why no guardian watches the group now; nil when one does
 	guardHook func(error) // run at each change of guardErr (whenGuardChanges)
+
+	// ForegroundName's /proc/PID/comm, open for the foreground process it was last asked for.
+	nameMu   sync.Mutex
+	namePid  int
+	nameFile *os.File
+	nameBuf  [64]byte // a comm is at most 16 bytes
 
 	stopOnce  sync.Once
 	closeOnce sync.Once
@@ -532,17 +541,65 @@ func (p *Process) Input(b []byte) error {
 	if p.inClosed {
 		return nil
 	}
-	if p.inBytes+len(b) > maxQueuedInput {
+	if p.inBytes+len(p.cork)+len(b) > maxQueuedInput {
 		return ErrInputFull
 	}
+	if p.corked {
+		p.cork = append(p.cork, b...)
+		return nil
+	}
+	p.inputLocked(b)
+	return nil
+}
+
+// inputLocked is Input's, once b is to go. Called with inMu held.
+func (p *Process) inputLocked(b []byte) {
 	if p.pastes > 0 { // not inside a paste: after it
 		p.inHeld = append(p.inHeld, append([]byte(nil), b...))
 		p.inBytes += len(b)
 		p.heldBytes += len(b)
-		return nil
+		return
 	}
 	p.queueLocked(b)
-	return nil
+}
+
+// InputWrites is how many writes Input (and Uncork) made to the terminal itself, not counting
+// the writer's: keys first's tests count them.
+func (p *Process) InputWrites() int {
+	p.inMu.Lock()
+	defer p.inMu.Unlock()
+	return p.inWrites
+}
+
+// Cork holds what Input is given until Uncork, which lets it go in one write: keys read together
+// from a view's terminal (typed fast, or pasted without paste marks) reach the program together,
+// as tmux writes them, instead of a write each, each a wake-up of the program and maybe an echo
+// (and a frame) of its own. A paste that begins uncorks first.
+func (p *Process) Cork() {
+	p.inMu.Lock()
+	p.corked = true
+	p.inMu.Unlock()
+}
+
+// Uncork ends Cork: what Input held goes to the terminal, as Input would send it.
+func (p *Process) Uncork() {
+	p.inMu.Lock()
+	p.uncorkLocked()
+	p.inMu.Unlock()
+}
+
+func (p *Process) uncorkLocked() {
+	p.corked = false
+	if len(p.cork) == 0 {
+		return
+	}
+	if !p.inClosed {
+		p.inputLocked(p.cork) // what is kept of it is copied
+	}
+	p.cork = p.cork[:0]
+	if cap(p.cork) > 4<<10 {
+		p.cork = nil
+	}
 }
 
 // writeNow writes what the terminal takes of b without waiting, and returns how much that was.
@@ -550,6 +607,7 @@ func (p *Process) Input(b []byte) error {
 // terminal reply waiting for room, say): the descriptor is only kept open meanwhile.
 func (p *Process) writeNow(b []byte) int {
 	n := 0
+	p.inWrites++
 	err := p.inRaw.Control(func(fd uintptr) {
 		var werr error
 		if n, werr = unix.Write(int(fd), b); werr != nil {
@@ -701,6 +759,12 @@ func (p *Process) Close() {
 			p.stdin.Close()
 			p.stdout.Close()
 		}
+		p.nameMu.Lock()
+		if p.nameFile != nil {
+			p.nameFile.Close()
+			p.nameFile = nil
+		}
+		p.nameMu.Unlock()
 	})
 	<-p.outputDone
 	p.inWG.Wait()
@@ -757,16 +821,42 @@ func (p *Process) foreground() int {
 
 // ForegroundName is the command name of what runs in the terminal's foreground now (the leader
 // of the foreground process group, from tcgetpgrp on the PTY and /proc/PID/comm), as tmux's
-// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: call it
-// when drawing a title, not in a loop.
+// automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: a pane's
+// frame asks at every draw, a key's echo included, so the file stays open for the same process
+// and is read again from its start (3-4 µs; opening it each time was 20-70 µs of the echo's
+// path). An exec shows at once: the file names the process, whose name it changed.
 func (p *Process) ForegroundName() string {
 	pid := p.foreground()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	if err != nil {
+	p.nameMu.Lock()
+	defer p.nameMu.Unlock()
+	if pid != p.namePid || p.nameFile == nil {
+		if p.nameFile != nil {
+			p.nameFile.Close()
+			p.nameFile = nil
+		}
+		select {
+		case <-p.done: // closed: nothing more is opened
+			return ""
+		default:
+		}
+		f, err := openComm(pid)
+		if err != nil {
+			return ""
+		}
+		p.namePid, p.nameFile = pid, f
+	}
+	// io.EOF: shorter than the buffer; nothing read: the process is gone.
+	n, _ := p.nameFile.ReadAt(p.nameBuf[:], 0)
+	if n == 0 {
+		p.nameFile.Close()
+		p.nameFile = nil
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	return strings.TrimSpace(string(p.nameBuf[:n]))
 }
+
+// openComm opens process pid's command name (a test counts the opens).
+var openComm = func(pid int) (*os.File, error) { return os.Open("/proc/" + strconv.Itoa(pid) + "/comm") }
 
 // ForegroundCwd is the working directory of what runs in the terminal's foreground now (a
 // command started from a shell, or the shell itself), falling back to the leader's, then to the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -375,4 +376,98 @@ func waitStopped(t *testing.T, pid int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A pane's frame asks for the name of its foreground program at every draw, a key's echo
+// included: /proc/PID/comm is opened once for the same process and read again, not opened at
+// every draw; an exec shows at once, another process opens its own.
+func TestForegroundNameOpensOncePerProcess(t *testing.T) {
+	var opens int
+	var mu sync.Mutex
+	orig := openComm
+	openComm = func(pid int) (*os.File, error) {
+		mu.Lock()
+		opens++
+		mu.Unlock()
+		return orig(pid)
+	}
+	t.Cleanup(func() { openComm = orig })
+	count := func() int { mu.Lock(); defer mu.Unlock(); return opens }
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "read line; exec sleep 60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.Process()
+	if n := p.ForegroundName(); n != "sh" {
+		t.Fatalf("name %q, want sh", n)
+	}
+	for i := 0; i < 10; i++ {
+		p.ForegroundName()
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("11 draws opened the name of the same process %d times", n)
+	}
+	if err := p.Input([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(hangGuard)
+	for p.ForegroundName() != "sleep" { // the exec: the same process, the same file
+		if time.Now().After(deadline) {
+			t.Fatalf("the foreground program is %q after its exec, want sleep", p.ForegroundName())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the name was opened %d times for one process", n)
+	}
+}
+
+// Cork holds input until Uncork, which sends it in one write; a paste that begins sends what was
+// held first, so that it goes in before the paste, as typed.
+func TestCorkedInputGoesInOneWrite(t *testing.T) {
+	h := newTestHost(t, Config{})
+	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "stty -echo; echo ready; exec cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := in.Process()
+	waitText := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(hangGuard)
+		for !strings.Contains(in.Terminal().Text(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("screen %q, want %q", in.Terminal().Text(), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitText("ready")
+	before := p.InputWrites()
+	p.Cork()
+	for _, k := range []string{"a", "b", "c"} {
+		if err := p.Input([]byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := p.InputWrites() - before; n != 0 {
+		t.Fatalf("corked input was written (%d writes)", n)
+	}
+	p.Uncork()
+	if n := p.InputWrites() - before; n != 1 {
+		t.Fatalf("three keys uncorked went in %d writes, want 1", n)
+	}
+	p.Cork()
+	if err := p.Input([]byte("d")); err != nil {
+		t.Fatal(err)
+	}
+	w := p.BeginPaste()
+	if err := w.Write([]byte("PASTE"), nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close(nil)
+	if err := p.Input([]byte("e\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitText("abcdPASTEe")
 }

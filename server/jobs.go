@@ -1,6 +1,10 @@
 package server
 
 import (
+	"os"
+	"strconv"
+	"sync"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -33,9 +37,10 @@ func foregroundOf(pid int, rdev uint64) bool {
 		return true
 	}
 	st, err := readProcStat(pid)
-	if err != nil {
-		return true
-	}
+	return err != nil || inForeground(st, rdev)
+}
+
+func inForeground(st procStat, rdev uint64) bool {
 	if st.state == 'T' || st.state == 't' {
 		return false
 	}
@@ -43,6 +48,52 @@ func foregroundOf(pid int, rdev uint64) bool {
 		return true
 	}
 	return st.tpgid == st.pgrp
+}
+
+// statFile is a view process's /proc/PID/stat, opened once and read again from its start
+// (pread) for each look: the look runs before every read of the view's keys and every frame
+// written to it, on the key's and the echo's path, and opening the file each time cost 20-50 µs
+// of it (a read of the open file: 3-4 µs, no allocation). The open file names the process, not
+// its number: once the process is gone it reads nothing (ESRCH), never a process that took the
+// number over.
+type statFile struct {
+	pid int
+	f   *os.File // nil when it could not be opened: each look opens the file
+
+	mu  sync.Mutex // the view's reader and its writers look at once
+	buf [1024]byte // a stat line is about 300 bytes; its command name at most 64
+}
+
+func openStatFile(pid int) *statFile {
+	s := &statFile{pid: pid}
+	if pid > 0 {
+		s.f, _ = os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	}
+	return s
+}
+
+// foreground is foregroundOf for the file's process. Any goroutine.
+func (s *statFile) foreground(rdev uint64) bool {
+	if s == nil || s.pid <= 0 {
+		return true
+	}
+	if s.f == nil {
+		return foregroundOf(s.pid, rdev)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, _ := s.f.ReadAt(s.buf[:], 0) // io.EOF: the line is shorter than buf
+	if n == 0 {
+		return true // gone (ESRCH), or unreadable: as foregroundOf
+	}
+	st, err := parseProcStat(s.buf[:n])
+	return err != nil || inForeground(st, rdev)
+}
+
+func (s *statFile) close() {
+	if s != nil && s.f != nil {
+		s.f.Close()
+	}
 }
 
 // sameDevice reports whether tty_nr of /proc/PID/stat (major in bits 8-15, minor in bits 0-7

@@ -59,6 +59,16 @@ func TestProcStatOfAChildOnAPTY(t *testing.T) {
 	if !foregroundOf(cmd.Process.Pid, fs.Rdev) {
 		t.Fatal("the child in its terminal's foreground is not seen there")
 	}
+	// The view's look: the file opened once, read again at each look, allocating nothing (it
+	// runs on every key's and every echo's path; an open per look cost 20-50 µs of it).
+	kept := openStatFile(cmd.Process.Pid)
+	defer kept.close()
+	if kept.f == nil || !kept.foreground(fs.Rdev) {
+		t.Fatalf("the kept stat file (%v) does not see the child in the foreground", kept.f)
+	}
+	if n := testing.AllocsPerRun(100, func() { kept.foreground(fs.Rdev) }); n != 0 {
+		t.Fatalf("a look at the view's process allocates %v times: it opens the file again", n)
+	}
 	if inside, err := insideServer(cmd.Process.Pid); !inside || err != nil {
 		t.Fatalf("a child of this process is not seen inside it: %v %v", inside, err)
 	}
@@ -74,8 +84,24 @@ func TestProcStatOfAChildOnAPTY(t *testing.T) {
 		}
 		syscall.Nanosleep(&syscall.Timespec{Nsec: 1e6}, nil)
 	}
-	if foregroundOf(cmd.Process.Pid, fs.Rdev) {
+	if foregroundOf(cmd.Process.Pid, fs.Rdev) || kept.foreground(fs.Rdev) {
 		t.Fatal("a stopped child is seen in the foreground")
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; !kept.foreground(fs.Rdev); i++ { // the kept file says what the process is now
+		if i > 10000 {
+			t.Fatal("the kept stat file never saw the child continue")
+		}
+		syscall.Nanosleep(&syscall.Timespec{Nsec: 1e6}, nil)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if !kept.foreground(fs.Rdev) {
+		t.Fatal("a process gone is not seen in the foreground (its view's end detaches it)")
 	}
 }
 

@@ -39,38 +39,76 @@ type procStat struct {
 	tpgid int    // the foreground process group of its controlling terminal; -1: none
 }
 
-// readProcStat reads /proc/PID/stat. The command name, in parentheses, may hold anything, so the
-// fields are read after its last parenthesis.
+// readProcStat reads /proc/PID/stat.
 func readProcStat(pid int) (procStat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procStat{}, err
 	}
+	return parseProcStat(b)
+}
+
+// errProcStat is the error for a /proc stat line that does not read as one.
+var errProcStat = errors.New("unreadable /proc stat")
+
+// parseProcStat reads a /proc/PID/stat line without allocating (the view's check runs before
+// every read and every frame). The command name, in parentheses, may hold anything, so the
+// fields are read after its last parenthesis.
+func parseProcStat(b []byte) (procStat, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return procStat{}, errors.New("unreadable /proc stat")
+		return procStat{}, errProcStat
 	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 6 || len(f[0]) != 1 {
-		return procStat{}, errors.New("unreadable /proc stat")
+	b = b[i+1:]
+	var f [6][]byte // state ppid pgrp session tty_nr tpgid
+	for k := range f {
+		b = bytes.TrimLeft(b, " ")
+		j := bytes.IndexAny(b, " \n")
+		if j < 0 {
+			j = len(b)
+		}
+		if j == 0 {
+			return procStat{}, errProcStat
+		}
+		f[k], b = b[:j], b[j:]
+	}
+	if len(f[0]) != 1 {
+		return procStat{}, errProcStat
 	}
 	var st procStat
 	st.state = f[0][0]
-	nums := []*int{&st.ppid, &st.pgrp, &st.sid}
-	for k, p := range nums {
-		if *p, err = strconv.Atoi(string(f[1+k])); err != nil {
-			return procStat{}, err
+	var tty int
+	for k, p := range []*int{&st.ppid, &st.pgrp, &st.sid, &tty, &st.tpgid} {
+		n, ok := atoi(f[1+k])
+		if !ok {
+			return procStat{}, errProcStat
 		}
-	}
-	tty, err := strconv.ParseInt(string(f[4]), 10, 64)
-	if err != nil {
-		return procStat{}, err
+		*p = n
 	}
 	st.ttyNr = uint64(uint32(tty))
-	if st.tpgid, err = strconv.Atoi(string(f[5])); err != nil {
-		return procStat{}, err
-	}
 	return st, nil
+}
+
+// atoi reads a decimal int, maybe negative (tpgid is -1 with no terminal), without allocating.
+func atoi(b []byte) (int, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // insideServer reports whether process pid is this server or descends from it; an error when

@@ -318,7 +318,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		notify(nc, notifyLeft, LeftParams{Reason: "cannot draw on the terminal: " + err.Error(), Failed: true})
 		return
 	}
-	tty.client = client
+	tty.client = openStatFile(client)
 	n := s.n.Add(1)
 	id := fmt.Sprintf("view-%d", n)
 	name := fmt.Sprintf("view %d %s", n, tty.name)

@@ -30,12 +30,13 @@ type viewTty struct {
 	f      *os.File
 	fd     int
 	shared bool // f is the client's own file description
+	nowOK  bool // fd is non-blocking: WriteNow may write
 	saved  *term.State
 	raw    *unix.Termios // what Start set: resume sets it again
 
 	// The view's process and the terminal's device, to read and draw only while that process
-	// runs in the terminal's foreground (jobs.go); client 0: not known, always.
-	client int
+	// runs in the terminal's foreground (jobs.go); no process: not known, always.
+	client *statFile
 	rdev   uint64
 	rc     syscall.RawConn
 
@@ -83,7 +84,11 @@ func openViewTty(received int) (*viewTty, error) {
 		f.Close()
 		return nil, errors.New("the view's terminal is not a terminal")
 	}
-	return &viewTty{name: name, f: f, fd: fd, shared: shared, rc: rc, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
+	// Go's poller made the descriptor non-blocking (shareViewTty did for a shared one): WriteNow
+	// relies on it, and does nothing should it not be.
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	nowOK := err == nil && fl&unix.O_NONBLOCK != 0
+	return &viewTty{name: name, f: f, fd: fd, shared: shared, rc: rc, nowOK: nowOK, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
 }
 
 // shareViewTty uses the received descriptor of a terminal the server may not open again: a
@@ -208,7 +213,7 @@ func (t *viewTty) Read(b []byte) (int, error) {
 }
 
 // foreground reports whether the view's process may use the terminal now.
-func (t *viewTty) foreground() bool { return foregroundOf(t.client, t.rdev) }
+func (t *viewTty) foreground() bool { return t.client.foreground(t.rdev) }
 
 // suspend stops reading and drawing: the view's process was found stopped or in the
 // background. The terminal is left to its shell as it is.
@@ -289,6 +294,48 @@ func (t *viewTty) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// WriteNow writes what the terminal takes of b at once, and never waits: not for room, not for
+// a frame or a suspension under way (their lock is busy: nothing is written). The App's
+// goroutine writes a small frame so (viewterm's ShowNow), a key's echo with no wake-up of the
+// view's copier, which writes what is left. As Write, a frame for a view that is not in the
+// foreground is dropped.
+func (t *viewTty) WriteNow(b []byte) (int, error) {
+	if t.broken.Load() {
+		return 0, errors.New("the view's terminal stopped reading")
+	}
+	if !t.nowOK || !t.jobMu.TryLock() {
+		return 0, nil
+	}
+	defer t.jobMu.Unlock()
+	if t.suspended.Load() {
+		return len(b), nil
+	}
+	if !t.foreground() {
+		t.suspendLocked()
+		return len(b), nil
+	}
+	n := 0
+	var werr error
+	// Not through the file's Write, which waits; the descriptor is kept open meanwhile.
+	err := t.rc.Control(func(fd uintptr) {
+		for {
+			n, werr = unix.Write(int(fd), b)
+			if werr != unix.EINTR {
+				break
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case werr == unix.EAGAIN:
+		return 0, nil
+	case werr != nil:
+		return 0, werr
+	}
+	return n, nil
+}
+
 // Broken reports that a write stalled or failed: the Mirror drops the view.
 func (t *viewTty) Broken() bool { return t.broken.Load() }
 
@@ -299,5 +346,6 @@ func (t *viewTty) Close() error {
 			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
 		}
 	}
+	t.client.close()
 	return t.f.Close()
 }

@@ -107,3 +107,54 @@ func TestViewTtyRestoresTheTerminal(t *testing.T) {
 		t.Fatal("the client's descriptor was made non-blocking")
 	}
 }
+
+// WriteNow, the App's goroutine's write of a small frame, never waits: a terminal nobody reads
+// takes what its buffer holds and then nothing, without an error and without the view being
+// marked broken (the copier's Write, which may wait, writes the rest or breaks the view); a write
+// under way (its lock) is not waited for either.
+func TestWriteNowNeverWaits(t *testing.T) {
+	master, _, tty := openPair(t)
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	done := make(chan int, 1)
+	go func() { // owner: the test; ends when the terminal took nothing more, or after 64 MiB
+		total := 0
+		for i := 0; i < 1024; i++ {
+			n, err := tty.WriteNow(chunk)
+			if err != nil {
+				t.Error(err)
+			}
+			total += n
+			if n == 0 {
+				break
+			}
+		}
+		done <- total
+	}()
+	var total int
+	select {
+	case total = <-done:
+	case <-time.After(20 * time.Second): // a hang guard, not a timing
+		t.Fatal("WriteNow waited for a terminal nobody reads")
+	}
+	if total == 0 || total >= 1024*len(chunk) || tty.Broken() {
+		t.Fatalf("WriteNow wrote %d bytes to a terminal nobody reads (broken: %v)", total, tty.Broken())
+	}
+	// Read what it took: the terminal takes a frame again.
+	buf := make([]byte, 64<<10)
+	for got := 0; got < total; {
+		n, err := master.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += n
+	}
+	tty.jobMu.Lock() // a frame or a suspension under way
+	n, err := tty.WriteNow([]byte("echo"))
+	tty.jobMu.Unlock()
+	if n != 0 || err != nil {
+		t.Fatalf("WriteNow wrote %d (%v) while another write held the terminal", n, err)
+	}
+	if n, err := tty.WriteNow([]byte("echo")); n != 4 || err != nil {
+		t.Fatalf("WriteNow wrote %d (%v) to a terminal with room", n, err)
+	}
+}

@@ -120,7 +120,7 @@ func (a *App) toPane(ev *tcell.EventKey) {
 		if p.typed.Load() < maxTypedEchoes {
 			p.typed.Add(1)
 		}
-		p.term.Key(ev)
+		a.typeKey(p, ev)
 		if ev.Key() == tcell.KeyEnter && !p.inst.IsTick() {
 			// A command may start: its name becomes the pane's title within a second or two.
 			a.titlesUntil = a.now().Add(3 * time.Second)

@@ -160,3 +160,38 @@ func TestPaneFrameDrawnOnlyWhenItChanges(t *testing.T) {
 		}
 	}
 }
+
+// Keys read together from a view's terminal reach the pane's program together: while keys wait
+// behind the one typed into the pane, the program is corked, and the last of them sends all in
+// one write (as tmux writes one read's keys), not one write (one wake-up of the program, maybe
+// an echo and a frame of its own) per key.
+func TestKeysTypedTogetherReachTheProgramInOneWrite(t *testing.T) {
+	vh := newViewsHarness(t)
+	in := vh.openShell("printf 'cat-ready\\n'; exec cat", "")
+	vh.start()
+	vh.attach("a", 160, 50)
+	vh.waitView("a", "cat-ready", true)
+
+	held, release := make(chan struct{}), make(chan struct{})
+	go vh.app.app.QueueUpdate(func() { // the UI goroutine busy while the keys come
+		close(held)
+		<-release
+	})
+	<-held
+	before := in.Process().InputWrites()
+	const word = "together"
+	for _, r := range word {
+		vh.views["a"].InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	for deadline := time.Now().Add(20 * time.Second); vh.views["a"].keysPosted.Load() < int64(len(word)); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d keys reached the queue", vh.views["a"].keysPosted.Load(), len(word))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	vh.waitView("a", word, true) // the terminal's echo
+	if n := in.Process().InputWrites() - before; n != 1 {
+		t.Fatalf("%d keys typed together went to the program in %d writes, want 1", len(word), n)
+	}
+}

@@ -24,6 +24,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		a.kf.deferred++ // the draw after the key draws what this one would have (keysfirst.go)
 		return
 	}
+	a.uncork() // the keys typed together go to their programs (keysfirst.go)
 	_, _, w, h := r.GetRect()
 	if a.lastSize != [2]int{w, h} {
 		a.lastSize, a.full = [2]int{w, h}, true // a resize: everything moves

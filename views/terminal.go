@@ -2,8 +2,6 @@ package views
 
 import (
 	"context"
-	"encoding/binary"
-	"hash/maphash"
 	"strconv"
 	"sync"
 
@@ -67,11 +65,12 @@ type TerminalView struct {
 	// The rows the last draw put on screen, at drawnAt, so that a draw skips rows that did not
 	// change (an echo redraws one row, not the pane); drawnOK is cleared when something may
 	// have drawn over the pane (Invalidate) and after a draw in scroll mode or scrolled back.
-	// A row is kept as a hash of its cells (rowHash), not as a copy: 8 bytes a row rather
-	// than 48 a cell in every pane.
+	// A row is kept as the terminal's hash of it (vt.Terminal.SnapshotChanged), not as a copy:
+	// 8 bytes a row rather than 48 a cell in every pane; changed: the rows the snapshot copied.
 	drawnRows []uint64
 	drawnAt   [6]int
 	drawnOK   bool
+	changed   []bool
 
 	ctx       context.Context // cancelled by Close
 	cancel    context.CancelFunc
@@ -138,15 +137,26 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 		sb.fit()
 		sb.mu.Unlock()
 	}()
-	v.term.SnapshotScrolled(&v.snap, scroll)
-	v.scroll = min(v.scroll, v.snap.ScrollbackLen)
 	s := &v.snap
-	at := [6]int{x, y, w, h, s.Cols, s.Rows}
-	inc := v.drawnOK && v.sm == nil && scroll == 0 && at == v.drawnAt && len(v.drawnRows) == s.Rows
-	v.drawnOK, v.drawnAt = v.sm == nil && scroll == 0, at
-	if len(v.drawnRows) != s.Rows {
-		v.drawnRows = make([]uint64, s.Rows)
+	live := v.sm == nil && scroll == 0
+	inc := false
+	if live {
+		// Only the rows that changed since the last draw are copied (an echo's row, not the
+		// screen), unless something drew over the pane or it moved.
+		var hashes []uint64
+		if v.drawnOK && [4]int(v.drawnAt[:4]) == [4]int{x, y, w, h} {
+			hashes = v.drawnRows
+		}
+		v.drawnRows, v.changed = v.term.SnapshotChanged(s, hashes, v.changed)
+		inc = hashes != nil && v.drawnAt == [6]int{x, y, w, h, s.Cols, s.Rows}
+		if !inc && hashes != nil { // the terminal's size changed: every row is drawn
+			v.drawnRows, v.changed = v.term.SnapshotChanged(s, nil, v.changed)
+		}
+	} else {
+		v.term.SnapshotScrolled(s, scroll)
 	}
+	v.scroll = min(v.scroll, s.ScrollbackLen)
+	v.drawnOK, v.drawnAt = live, [6]int{x, y, w, h, s.Cols, s.Rows}
 	// Runs of cells share a style: convert each style once per run, not once per cell.
 	var lastStyle vt.Style
 	lastTcell := cellStyle(lastStyle)
@@ -160,13 +170,10 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 			}
 			continue
 		}
-		cells := s.Row(row)
-		var hash uint64
-		hash, sb.enc = rowHash(sb.enc, cells)
-		if inc && v.drawnRows[row] == hash {
+		if inc && !v.changed[row] {
 			continue // on screen already
 		}
-		v.drawnRows[row] = hash
+		cells := s.Row(row)
 		covered := false // the cell drawn before covers this one
 		for col := 0; col < w; col++ {
 			wasCovered := covered
@@ -220,16 +227,14 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 func (v *TerminalView) Invalidate() { v.drawnOK = false }
 
 // drawBuf is the snapshot's cells, lent to one draw at a time (a view kept a whole screen of
-// them, 48 bytes a cell, between draws, for every pane); enc is rowHash's scratch. It is kept
-// between draws (a fresh one costs page faults on the key echo's path) at the size of the
-// largest pane drawn of late.
+// them, 48 bytes a cell, between draws, for every pane). It is kept between draws (a fresh one
+// costs page faults on the key echo's path) at the size of the largest pane drawn of late.
 var drawBuf snapBuf
 
 type snapBuf struct {
 	mu      sync.Mutex
 	cells   []vt.Cell
 	wrapped []bool
-	enc     []byte
 	draws   int // draws since the last fit
 	need    int // most cells a draw used since the last fit
 }
@@ -242,7 +247,7 @@ type snapBuf struct {
 func ReleaseCaches() {
 	drawBuf.mu.Lock()
 	defer drawBuf.mu.Unlock()
-	drawBuf.cells, drawBuf.wrapped, drawBuf.enc = nil, nil, nil
+	drawBuf.cells, drawBuf.wrapped = nil, nil
 	drawBuf.draws, drawBuf.need = 0, 0
 }
 
@@ -258,37 +263,9 @@ func (b *snapBuf) fit() {
 		return
 	}
 	if cap(b.cells) > 2*b.need {
-		b.cells, b.wrapped, b.enc = nil, nil, nil
+		b.cells, b.wrapped = nil, nil
 	}
 	b.draws, b.need = 0, 0
-}
-
-// rowSeed keys rowHash: a program cannot choose text whose row hashes as another's.
-var rowSeed = maphash.MakeSeed()
-
-// rowHash is a keyed 64-bit hash of everything a row's cells draw (runes, marks, widths and
-// styles); two rows that draw differently hash differently but for a chance of 2^-64. enc is a
-// scratch buffer, returned grown.
-func rowHash(enc []byte, cells []vt.Cell) (uint64, []byte) {
-	enc = enc[:0]
-	for i := range cells {
-		c := &cells[i]
-		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Rune))
-		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.FG))
-		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.BG))
-		enc = binary.LittleEndian.AppendUint32(enc, uint32(c.Style.UL))
-		enc = binary.LittleEndian.AppendUint16(enc, uint16(c.Style.Attrs))
-		if c.Comb == nil {
-			enc = append(enc, c.Width, 0)
-			continue
-		}
-		enc = append(enc, c.Width, 1)
-		for _, r := range c.Comb {
-			enc = binary.LittleEndian.AppendUint32(enc, uint32(r))
-		}
-		enc = binary.LittleEndian.AppendUint32(enc, ^uint32(0)) // no rune: the marks end
-	}
-	return maphash.Bytes(rowSeed, enc), enc
 }
 
 // PlaceCursor shows the program's cursor (or the scroll-mode cursor) when the view has the focus.

@@ -1,6 +1,33 @@
 package vt
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"unicode/utf8"
+)
+
+// rowSeed keys rowHash: a program cannot choose text whose row hashes as another's.
+var rowSeed = maphash.MakeSeed()
+
+// rowHash is a keyed 64-bit hash of what row y shows, as readRow reads it (each cell's character
+// or cluster id and style id, the wrap of the last column) but without making cells of it; gen
+// stands for what the ids mean (it changes when an id is given again). Two rows that show
+// differently hash differently but for a chance of 2^-64. enc is scratch, returned grown.
+func (g *guard) rowHash(y int, gen [3]uint64, enc []byte) (uint64, []byte) {
+	enc = enc[:0]
+	for _, n := range gen {
+		enc = binary.LittleEndian.AppendUint64(enc, n)
+	}
+	for x := 0; x < g.cols; x++ {
+		ch, st, w := g.e.glyph(x, y)
+		v := uint64(uint32(ch))<<32 | uint64(st)
+		if w && x == g.cols-1 {
+			v |= 1 << 63 // no character has bit 31
+		}
+		enc = binary.LittleEndian.AppendUint64(enc, v)
+	}
+	return maphash.Bytes(rowSeed, enc), enc
+}
 
 // Reading vt10x's grid back, sweeping unused ids, resizing.
 

@@ -20,7 +20,8 @@ type styleTable struct {
 	ids    map[Style]uint32
 	styles []Style
 	free   []uint32
-	limit  int // a sweep runs when this many ids are in use
+	limit  int    // a sweep runs when this many ids are in use
+	reused uint64 // ids given again after a sweep: a row's hash (rowHash) holds it
 }
 
 func newStyleTable() styleTable {
@@ -46,6 +47,7 @@ func (t *styleTable) add(s Style) uint32 {
 		id = t.free[n-1]
 		t.free = t.free[:n-1]
 		t.styles[id] = s
+		t.reused++
 	} else {
 		if len(t.styles) > maxStyleID {
 			return 0
@@ -87,6 +89,8 @@ type clusterTable struct {
 	texts []string // by id - clusterBase
 	free  []rune
 	limit int
+
+	reused uint64 // ids given again after a sweep: a row's hash (rowHash) holds it
 }
 
 func newClusterTable() clusterTable {
@@ -107,6 +111,7 @@ func (t *clusterTable) add(s string) (rune, bool) {
 		id = t.free[n-1]
 		t.free = t.free[:n-1]
 		t.texts[id-clusterBase] = s
+		t.reused++
 	} else {
 		id = clusterBase + rune(len(t.texts))
 		if id >= clusterLimit {

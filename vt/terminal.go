@@ -49,6 +49,8 @@ type Terminal struct {
 	changed  chan struct{}
 	onChange atomic.Pointer[func()]
 	fault    error
+	resets   uint64 // resets after a fault: the ids' meanings start again (SnapshotChanged)
+	enc      []byte // SnapshotChanged's scratch
 }
 
 // New returns a terminal of cols x rows with the default scrollback. Answers to the program's
@@ -98,6 +100,7 @@ func (t *Terminal) feed(p []byte) {
 // recovered resets the emulator after a panic and writes a notice on the fresh screen.
 func (t *Terminal) recovered(r any) {
 	t.fault = fmt.Errorf("the terminal emulator failed on this program's output and was reset: %v\n%s", r, debug.Stack())
+	t.resets++
 	g := t.g
 	g.init(g.cols, g.rows)
 	defer func() {
@@ -199,6 +202,45 @@ func (t *Terminal) SnapshotScrolled(s *Screen, scroll int) {
 	s.Title = g.title
 	s.Scroll = scroll
 	s.ScrollbackLen = hlen
+}
+
+// SnapshotChanged copies into s the rows of the live screen whose hash differs from hashes[y],
+// the hash of each row as the caller last copied it, updates those hashes and marks the rows in
+// changed; with hashes of another length than the screen's rows (none yet, a resize) it copies
+// every row and makes the hashes anew. A row not copied is left in s as it was. Hashing a row
+// reads the emulator's cells without making Cells of them, so a key's echo copies the row it
+// changed, not the screen (a pane's echo frame was mostly that copy). Scrolled back by 0.
+func (t *Terminal) SnapshotChanged(s *Screen, hashes []uint64, changed []bool) ([]uint64, []bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.g
+	g.settle()
+	s.setSize(g.cols, g.rows)
+	all := len(hashes) != g.rows
+	if all {
+		hashes = make([]uint64, g.rows)
+	}
+	if cap(changed) < g.rows {
+		changed = make([]bool, g.rows)
+	}
+	changed = changed[:g.rows]
+	gen := [3]uint64{t.resets, g.styles.reused, g.clusters.reused}
+	for y := 0; y < g.rows; y++ {
+		var h uint64
+		h, t.enc = g.rowHash(y, gen, t.enc)
+		changed[y] = all || h != hashes[y]
+		if changed[y] {
+			hashes[y] = h
+			s.Wrapped[y] = g.readRow(y, s.Row(y))
+		}
+	}
+	g.sync()
+	s.Cursor = Cursor{X: g.cx, Y: g.cy, Visible: g.cursorVisible, Shape: g.shape}
+	s.Modes = g.modes
+	s.Title = g.title
+	s.Scroll = 0
+	s.ScrollbackLen = g.hist.len()
+	return hashes, changed
 }
 
 // Text returns the visible screen as plain text: one line per row, trailing spaces trimmed,

@@ -27,7 +27,8 @@ import (
 // A view's pending work is a set of changed cell positions, never a queue of bytes: a view whose
 // terminal stops reading falls behind by at most one screen, is redrawn whole when it catches
 // up, and is dropped when a write to it stalls (its Tty's write deadline). Nothing a view does
-// blocks the App, the other views or any pane.
+// blocks the App, the other views or any pane. A small frame (a key's echo) the App's goroutine
+// writes itself when the copier is idle and the terminal takes it at once (showNow).
 type Mirror struct {
 	sim          tcell.SimulationScreen // its event queue only: it holds no cells (sized 0x0)
 	initW, initH int                    // the size before any view attaches
@@ -94,8 +95,9 @@ const maxOrigins = 512
 var _ tcell.Screen = (*Mirror)(nil)
 
 // ViewScreen is a view's terminal as the Mirror draws on it and reads from it. In a server it is
-// a viewterm.Terminal; tests use tcell screens through an adapter. The Mirror's copier for the
-// view is the only goroutine that draws (PutCell, Clear, the cursor, Show, Sync, Fini); the
+// a viewterm.Terminal; tests use tcell screens through an adapter. One goroutine at a time
+// draws (PutCell, Clear, the cursor, Show, Sync, Fini): the Mirror's copier for the view, or the
+// App's for a small frame on a screen that can show it without waiting (nowShower); the
 // modes and the clipboard are set from any goroutine, and must not block (they may wait for the
 // next frame: the Mirror asks for one).
 type ViewScreen interface {
@@ -237,7 +239,9 @@ func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) erro
 	if shown {
 		// Its first frame is drawn (Expect): it goes out from here, now, not once the copier's
 		// goroutine is woken (0.5-1.3 ms later in an attach traced on a busy 2-core VM).
-		v.frame()
+		v.drawMu.Lock()
+		v.frame(false)
+		v.drawMu.Unlock()
 	}
 	go v.copyLoop() // owner: the Mirror; exits when v.quit closes (Detach, Fini, a broken terminal)
 	go v.readLoop() // owner: the Mirror; exits when v's screen is finalized (PollEvent returns nil)
@@ -470,7 +474,9 @@ func (m *Mirror) Show() {
 	}
 	m.mu.Unlock()
 	for _, v := range vs {
-		v.poke()
+		if !v.showNow() {
+			v.poke()
+		}
 	}
 }
 
@@ -712,12 +718,20 @@ type mirrorView struct {
 	once  sync.Once
 	why   string
 
+	// One goroutine draws on the screen at a time: the copier, or the App's in showNow. ended:
+	// the screen is finalized (under drawMu).
+	drawMu sync.Mutex
+	ended  bool
+
 	// Under m.mu.
 	dirty []bool
 	list  []int
 	whole bool
 	sync  bool
 	modes bool // modes or the clipboard wait on the terminal for a frame
+	// unsent: the screen holds part of a frame that showNow could not write; the copier's next
+	// Show writes it.
+	unsent bool
 	// shown: the App has shown a frame since the view attached. Until then the copier draws
 	// nothing: the logical cells are the last frame drawn before the view came (a server draws
 	// nothing with no view), and the App redraws everything for a new view at once, so the view's
@@ -739,7 +753,7 @@ type mirrorView struct {
 // its copier draws a frame only then. Under m.mu.
 func (v *mirrorView) pending() bool {
 	m := v.m
-	return v.whole || v.sync || v.modes || len(v.list) > 0 ||
+	return v.whole || v.sync || v.modes || v.unsent || len(v.list) > 0 ||
 		v.cx != m.cursorX || v.cy != m.cursorY || v.cur != m.cursor || v.curSt != m.curSt
 }
 
@@ -780,14 +794,19 @@ func (v *mirrorView) copyLoop() {
 	for {
 		select {
 		case <-v.quit:
+			v.drawMu.Lock()
+			v.ended = true
 			v.sc.Fini() // restores the terminal; the Tty's write deadline bounds it
+			v.drawMu.Unlock()
 			if v.gone != nil {
 				v.gone(v.why)
 			}
 			return
 		case <-v.wake:
 		}
-		v.frame()
+		v.drawMu.Lock()
+		v.frame(false)
+		v.drawMu.Unlock()
 		if tty, ok := v.sc.Tty(); ok {
 			if b, ok := tty.(interface{ Broken() bool }); ok && b.Broken() {
 				go v.m.Detach(v.id, "the terminal stopped reading") // owner: the Mirror; returns at once
@@ -796,20 +815,49 @@ func (v *mirrorView) copyLoop() {
 	}
 }
 
-// frame copies what changed (everything after a resize or when the view fell behind) and shows it.
-func (v *mirrorView) frame() {
+// nowShower is a view's screen that can show a frame without waiting on its terminal
+// (viewterm.Terminal.ShowNow): false when part of it is left for the next Show.
+type nowShower interface{ ShowNow() bool }
+
+// maxNowCells bounds the frame the App's goroutine writes itself (showNow): an echo, a few keys'
+// worth of a full-screen program. Larger frames (a flood, a whole redraw) go to the copier, which
+// builds them in parallel with the App.
+const maxNowCells = 1024
+
+// showNow shows a small frame on the App's goroutine, when the view's copier is idle and its
+// terminal takes the frame at once: a key's echo reaches the view with no wake-up of the copier
+// (which, on a loaded 2-core machine, waited for a core 0.5 ms in the median, several ms at the
+// 90th percentile, of a quiet shell's echo). It reports false when the copier is to draw it (or
+// what the terminal did not take). It never waits: not on the copier, not on the terminal.
+func (v *mirrorView) showNow() bool {
+	if _, ok := v.sc.(nowShower); !ok || !v.drawMu.TryLock() {
+		return false
+	}
+	defer v.drawMu.Unlock()
+	return !v.ended && v.frame(true)
+}
+
+// frame copies what changed (everything after a resize or when the view fell behind) and shows
+// it; now: on the App's goroutine, only a small frame, with nowShower (showNow). It reports
+// false when the copier is to show the frame, or what is left of it. Under drawMu.
+func (v *mirrorView) frame(now bool) bool {
 	m := v.m
 	// Take what changed under the lock, and draw it on the view's screen after: that screen's
 	// lock may be held by tcell while it writes to a slow terminal, and the App must not wait.
 	m.mu.Lock()
 	if !v.shown {
 		m.mu.Unlock()
-		return
+		return true
 	}
 	if !v.pending() { // a poke left over from a frame already drawn, say
 		m.mu.Unlock()
-		return
+		return true
 	}
+	if now && (v.whole || v.sync || v.unsent || len(v.list) > maxNowCells) {
+		m.mu.Unlock()
+		return false
+	}
+	v.unsent = false
 	w, h := m.w, m.h
 	whole := v.whole
 	cx, cy, cursor, curSt := m.cursorX, m.cursorY, m.cursor, m.curSt
@@ -857,9 +905,19 @@ func (v *mirrorView) frame() {
 	}
 	if sync {
 		v.sc.Sync()
-		return
+		return true
+	}
+	if now {
+		if v.sc.(nowShower).ShowNow() {
+			return true
+		}
+		m.mu.Lock()
+		v.unsent = true
+		m.mu.Unlock()
+		return false
 	}
 	v.sc.Show()
+	return true
 }
 
 type indexedCell struct {

@@ -9,7 +9,8 @@
 // anew at each attach, and walked whole at each frame) would only repeat it. What it keeps is
 // what the terminal is in: the cursor's place, the last style sent, the modes set.
 //
-// Only the view's copier goroutine draws (PutCell, Clear, the cursor, Show, Sync, Fini). Modes
+// One goroutine at a time draws (PutCell, Clear, the cursor, Show, ShowNow, Sync, Fini): the
+// view's copier, or the App's goroutine writing a small frame itself (ShowNow). Modes
 // and the clipboard may be set from any goroutine: they never write, they go out with the next
 // frame (so a terminal that stopped reading holds up nobody but its copier, which its Tty's
 // write deadline bounds).
@@ -58,6 +59,8 @@ type Terminal struct {
 	beforeLast   string
 	beforeLastSt tcell.Style
 	seqs         map[seqKey]string // colour sequences made by the terminfo interpreter
+
+	unsent []byte // what ShowNow could not write: the next write's start
 
 	ip       tcell.InputProcessor
 	evs      chan tcell.Event
@@ -517,16 +520,52 @@ func (t *Terminal) seq(cap *string, a, b int) string {
 
 // Show writes what was drawn since the last Show, the modes set meanwhile and the cursor, in
 // one write.
-func (t *Terminal) Show() { t.show(false) }
+func (t *Terminal) Show() { t.write(t.frame(false)) }
 
 // Sync shows the frame and sets the terminal's modes, the cursor's visibility and its shape
 // again, whatever the terminal is thought to have (after the view's process was stopped and
 // continued, say). The frame is to be whole: Clear, then every cell.
-func (t *Terminal) Sync() { t.show(true) }
+func (t *Terminal) Sync() { t.write(t.frame(true)) }
 
-func (t *Terminal) show(sync bool) {
+// NowWriter is a tty that can write without waiting: the server's view terminal.
+type NowWriter interface {
+	// WriteNow writes what the terminal takes of b at once, and how much that was; it never
+	// waits, for room or for another write.
+	WriteNow(b []byte) (int, error)
+}
+
+// ShowNow is Show for a goroutine that must not wait on the terminal (the server's UI
+// goroutine, which so writes a key's echo without waking the view's copier): it writes what
+// the terminal takes at once and reports whether that was all. What is left goes first in the
+// next Show's write; false with nothing written when the tty cannot write without waiting.
+func (t *Terminal) ShowNow() bool {
+	out := t.frame(false)
+	n := 0
+	if w, ok := t.tty.(NowWriter); ok && len(out) > 0 {
+		n, _ = w.WriteNow(out) // an error: Show's write meets it too, and marks the tty broken
+	}
+	if n >= len(out) {
+		t.out = keep(out)
+		return true
+	}
+	t.unsent = append(t.unsent, out[max(n, 0):]...)
+	t.out = keep(out)
+	return false
+}
+
+func (t *Terminal) write(out []byte) {
+	if len(out) > 0 {
+		_, _ = t.tty.Write(out) // a failed write marks the tty broken; the Mirror drops the view
+	}
+	t.out = keep(out)
+}
+
+// frame is what shows the frame drawn since the last one: what ShowNow left unwritten, the
+// modes, the cells, the cursor.
+func (t *Terminal) frame(sync bool) []byte {
 	c := t.c
-	out := t.out[:0]
+	out := append(t.out[:0], t.unsent...)
+	t.unsent = keep(t.unsent)
 	t.mu.Lock()
 	out = append(out, t.pre...)
 	t.pre = t.pre[:0]
@@ -580,10 +619,7 @@ func (t *Terminal) show(sync bool) {
 		out = append(out, c.syncEnd...)
 	}
 	t.body = keep(t.body)
-	if len(out) > 0 {
-		_, _ = t.tty.Write(out) // a failed write marks the tty broken; the Mirror drops the view
-	}
-	t.out = keep(out)
+	return out
 }
 
 // keep empties a buffer for the next frame. One grown past 64 KB (a whole frame: an attach, a
@@ -624,7 +660,7 @@ func (t *Terminal) fini() {
 		}
 	}
 	c := t.c
-	b := pre
+	b := append(t.unsent, pre...) // a frame's rest first: its end leaves synchronized output
 	b = append(b, c.showCursor...)
 	if c.cursorStyles && t.shapeSet {
 		b = append(b, "\x1b[0 q"...)

@@ -203,3 +203,71 @@ func firstFrames(b *testing.B, ti *terminfo.Terminfo, w, h int, styles []tcell.S
 		sc.Fini()
 	}
 }
+
+// nowTty is a terminal that takes at most room bytes of a write that must not wait (WriteNow):
+// its buffer is nearly full.
+type nowTty struct {
+	*fakeTty
+	room int
+	nows int
+}
+
+func (t *nowTty) WriteNow(b []byte) (int, error) {
+	t.nows++
+	n := min(len(b), t.room)
+	return t.fakeTty.Write(b[:n])
+}
+
+// ShowNow writes the frame Show would, as far as the terminal takes it without waiting; the
+// rest goes first in the next frame's write, so the terminal gets the same bytes in the same
+// order. A tty that cannot write without waiting gets nothing from ShowNow, all of it next.
+func TestShowNowLeavesTheRestToTheNextShow(t *testing.T) {
+	ti := lookup(t, "xterm-256color")
+	draw := func(sc *viewterm.Terminal, s string) {
+		for i, r := range s {
+			sc.PutCell(i, 1, string(r), tcell.StyleDefault.Foreground(tcell.ColorRed), 1)
+		}
+		sc.ShowCursor(len(s), 1)
+	}
+	want, wtty := startedTi(t, ti, 20, 4, "UTF-8")
+	wtty.take()
+	draw(want, "echo")
+	want.Show()
+	draw(want, "echo2")
+	want.Show()
+	whole := wtty.take()
+
+	for _, room := range []int{0, 5, 1 << 20} {
+		tty := &nowTty{fakeTty: newFakeTty(20, 4), room: room}
+		sc := viewterm.New(tty, ti, "UTF-8")
+		if err := sc.Init(); err != nil {
+			t.Fatal(err)
+		}
+		tty.take()
+		draw(sc, "echo")
+		if took := sc.ShowNow(); took != (room == 1<<20) || tty.nows != 1 {
+			t.Fatalf("room %d: ShowNow reported %v after %d writes", room, took, tty.nows)
+		}
+		draw(sc, "echo2")
+		sc.Show()
+		if got := tty.take(); got != whole {
+			t.Fatalf("room %d: the terminal got\n%q\nwant\n%q", room, got, whole)
+		}
+		sc.Fini()
+	}
+
+	plain, ptty := startedTi(t, ti, 20, 4, "UTF-8")
+	ptty.take()
+	draw(plain, "echo")
+	if plain.ShowNow() {
+		t.Fatal("ShowNow reported the frame shown on a tty that cannot write without waiting")
+	}
+	if got := ptty.take(); got != "" {
+		t.Fatalf("ShowNow wrote %q through a write that may wait", got)
+	}
+	draw(plain, "echo2")
+	plain.Show()
+	if got := ptty.take(); got != whole {
+		t.Fatalf("the next Show wrote\n%q\nwant\n%q", got, whole)
+	}
+}
