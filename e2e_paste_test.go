@@ -103,8 +103,13 @@ func TestEndToEndPasteNeverAnswersACard(t *testing.T) {
 	r.waitFor("APPROVE")
 	r.pasteBuffer("y")
 	r.pasteBuffer("\x02ay\ny")
-	time.Sleep(300 * time.Millisecond) // the paste would have answered by now
+	// The sentinel: Escape, typed after the pastes, leaves card mode; the card still waits.
+	r.keys("Escape")
+	if s := r.waitGone("e2e", "APPROVE"); !strings.Contains(s, "wants to call increment on hosted:1") {
+		t.Fatalf("a paste answered the card:\n%s", s)
+	}
 	call.stillWaiting(t)
+	r.keys("C-b", "a")
 	r.waitFor("APPROVE")
 	r.keys("y")
 	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":5`) {

@@ -68,13 +68,14 @@ func (c *agentCall) returned(t *testing.T) string {
 	return ""
 }
 
-// stillWaiting fails when the call has returned.
+// stillWaiting fails when the call has returned. It does not wait: the caller first waits for
+// a sentinel, something that shows the step that could have answered the call is over.
 func (c *agentCall) stillWaiting(t *testing.T) {
 	t.Helper()
 	select {
 	case err := <-c.done:
 		t.Fatalf("the call returned without an answer (%v):\n%s", err, c.out.String())
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 }
 
@@ -151,7 +152,6 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 
 	// The terminal goes away before the card is answered.
 	r.tmux("kill-session", "-t", "e2e")
-	call.stillWaiting(t)
 	ls := r.run("ls")
 	for i := 1; i <= 5; i++ {
 		if !strings.Contains(ls, fmt.Sprintf("hosted:%d", i)) {
@@ -168,6 +168,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	call.stillWaiting(t) // the server has seen the view go (the progress above), and the call waits
 	// The programs go on: the clock's seq moves with no view attached.
 	seqOf := func(ls, id string) string {
 		for _, line := range strings.Split(ls, "\n") {
@@ -234,7 +235,13 @@ func TestEndToEndTwoViews(t *testing.T) {
 	r.keysTo("e2e", "C-b", "a")
 	r.waitIn("e2e", "APPROVE")
 	r.keysTo("second", "y")
+	r.keysTo("second", "-l", "after-y-typed")
+	r.waitIn("second", "yafter-y-typed") // the sentinel: the view took y, as a key for its pane
 	call.stillWaiting(t)
+	if s := r.screenOf("e2e"); !strings.Contains(s, "wants to call increment on hosted:1") {
+		t.Fatalf("the card left the first view after a y typed in the second:\n%s", s)
+	}
+	r.keysTo("second", "C-u")
 
 	// The second view answers in its own card mode.
 	r.answerCardIn("second", "APPROVE", "y")
@@ -353,32 +360,37 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r.tmux("set-buffer", "-b", "p", "echo one-$((1+1))\necho two-$((1+2))")
 	r.tmux("paste-buffer", "-p", "-b", "p", "-t", "e2e")
 	r.waitFor("echo two-$((1+2))")
-	time.Sleep(300 * time.Millisecond)
-	if s := r.screen(); strings.Contains(s, "one-2") {
+	r.cancelLine("echo two-$((1+2))^C")
+	// The sentinel: a command typed after the paste runs after anything the paste ran.
+	if s := r.typeLine("echo after-paste-$((3*3))", "after-paste-9"); strings.Contains(s, "one-2") || strings.Contains(s, "two-3") {
 		t.Fatalf("the paste ran a line at once:\n%s", s)
 	}
-	r.keys("C-c")
 	// A paste holding the prefix and d never detaches; nor does it answer a card.
 	r.tmux("set-buffer", "-b", "q", "\x02d")
 	r.tmux("paste-buffer", "-p", "-b", "q", "-t", "e2e")
-	time.Sleep(300 * time.Millisecond)
-	if s := r.screen(); strings.Contains(s, "[detached]") {
+	// The paste is text on bash's line, as xterm would send it (^B kept): once it is there, the
+	// view has read past it (a sentinel), and a detach would have happened.
+	if s := r.waitFor("^Bd"); strings.Contains(s, "[detached]") {
 		t.Fatalf("a pasted prefix detached the view:\n%s", s)
 	}
-	// The paste is text on bash's line, as xterm would send it (^B kept); C-c clears it. bash
-	// now and then misses a ^C that comes soon after a paste holding a control character (its
-	// input arrives in order: a raw reader in the pane sees the paste, then the ^C): again.
-	r.waitFor("^Bd")
+	r.cancelLine("^Bd^C")
+	r.typeLine("echo still-$((3*3))", "still-9")
+}
+
+// cancelLine types C-c until bash shows want, the line it cancelled. bash now and then misses a
+// ^C that comes soon after a paste holding a control character (its input arrives in order: a
+// raw reader in the pane sees the paste, then the ^C): again.
+func (r *tmuxRig) cancelLine(want string) {
+	r.t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		r.keys("C-c")
-		if r.waitUntilOr("e2e", 2*time.Second, func(s string) bool { return strings.Contains(s, "^Bd^C") }) {
-			break
+		if r.waitUntilOr("e2e", 2*time.Second, func(s string) bool { return strings.Contains(s, want) }) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("C-c never cleared the pasted line:\n%s", r.screen())
+			r.t.Fatalf("C-c never cleared the pasted line:\n%s", r.screen())
 		}
 	}
-	r.typeLine("echo still-$((3*3))", "still-9")
 }
 
 // kill -9 of the view process detaches it: the server restores the terminal (the shell gets it

@@ -29,7 +29,7 @@ func shellRig(t *testing.T) *tmuxRig {
 func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 	r := shellRig(t)
 	r.keys("cat -v", "Enter")
-	time.Sleep(200 * time.Millisecond)
+	r.waitFor("shell:1 cat ") // cat reads the terminal now, not the shell (the pane's title says so)
 	s := r.typeLine("C-g", "^G")
 	if strings.Contains(s, "LOCKED") {
 		t.Fatalf("a bare C-g locked tickmux:\n%s", s)
@@ -45,14 +45,16 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	r.keys("-l", "line 1234")
 	r.waitFor("(search up) line 1234")
 	r.keys("Enter")
-	r.waitFor("line 1234")
-	time.Sleep(300 * time.Millisecond) // Enter copied and left scroll mode before the fix
-	s := r.screen()
+	// Enter copied and left scroll mode before the fix. The sentinel: the next search's query
+	// shows, which it could not had Enter left scroll mode (/ would go to the shell).
+	r.keys("/")
+	r.keys("-l", "line 12")
+	s := r.waitUntil("e2e", "show the next search's query", func(s string) bool {
+		return strings.Contains(s, "(search up) line 12") && !strings.Contains(s, "(search up) line 1234")
+	})
 	if !strings.Contains(s, "SCROLL") || strings.Contains(s, "copied") {
 		t.Fatalf("Enter after the query did not search:\n%s", s)
 	}
-	r.keys("/")
-	r.keys("-l", "line 12")
 	r.keys("Enter")
 	r.waitFor("line 1233")
 	r.keys("n")
@@ -147,10 +149,13 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 		r.waitFor("shell:1")
 		// "from-the-program" in base64.
 		r.typeLine(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "osc-sent-42")
-		// Off: nothing may arrive (checked for a while); on: it arrives.
-		var out []byte
-		got := false
-		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
+		// The sentinel: a later frame. The OSC 52 goes out with the frame of the draw that took
+		// it, which drew osc-sent-42 or came before; tmux has read it once it shows a later one.
+		r.typeLine("echo later-$((7*7))", "later-49")
+		// Off: nothing arrived; on: it arrives (polled: tmux's buffer is set apart from the screen).
+		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+		got := strings.Contains(string(out), "from-the-program")
+		for deadline := time.Now().Add(20 * time.Second); on && !got && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
 			got = strings.Contains(string(out), "from-the-program")
 		}
