@@ -50,7 +50,6 @@ func answered(t *testing.T, done chan error) error {
 	}
 }
 
-
 // askHarmlessThenMalicious puts two cards up, "harmless" then "MALICIOUS", and waits until both
 // are pending: the first's answer and withdrawal, then the second's.
 func askHarmlessThenMalicious(hs *harness) (first chan error, withdraw context.CancelFunc, second chan error, cancel context.CancelFunc) {
