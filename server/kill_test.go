@@ -18,14 +18,6 @@ const (
 	envIgnoreTerm = "TICKMUX_TEST_IGNORE_TERM"
 )
 
-func TestMain(m *testing.M) {
-	if path := os.Getenv(envHung); path != "" {
-		playHungServer(path)
-		return
-	}
-	os.Exit(m.Run())
-}
-
 func playHungServer(path string) {
 	if os.Getenv(envIgnoreTerm) != "" {
 		signal.Ignore(syscall.SIGTERM)

@@ -1,0 +1,18 @@
+package server
+
+import (
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain lets the test binary play a hung server (kill_test.go), and fails the package when a
+// test leaves a goroutine behind (goleak).
+func TestMain(m *testing.M) {
+	if path := os.Getenv(envHung); path != "" {
+		playHungServer(path)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
