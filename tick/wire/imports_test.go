@@ -9,6 +9,7 @@ import (
 // The host side draws nothing: the host, check, the agent side and this package must never pull
 // in a terminal UI library, directly or through another package (issue 15: host/ imports no UI).
 func TestNoUIInTheHostSide(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "tickmux/tick/wire", "tickmux/host", "tickmux/host/trim", "tickmux/check", "tickmux/agent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
