@@ -155,6 +155,7 @@ func TestInitFailureNamesThePreciseRule(t *testing.T) {
 
 // spec: H-I2 — protocol "3" (a string) says what is wrong, not "version 3; this host speaks 3".
 func TestVersionMessage(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "protostring")
 	for _, f := range r.Findings {
 		if f.Rule == "H-I2" {
@@ -170,6 +171,7 @@ func TestVersionMessage(t *testing.T) {
 // C-X5 — a Tick that exits right after initialization is not ok, and the report lists what it
 // skipped and why.
 func TestExitAfterInitListsSkippedProbes(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "exitafterinit")
 	if r.OK {
 		t.Fatal("ok")
@@ -195,6 +197,7 @@ func TestCallTimeout(t *testing.T) {
 }
 
 func TestReportShapes(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "crash")
 	b, _ := json.Marshal(r)
 	var m map[string]json.RawMessage
