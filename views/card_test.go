@@ -61,10 +61,17 @@ func askHarmlessThenMalicious(hs *harness) (first chan error, withdraw context.C
 	return first, withdraw, second, cancel
 }
 
+// waitSettled waits until the settle time after a card changed is over (the App says so: no
+// pause of its length).
+func (hs *harness) waitSettled() {
+	hs.t.Helper()
+	waitUntil(hs.t, "the settle time is over", func() bool { return !onUIValue(hs, hs.app.settling) })
+}
+
 // denyAfterSettle waits out the settle time after a card appeared, then n must deny it.
 func denyAfterSettle(t *testing.T, hs *harness, done chan error, what string) {
 	t.Helper()
-	time.Sleep(cardSettle + 100*time.Millisecond)
+	hs.waitSettled()
 	hs.typeText("n")
 	if err := answered(t, done); !errors.Is(err, host.ErrDenied) {
 		t.Fatalf("%s, answered after the settle: %v", what, err)
@@ -232,7 +239,7 @@ func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 	if scr := hs.text(); !strings.Contains(scr, "TYPED[]") {
 		t.Fatalf("a y meant for the withdrawn card reached the pane:\n%s", scr)
 	}
-	time.Sleep(cardSettle + 100*time.Millisecond)
+	hs.waitSettled()
 	hs.typeText("z")
 	hs.waitFor("TYPED[z]")
 }
