@@ -3,8 +3,10 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,20 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(envMode); mode != "" {
 		os.Exit(fakeMain(mode))
 	}
+	waitBoundParallel(8)
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"), goleak.IgnoreTopFunction("tickmux/host.exitLoop"), goleak.IgnoreTopFunction("os/signal.signal_recv"))
+}
+
+// waitBoundParallel lets n parallel tests run at once unless -parallel says otherwise. The
+// verdict cases spend their seconds waiting on a Tick that does little (check watches it for 2 s),
+// so more of them than cores fit at once (go test's default is GOMAXPROCS).
+func waitBoundParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 func runFake(t *testing.T, mode string) (*Report, string) {
