@@ -61,6 +61,7 @@ func (r *tmuxRig) caught(file, done string, want []byte) {
 // in order, once.
 // Issue 26 item 1, issue 24 item 6. README "Terminal panes and `tickmux snap`": pastes.
 func TestEndToEndPasteAsSent(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("sh · ready")
@@ -94,6 +95,7 @@ func TestEndToEndPasteAsSent(t *testing.T) {
 // is dropped, and the call waits for a key.
 // Issue 24 item 6.
 func TestEndToEndPasteNeverAnswersACard(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")

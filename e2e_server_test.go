@@ -139,6 +139,7 @@ func (r *tmuxRig) waitNoView(why string) {
 // shows the same panes, their scrollback and the card, and answers it.
 // README "Sessions: detach, attach, several views": detach with prefix `d`, `tickmux attach`.
 func TestEndToEndDetachAndAttach(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -220,6 +221,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 // entered in one view never takes a key typed in the other.
 // README "Sessions: detach, attach, several views": several views.
 func TestEndToEndTwoViews(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -274,6 +276,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 // restored, and the next tickmux starts.
 // README "Sessions: detach, attach, several views": `tickmux kill-server` and a server killed outright.
 func TestEndToEndServerKilled(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	before, after := r.startDemoSavingStty("rc=$?;", "echo view-ended-$rc")
 	pid := r.serverPID(r.t)
@@ -310,6 +313,7 @@ func sameStty(t *testing.T, before, after string) {
 // and the terminal is left as it was.
 // README "Sessions: detach, attach, several views".
 func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	// A program that cannot start; a server that has no views (tickmux serve); a view detached.
@@ -348,6 +352,7 @@ echo all-done; sleep 100`, dir, r.self)
 // is never keys the prefix or a card could take.
 // README "Terminal panes and `tickmux snap`": mouse and bracketed paste through a view.
 func TestEndToEndMouseAndPaste(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
@@ -397,6 +402,7 @@ func (r *tmuxRig) cancelLine(want string) {
 // back as it was) and every program goes on.
 // README "Sessions: detach, attach, several views": killing the `tickmux` process in the terminal detaches.
 func TestEndToEndViewKilled(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
 	before, after := r.startDemoSavingStty("i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done;", "echo view-ended")
@@ -429,6 +435,7 @@ func TestEndToEndViewKilled(t *testing.T) {
 // the layout at its own size.
 // README "Sessions: detach, attach, several views".
 func TestEndToEndAttachAfterAScrolledViewLeft(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'row %g' 500; echo printed-$((6*7))", "printed-42")
 	r.prefix("[", "SCROLL")

@@ -24,6 +24,7 @@ import (
 // and took about 1 ms in every process, does not initialise before it (memtrim.go does without),
 // and neither does any package of another module.
 func TestEarlyViewBeforeHeavyInits(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestEarlyViewBeforeHeavyInits(t *testing.T) {
 // early start leaves alone (a COLORTERM it would have to escape) attaches through the normal path.
 // Every terminal is left as it was.
 func TestEndToEndEarlyStart(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s attach; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -158,6 +160,7 @@ func foreignListener(path string) int {
 // A socket another user listens on (planted on the path): neither the early start nor the normal
 // path sends it anything, whether attaching or starting; both refuse with the reason.
 func TestEndToEndEarlyStartRefusesAnotherUsersSocket(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run a listener as another user")
 	}
@@ -245,6 +248,7 @@ func (r *tmuxRig) viewPID(args ...string) int {
 // the programs; SIGTERM detaches it (the terminal back as it was), SIGHUP ends it and the server
 // restores the terminal it leaves.
 func TestEndToEndEarlyViewRelays(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -288,6 +292,7 @@ echo all-done; sleep 100`, dir, r.self)
 // The server puts tickmux on PATH beside the rest of its set-up (cmd_server.go); the first pane's
 // shell starts once it is there, and reaches the server by that name.
 func TestEndToEndFirstShellFindsTickmux(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine(`tickmux ls >/dev/null && echo "found-$((6*7))"`, "found-42")
 }

@@ -27,6 +27,7 @@ func shellRig(t *testing.T) *tmuxRig {
 
 // Key table (README "Using tickmux"): prefix `g`, then `C-g`: no key without the prefix is taken from a pane.
 func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.keys("cat -v", "Enter")
 	r.waitFor("shell:1 cat ") // cat reads the terminal now, not the shell (the pane's title says so)
@@ -38,6 +39,7 @@ func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 
 // Key table (README "Using tickmux"): prefix `[`: scroll mode and its search.
 func TestEndToEndScrollSearch(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
 	r.prefix("[", "SCROLL")
@@ -78,6 +80,7 @@ func TestEndToEndScrollSearch(t *testing.T) {
 // its pane from closing nor tickmux from quitting.
 // spec: H-X1
 func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	pidFile := filepath.Join(r.dir, "daemon.pid")
 	r.prefix("%", "shell:2")
@@ -138,6 +141,7 @@ func (r *tmuxRig) waitExited(limit time.Duration) {
 // when the config says clipboard = "on".
 // README "Using tickmux", Config: `clipboard`.
 func TestEndToEndProgramClipboard(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{false, true} {
 		r := newTmuxRig(t)
 		if on {
@@ -184,6 +188,7 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 // The README's CLI examples work from a pane: tickmux is found by name, an open of the bundled
 // example is approved and shows, and an open of a missing program fails before any card.
 func TestEndToEndCLIFromAPane(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("tickmux ls && echo ls-ok-$((6*7))", "ls-ok-42")
 	s := r.typeLine("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "open-failed-with-1")
@@ -201,6 +206,7 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 // the status bar; and prefix ] pasting what scroll mode copied.
 // Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9`, prefix `]`.
 func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("echo tab-zero-$((6*7))", "tab-zero-42")
 	r.prefix("c", "shell:2")
@@ -240,6 +246,7 @@ func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 // drawn whole when the process continues, with its modes set again: SIGCONT is a redraw. Through
 // tmux: send-keys -R resets the pane's terminal, blank and with mouse reporting off.
 func TestEndToEndRedrawAfterContinue(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1")
@@ -267,6 +274,7 @@ func TestEndToEndRedrawAfterContinue(t *testing.T) {
 // `N` goes the other way, without turning the search round: N N N walks on, it does not bounce
 // between two matches. The cursor's line is read back by copying it (y) into tmux's buffer.
 func TestEndToEndScrollSearchNAndN(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.tmux("set-option", "-g", "set-clipboard", "on")
 	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
@@ -311,6 +319,7 @@ func TestEndToEndScrollSearchNAndN(t *testing.T) {
 // README Config: only the default config path may be missing; `--config` naming a file that is
 // not there stops tickmux with an error that names it, and no server is left running.
 func TestEndToEndMissingConfigIsAnError(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	missing := filepath.Join(r.dir, "no-such-config.toml")
 	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "e2e",
@@ -341,6 +350,7 @@ func TestEndToEndMissingConfigIsAnError(t *testing.T) {
 // (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
 // TestComeBack in server/earlyview.)
 func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	bin := filepath.Join(r.dir, "bin")
 	if err := os.MkdirAll(bin, 0o700); err != nil {
@@ -370,6 +380,7 @@ func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 // the panel say how to open it as a plain program, and that exact line works; the end is said
 // once (the exit status not twice on the panel) and logged once.
 func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	cmd := `sh -c 'echo plain-$((6*7)) >&2; sleep 1; exit 3'`
 	r.prefix(":", "command:")
@@ -395,6 +406,7 @@ func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 // The mouse wheel scrolls a shell back, and the pane's badge says how far ([N/M]), as scroll
 // mode's does. Key table (README "Using tickmux"): the mouse wheel scrolls too.
 func TestEndToEndWheelShowsTheScrollBadge(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'wheel %g' 300; echo all-printed", "all-printed")
 	r.waitUntil("e2e", "the mouse reported", func(string) bool {
@@ -430,6 +442,7 @@ func (r *tmuxRig) copiedIs(want string) {
 // Key table (README "Using tickmux"): scroll mode's tmux copy-mode-vi motions `0 $ w b e H M L
 // C-u C-d` and `V` line selection, each read back by what `y` copies.
 func TestEndToEndScrollMotions(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.tmux("set-option", "-g", "set-clipboard", "on")
 	r.typeLine("clear; printf 'alpha beta gamma\\nsecond line here\\n'; echo motions-$((6*7))", "motions-42")
@@ -469,6 +482,7 @@ func TestEndToEndScrollMotions(t *testing.T) {
 // A zoomed pane says so on its border and on the status bar (tmux's Z flag), also in the tab
 // list. Key table (README "Using tickmux"): prefix `z`.
 func TestEndToEndZoomIndicator(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.prefix("%", "shell:2")
 	s := r.prefix("z", "Z zoomed")
@@ -489,6 +503,7 @@ func titlesOnTop(s string) int { return strings.Count(strings.SplitN(s, "\n", 2)
 // tmux's layouts, break-pane, choose-tree and kill-window keys, through the real key path.
 // Key table (README "Using tickmux"): prefix `Space`, `M-1`…`M-5`, `!`, `w`, `&`, `F`.
 func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.prefix("%", "shell:2")
 	r.prefix("\"", "shell:3")
@@ -539,6 +554,7 @@ func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
 // A shell's pane is named after the command in its foreground, as tmux's automatic-rename names
 // windows (sh, then sleep while it runs), and a title the program sets (OSC 2) wins.
 func TestEndToEndPaneTitles(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.waitFor("shell:1 sh ")
 	r.keys("sleep 30", "Enter")
