@@ -87,7 +87,8 @@ func TestEndToEndStoppedViewLeavesTheTerminal(t *testing.T) {
 // sent to the view's process does the same. Continued in the background (bg), the view stops
 // again, as a background read would, so that fg continues it.
 func TestEndToEndSuspendView(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it fails now and then with or without neighbours (bg-42 never shows), and
+	// job control under a loaded machine is where it does.
 	r := jobsRig(t)
 	r.attachHere("first")
 	r.keys("C-b", "C-z")

@@ -159,6 +159,7 @@ func (r *tmuxRig) cli(args ...string) *exec.Cmd {
 
 // README "Two commands": `go run . demo`, driven through the real TUI in tmux.
 func TestEndToEndDemoInTmux(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
