@@ -16,6 +16,7 @@ import (
 // loopback stand-in for the Messages API that asks for list_ticks; the tool's result, or its
 // refusal, comes back in the model's next request.
 func TestEndToEndClaudePrintModeNeedsAllowedTools(t *testing.T) {
+	t.Parallel()
 	claude := claudeCode(t)
 	r := newTmuxRig(t)
 	r.start()

@@ -15,6 +15,7 @@ var rgbSGR = regexp.MustCompile(`\x1b\[[0-9;:]*[34]8[;:]2[;:]`)
 // palette colours tcell would fit them to (views/palettefit.go fits them once for the process,
 // and every attach draws with them). tmux keeps what it was sent: capture-pane -e shows it.
 func TestEndToEndPaletteColours(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", "env TERM=xterm-256color COLORTERM= "+r.self)
 	r.waitFor("C-b ? help")

@@ -16,6 +16,7 @@ import (
 // whole command; y prints the allow, n the deny, and a hook whose own timeout passes prints
 // nothing and takes its card away.
 func TestEndToEndClaudeCodeHookInAPane(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	input, err := os.ReadFile("agent/testdata/hooks/claude-bash.json")
 	if err != nil {

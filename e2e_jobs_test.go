@@ -44,6 +44,7 @@ func (r *tmuxRig) attachHere(sentinel string) {
 // spec: issue 24 item 4. `tickmux attach &`: the background job stops (as a background read
 // would) before it hands its terminal over; the shell reads everything typed; fg attaches it.
 func TestEndToEndBackgroundViewWaits(t *testing.T) {
+	t.Parallel()
 	r := jobsRig(t)
 	r.keys(r.self+" attach &", "Enter")
 	r.typeLine("jobs; echo jobs-$((6*7))", "jobs-42")
@@ -62,6 +63,7 @@ func TestEndToEndBackgroundViewWaits(t *testing.T) {
 // spec: issue 24 item 4. kill -STOP of a view's process: its shell takes the terminal back and
 // reads every key typed (none is split off to tickmux); fg resumes the view, reading again.
 func TestEndToEndStoppedViewLeavesTheTerminal(t *testing.T) {
+	t.Parallel()
 	r := jobsRig(t)
 	r.attachHere("first")
 	pid := r.viewPID("attach")
@@ -85,6 +87,8 @@ func TestEndToEndStoppedViewLeavesTheTerminal(t *testing.T) {
 // sent to the view's process does the same. Continued in the background (bg), the view stops
 // again, as a background read would, so that fg continues it.
 func TestEndToEndSuspendView(t *testing.T) {
+	// Not parallel: it fails now and then with or without neighbours (bg-42 never shows), and
+	// job control under a loaded machine is where it does.
 	r := jobsRig(t)
 	r.attachHere("first")
 	r.keys("C-b", "C-z")

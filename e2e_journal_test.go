@@ -81,6 +81,7 @@ func hasArgs(e journal.Entry, args string) bool {
 // README "The approval journal".
 // spec: H-E1 (each outcome's effect)
 func TestEndToEndJournal(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -203,6 +204,7 @@ func TestEndToEndJournal(t *testing.T) {
 // An agent that runs in a tickmux pane is named by that pane in the journal; an open is journaled
 // with the instance it started.
 func TestEndToEndJournalNamesThePane(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1")

@@ -92,6 +92,7 @@ const refusal = "tickmux: cannot attach from inside tickmux"
 // spec: issue 24 item 3. `tickmux attach` typed in one of tickmux's own panes is refused with one
 // line, as tmux refuses a nested client; the server, the pane and the view go on.
 func TestEndToEndAttachInsideAPaneIsRefused(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	s := r.typeLine(`tickmux attach; echo "rc=$?" "end-$((6*7))"`, "end-42")
 	if !strings.Contains(s, refusal) || !strings.Contains(s, "rc=1") {
@@ -111,6 +112,7 @@ func TestEndToEndAttachInsideAPaneIsRefused(t *testing.T) {
 // script(1), to answer its own card: the view is refused, and so is one started by a daemon
 // that left the pane (double fork, setsid: reparented to the server, the host's subreaper).
 func TestEndToEndAgentCannotAttachAView(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -149,6 +151,7 @@ func TestEndToEndAgentCannotAttachAView(t *testing.T) {
 // spec: issue 24 item 2. A process outside tickmux that passes one of tickmux's own PTYs as its
 // terminal is refused: the view would read that pane's keys and draw into the pane it reads.
 func TestEndToEndViewOnTickmuxsOwnPTYIsRefused(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	name := filepath.Join(r.dir, "pane.tty")
 	r.typeLine("tty > "+name+"; echo saved-$((6*7))", "saved-42")
@@ -176,6 +179,7 @@ func TestEndToEndViewOnTickmuxsOwnPTYIsRefused(t *testing.T) {
 // spec: issue 24 item 2. `view/attach` with `open` opens nothing until a terminal has arrived
 // and the view is attached: a request that hangs up when asked for its terminal opens nothing.
 func TestEndToEndOpenWaitsForTheView(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	marker := filepath.Join(r.dir, "opened")
 	open := server.AttachParams{Term: "xterm-256color", Open: []string{"sh", "-c", "touch " + marker + "; sleep 100"}}
@@ -228,6 +232,7 @@ func drain(f *os.File) {
 // spec: issue 24 item 2. The focused card says which view's keys answer it; the log and the
 // panel's recent calls say which view answered.
 func TestEndToEndSaysWhichViewAnswered(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -251,6 +256,7 @@ func TestEndToEndSaysWhichViewAnswered(t *testing.T) {
 // server may not open again by its path: it draws on the descriptor it was passed, and leaves it
 // blocking, as the shell had it, when the view ends.
 func TestEndToEndAttachAfterSu(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("plays su: needs root to run tickmux as nobody on root's terminal")
 	}

@@ -61,6 +61,7 @@ func (r *tmuxRig) caught(file, done string, want []byte) {
 // in order, once.
 // Issue 26 item 1, issue 24 item 6. docs/reference.md "Terminal panes and `tickmux snap`": pastes.
 func TestEndToEndPasteAsSent(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("sh · ready")
@@ -94,6 +95,7 @@ func TestEndToEndPasteAsSent(t *testing.T) {
 // is dropped, and the call waits for a key.
 // Issue 24 item 6.
 func TestEndToEndPasteNeverAnswersACard(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -103,8 +105,13 @@ func TestEndToEndPasteNeverAnswersACard(t *testing.T) {
 	r.waitFor("APPROVE")
 	r.pasteBuffer("y")
 	r.pasteBuffer("\x02ay\ny")
-	time.Sleep(300 * time.Millisecond) // the paste would have answered by now
+	// The sentinel: Escape, typed after the pastes, leaves card mode; the card still waits.
+	r.keys("Escape")
+	if s := r.waitGone("e2e", "APPROVE"); !strings.Contains(s, "wants to call increment on hosted:1") {
+		t.Fatalf("a paste answered the card:\n%s", s)
+	}
 	call.stillWaiting(t)
+	r.keys("C-b", "a")
 	r.waitFor("APPROVE")
 	r.keys("y")
 	if out := call.returned(t); !strings.Contains(strings.ReplaceAll(out, " ", ""), `"value":5`) {

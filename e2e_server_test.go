@@ -68,13 +68,14 @@ func (c *agentCall) returned(t *testing.T) string {
 	return ""
 }
 
-// stillWaiting fails when the call has returned.
+// stillWaiting fails when the call has returned. It does not wait: the caller first waits for
+// a sentinel, something that shows the step that could have answered the call is over.
 func (c *agentCall) stillWaiting(t *testing.T) {
 	t.Helper()
 	select {
 	case err := <-c.done:
 		t.Fatalf("the call returned without an answer (%v):\n%s", err, c.out.String())
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 }
 
@@ -138,6 +139,7 @@ func (r *tmuxRig) waitNoView(why string) {
 // shows the same panes, their scrollback and the card, and answers it.
 // README "Sessions: detach, attach, several views": detach with prefix `d`, `tickmux attach`.
 func TestEndToEndDetachAndAttach(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -151,7 +153,6 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 
 	// The terminal goes away before the card is answered.
 	r.tmux("kill-session", "-t", "e2e")
-	call.stillWaiting(t)
 	ls := r.run("ls")
 	for i := 1; i <= 5; i++ {
 		if !strings.Contains(ls, fmt.Sprintf("hosted:%d", i)) {
@@ -168,6 +169,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	call.stillWaiting(t) // the server has seen the view go (the progress above), and the call waits
 	// The programs go on: the clock's seq moves with no view attached.
 	seqOf := func(ls, id string) string {
 		for _, line := range strings.Split(ls, "\n") {
@@ -219,6 +221,7 @@ func TestEndToEndDetachAndAttach(t *testing.T) {
 // entered in one view never takes a key typed in the other.
 // README "Sessions: detach, attach, several views": several views.
 func TestEndToEndTwoViews(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -234,7 +237,13 @@ func TestEndToEndTwoViews(t *testing.T) {
 	r.keysTo("e2e", "C-b", "a")
 	r.waitIn("e2e", "APPROVE")
 	r.keysTo("second", "y")
+	r.keysTo("second", "-l", "after-y-typed")
+	r.waitIn("second", "yafter-y-typed") // the sentinel: the view took y, as a key for its pane
 	call.stillWaiting(t)
+	if s := r.screenOf("e2e"); !strings.Contains(s, "wants to call increment on hosted:1") {
+		t.Fatalf("the card left the first view after a y typed in the second:\n%s", s)
+	}
+	r.keysTo("second", "C-u")
 
 	// The second view answers in its own card mode.
 	r.answerCardIn("second", "APPROVE", "y")
@@ -267,6 +276,7 @@ func TestEndToEndTwoViews(t *testing.T) {
 // restored, and the next tickmux starts.
 // README "Sessions: detach, attach, several views": `tickmux kill-server` and a server killed outright.
 func TestEndToEndServerKilled(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	before, after := r.startDemoSavingStty("rc=$?;", "echo view-ended-$rc")
 	pid := r.serverPID(r.t)
@@ -303,6 +313,7 @@ func sameStty(t *testing.T, before, after string) {
 // and the terminal is left as it was.
 // README "Sessions: detach, attach, several views".
 func TestEndToEndErrorsRestoreTheTerminal(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	// A program that cannot start; a server that has no views (tickmux serve); a view detached.
@@ -341,6 +352,7 @@ echo all-done; sleep 100`, dir, r.self)
 // is never keys the prefix or a card could take.
 // README "Terminal panes and `tickmux snap`": mouse and bracketed paste through a view.
 func TestEndToEndMouseAndPaste(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.env = append(r.env, "SHELL=/bin/bash", "INPUTRC=/dev/null")
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", r.self)
@@ -353,38 +365,44 @@ func TestEndToEndMouseAndPaste(t *testing.T) {
 	r.tmux("set-buffer", "-b", "p", "echo one-$((1+1))\necho two-$((1+2))")
 	r.tmux("paste-buffer", "-p", "-b", "p", "-t", "e2e")
 	r.waitFor("echo two-$((1+2))")
-	time.Sleep(300 * time.Millisecond)
-	if s := r.screen(); strings.Contains(s, "one-2") {
+	r.cancelLine("echo two-$((1+2))^C")
+	// The sentinel: a command typed after the paste runs after anything the paste ran.
+	if s := r.typeLine("echo after-paste-$((3*3))", "after-paste-9"); strings.Contains(s, "one-2") || strings.Contains(s, "two-3") {
 		t.Fatalf("the paste ran a line at once:\n%s", s)
 	}
-	r.keys("C-c")
 	// A paste holding the prefix and d never detaches; nor does it answer a card.
 	r.tmux("set-buffer", "-b", "q", "\x02d")
 	r.tmux("paste-buffer", "-p", "-b", "q", "-t", "e2e")
-	time.Sleep(300 * time.Millisecond)
-	if s := r.screen(); strings.Contains(s, "[detached]") {
+	// The paste is text on bash's line, as xterm would send it (^B kept): once it is there, the
+	// view has read past it (a sentinel), and a detach would have happened.
+	if s := r.waitFor("^Bd"); strings.Contains(s, "[detached]") {
 		t.Fatalf("a pasted prefix detached the view:\n%s", s)
 	}
-	// The paste is text on bash's line, as xterm would send it (^B kept); C-c clears it. bash
-	// now and then misses a ^C that comes soon after a paste holding a control character (its
-	// input arrives in order: a raw reader in the pane sees the paste, then the ^C): again.
-	r.waitFor("^Bd")
+	r.cancelLine("^Bd^C")
+	r.typeLine("echo still-$((3*3))", "still-9")
+}
+
+// cancelLine types C-c until bash shows want, the line it cancelled. bash now and then misses a
+// ^C that comes soon after a paste holding a control character (its input arrives in order: a
+// raw reader in the pane sees the paste, then the ^C): again.
+func (r *tmuxRig) cancelLine(want string) {
+	r.t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		r.keys("C-c")
-		if r.waitUntilOr("e2e", 2*time.Second, func(s string) bool { return strings.Contains(s, "^Bd^C") }) {
-			break
+		if r.waitUntilOr("e2e", 2*time.Second, func(s string) bool { return strings.Contains(s, want) }) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("C-c never cleared the pasted line:\n%s", r.screen())
+			r.t.Fatalf("C-c never cleared the pasted line:\n%s", r.screen())
 		}
 	}
-	r.typeLine("echo still-$((3*3))", "still-9")
 }
 
 // kill -9 of the view process detaches it: the server restores the terminal (the shell gets it
 // back as it was) and every program goes on.
 // README "Sessions: detach, attach, several views": killing the `tickmux` process in the terminal detaches.
 func TestEndToEndViewKilled(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	// The server restores the terminal once it sees the view gone: wait for it (20 s at most).
 	before, after := r.startDemoSavingStty("i=0; until stty -a | grep -q ' icanon' || [ $i -gt 200 ]; do sleep 0.1; i=$((i+1)); done;", "echo view-ended")
@@ -417,6 +435,7 @@ func TestEndToEndViewKilled(t *testing.T) {
 // the layout at its own size.
 // README "Sessions: detach, attach, several views".
 func TestEndToEndAttachAfterAScrolledViewLeft(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'row %g' 500; echo printed-$((6*7))", "printed-42")
 	r.prefix("[", "SCROLL")

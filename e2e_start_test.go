@@ -90,6 +90,7 @@ func TestAttachDialsOnlyFromMain(t *testing.T) {
 // attaches; `tickmux attach` attaches, with a COLORTERM that JSON must escape too. Every terminal
 // is left as it was.
 func TestEndToEndStartAndAttach(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s attach; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -177,6 +178,7 @@ func foreignListener(path string) int {
 // A socket another user listens on (planted on the path): the view sends it nothing, whether
 // attaching or starting, and refuses with the reason.
 func TestEndToEndAttachRefusesAnotherUsersSocket(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run a listener as another user")
 	}
@@ -264,6 +266,7 @@ func (r *tmuxRig) viewPID(args ...string) int {
 // programs; SIGTERM detaches it (the terminal back as it was), SIGHUP ends it and the server
 // restores the terminal it leaves.
 func TestEndToEndAttachedViewRelays(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	dir := r.dir
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s; echo "rc1=$?"; stty -g > %[1]s/a1
@@ -304,6 +307,7 @@ echo all-done; sleep 100`, dir, r.self)
 // The server puts tickmux on PATH beside the rest of its set-up (cmd_server.go); the first pane's
 // shell starts once it is there, and reaches the server by that name.
 func TestEndToEndFirstShellFindsTickmux(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine(`tickmux ls >/dev/null && echo "found-$((6*7))"`, "found-42")
 }

@@ -159,6 +159,7 @@ func (r *tmuxRig) cli(args ...string) *exec.Cmd {
 
 // README "Two commands": `go run . demo`, driven through the real TUI in tmux.
 func TestEndToEndDemoInTmux(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start("demo")
 	r.waitFor("hosted:5 Jobs · ready")
@@ -194,40 +195,27 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	r.waitFor(`"value": 3`)
 
 	// An agent calls a mutating tool over the control socket: a card appears.
-	var out bytes.Buffer
-	call := r.cli("call", "--json", "hosted:1", "increment", `{"amount":2}`)
-	call.Stdout, call.Stderr = &out, &out
-	if err := call.Start(); err != nil {
-		t.Fatal(err)
-	}
+	call := r.startCall("--json", "hosted:1", "increment", `{"amount":2}`)
 	r.waitFor("wants to call increment on hosted:1")
 	r.waitFor("⚑ 1 pending")
-	// Typing y into the pane does not answer it.
-	r.keys("y")
-	time.Sleep(200 * time.Millisecond)
-	if call.ProcessState != nil {
-		t.Fatal("the call returned without an answer")
+	// Typing y into the pane does not answer it. The sentinel: + typed after it counts, and the
+	// frame that shows it still shows the card pending (an answer takes it away at the key).
+	r.keys("y", "+")
+	if s := r.waitFor(`"value": 4`); !strings.Contains(s, "⚑ 1 pending") {
+		t.Fatalf("y typed into the pane answered the card:\n%s", s)
 	}
+	call.stillWaiting(t)
 	r.prefix("a", "allow once")
 	r.keys("y")
-	done := make(chan error, 1)
-	go func() { done <- call.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("tickmux call: %v\n%s", err, out.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the approved call did not return:\n%s", r.screen())
-	}
+	out := call.returned(t)
 	var res map[string]any
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("call output %q: %v", out.String(), err)
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("call output %q: %v", out, err)
 	}
-	if !strings.Contains(out.String(), "5") {
-		t.Fatalf("call result %s does not carry the new value 5", out.String())
+	if !strings.Contains(out, "6") {
+		t.Fatalf("call result %s does not carry the new value 6", out)
 	}
-	r.waitFor(`"value": 5`)
+	r.waitFor(`"value": 6`)
 
 	// Split the focused pane: a shell in the same terminal, typed into.
 	r.prefix("%", "shell:2")

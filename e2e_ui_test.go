@@ -27,9 +27,10 @@ func shellRig(t *testing.T) *tmuxRig {
 
 // Key table (README "Using tickmux"): prefix `g`, then `C-g`: no key without the prefix is taken from a pane.
 func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.keys("cat -v", "Enter")
-	time.Sleep(200 * time.Millisecond)
+	r.waitFor("shell:1 cat ") // cat reads the terminal now, not the shell (the pane's title says so)
 	s := r.typeLine("C-g", "^G")
 	if strings.Contains(s, "LOCKED") {
 		t.Fatalf("a bare C-g locked tickmux:\n%s", s)
@@ -38,6 +39,7 @@ func TestEndToEndCtrlGReachesTheProgram(t *testing.T) {
 
 // Key table (README "Using tickmux"): prefix `[`: scroll mode and its search.
 func TestEndToEndScrollSearch(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
 	r.prefix("[", "SCROLL")
@@ -45,14 +47,16 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	r.keys("-l", "line 1234")
 	r.waitFor("(search up) line 1234")
 	r.keys("Enter")
-	r.waitFor("line 1234")
-	time.Sleep(300 * time.Millisecond) // Enter copied and left scroll mode before the fix
-	s := r.screen()
+	// Enter copied and left scroll mode before the fix. The sentinel: the next search's query
+	// shows, which it could not had Enter left scroll mode (/ would go to the shell).
+	r.keys("/")
+	r.keys("-l", "line 12")
+	s := r.waitUntil("e2e", "show the next search's query", func(s string) bool {
+		return strings.Contains(s, "(search up) line 12") && !strings.Contains(s, "(search up) line 1234")
+	})
 	if !strings.Contains(s, "SCROLL") || strings.Contains(s, "copied") {
 		t.Fatalf("Enter after the query did not search:\n%s", s)
 	}
-	r.keys("/")
-	r.keys("-l", "line 12")
 	r.keys("Enter")
 	r.waitFor("line 1233")
 	r.keys("n")
@@ -76,6 +80,7 @@ func TestEndToEndScrollSearch(t *testing.T) {
 // its pane from closing nor tickmux from quitting.
 // spec: H-X1
 func TestEndToEndCloseWithADaemonLeftBehind(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	pidFile := filepath.Join(r.dir, "daemon.pid")
 	r.prefix("%", "shell:2")
@@ -136,6 +141,7 @@ func (r *tmuxRig) waitExited(limit time.Duration) {
 // when the config says clipboard = "on".
 // README "Using tickmux", Config: `clipboard`.
 func TestEndToEndProgramClipboard(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{false, true} {
 		r := newTmuxRig(t)
 		if on {
@@ -147,10 +153,13 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 		r.waitFor("shell:1")
 		// "from-the-program" in base64.
 		r.typeLine(`printf '\033]52;c;ZnJvbS10aGUtcHJvZ3JhbQ==\007'; echo osc-sent-$((6*7))`, "osc-sent-42")
-		// Off: nothing may arrive (checked for a while); on: it arrives.
-		var out []byte
-		got := false
-		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
+		// The sentinel: a later frame. The OSC 52 goes out with the frame of the draw that took
+		// it, which drew osc-sent-42 or came before; tmux has read it once it shows a later one.
+		r.typeLine("echo later-$((7*7))", "later-49")
+		// Off: nothing arrived; on: it arrives (polled: tmux's buffer is set apart from the screen).
+		out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
+		got := strings.Contains(string(out), "from-the-program")
+		for deadline := time.Now().Add(20 * time.Second); on && !got && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			out, _ = exec.Command("tmux", "-S", r.tmuxSoc, "show-buffer").CombinedOutput()
 			got = strings.Contains(string(out), "from-the-program")
 		}
@@ -179,6 +188,7 @@ func TestEndToEndProgramClipboard(t *testing.T) {
 // The README's CLI examples work from a pane: tickmux is found by name, an open of the bundled
 // example is approved and shows, and an open of a missing program fails before any card.
 func TestEndToEndCLIFromAPane(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("tickmux ls && echo ls-ok-$((6*7))", "ls-ok-42")
 	s := r.typeLine("tickmux open -- no-such-program-for-tickmux; echo open-failed-with-$?", "open-failed-with-1")
@@ -196,6 +206,7 @@ func TestEndToEndCLIFromAPane(t *testing.T) {
 // the status bar; and prefix ] pasting what scroll mode copied.
 // Key table (README "Using tickmux"): prefix `c` / `n` `p` / `0`…`9`, prefix `]`.
 func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("echo tab-zero-$((6*7))", "tab-zero-42")
 	r.prefix("c", "shell:2")
@@ -235,6 +246,7 @@ func TestEndToEndTabsAndPasteBuffer(t *testing.T) {
 // drawn whole when the process continues, with its modes set again: SIGCONT is a redraw. Through
 // tmux: send-keys -R resets the pane's terminal, blank and with mouse reporting off.
 func TestEndToEndRedrawAfterContinue(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1")
@@ -262,6 +274,7 @@ func TestEndToEndRedrawAfterContinue(t *testing.T) {
 // `N` goes the other way, without turning the search round: N N N walks on, it does not bounce
 // between two matches. The cursor's line is read back by copying it (y) into tmux's buffer.
 func TestEndToEndScrollSearchNAndN(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.tmux("set-option", "-g", "set-clipboard", "on")
 	r.typeLine("seq -f 'line %g' 2000; echo all-printed", "all-printed")
@@ -306,6 +319,7 @@ func TestEndToEndScrollSearchNAndN(t *testing.T) {
 // README Config: only the default config path may be missing; `--config` naming a file that is
 // not there stops tickmux with an error that names it, and no server is left running.
 func TestEndToEndMissingConfigIsAnError(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	missing := filepath.Join(r.dir, "no-such-config.toml")
 	r.tmux("new-session", "-d", "-x", "120", "-y", "30", "-s", "e2e",
@@ -355,6 +369,7 @@ func TestEndToEndBadConfigIsAnError(t *testing.T) {
 // (A `go run` build, whose executable is in the go command's cache, is told `go run . attach`:
 // TestComeBack in server.)
 func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	bin := filepath.Join(r.dir, "bin")
 	if err := os.MkdirAll(bin, 0o700); err != nil {
@@ -384,6 +399,7 @@ func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 // the panel say how to open it as a plain program, and that exact line works; the end is said
 // once (the exit status not twice on the panel) and logged once.
 func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	cmd := `sh -c 'echo plain-$((6*7)) >&2; sleep 1; exit 3'`
 	r.prefix(":", "command:")
@@ -409,6 +425,7 @@ func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 // The mouse wheel scrolls a shell back, and the pane's badge says how far ([N/M]), as scroll
 // mode's does. Key table (README "Using tickmux"): the mouse wheel scrolls too.
 func TestEndToEndWheelShowsTheScrollBadge(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("seq -f 'wheel %g' 300; echo all-printed", "all-printed")
 	r.waitUntil("e2e", "the mouse reported", func(string) bool {
@@ -444,6 +461,7 @@ func (r *tmuxRig) copiedIs(want string) {
 // Key table (README "Using tickmux"): scroll mode's tmux copy-mode-vi motions `0 $ w b e H M L
 // C-u C-d` and `V` line selection, each read back by what `y` copies.
 func TestEndToEndScrollMotions(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.tmux("set-option", "-g", "set-clipboard", "on")
 	r.typeLine("clear; printf 'alpha beta gamma\\nsecond line here\\n'; echo motions-$((6*7))", "motions-42")
@@ -483,6 +501,7 @@ func TestEndToEndScrollMotions(t *testing.T) {
 // A zoomed pane says so on its border and on the status bar (tmux's Z flag), also in the tab
 // list. Key table (README "Using tickmux"): prefix `z`.
 func TestEndToEndZoomIndicator(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.prefix("%", "shell:2")
 	s := r.prefix("z", "Z zoomed")
@@ -503,6 +522,7 @@ func titlesOnTop(s string) int { return strings.Count(strings.SplitN(s, "\n", 2)
 // tmux's layouts, break-pane, choose-tree and kill-window keys, through the real key path.
 // Key table (README "Using tickmux"): prefix `Space`, `M-1`…`M-5`, `!`, `w`, `&`, `F`.
 func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.prefix("%", "shell:2")
 	r.prefix("\"", "shell:3")
@@ -553,6 +573,7 @@ func TestEndToEndLayoutsBreakTreeKill(t *testing.T) {
 // A shell's pane is named after the command in its foreground, as tmux's automatic-rename names
 // windows (sh, then sleep while it runs), and a title the program sets (OSC 2) wins.
 func TestEndToEndPaneTitles(t *testing.T) {
+	t.Parallel()
 	r := shellRig(t)
 	r.waitFor("shell:1 sh ")
 	r.keys("sleep 30", "Enter")

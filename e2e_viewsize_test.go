@@ -126,6 +126,7 @@ func rssKB(t *testing.T, pid int) int {
 // 0x0 and resizes to absurd sizes while attached.
 // Issue 24 item 1. README "Sessions: detach, attach, several views": the size cap.
 func TestEndToEndHugeViewIsCapped(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("sh · ready")

@@ -15,6 +15,7 @@ import (
 // the column vt gives it, and no row may run into another.
 // docs/reference.md "Terminal panes and `tickmux snap`": characters in the columns tmux gives them.
 func TestWideAndJoinedCharactersInTmux(t *testing.T) {
+	t.Parallel()
 	r := newTmuxRig(t)
 	script := filepath.Join(r.dir, "wide.sh")
 	body := "printf '\\342\\230\\272\\357\\270\\217A|end1\\n'\n" + // ☺ VS16 A

@@ -8,6 +8,7 @@ import (
 // The book of ticketed calls is bounded: a full book drops its oldest uncollected outcome, and
 // refuses a new call when every entry still runs (their cards are live and cannot be dropped).
 func TestCallBookBounded(t *testing.T) {
+	t.Parallel()
 	var b callBook
 	logs := 0
 	logf := func(string, ...any) { logs++ }
@@ -43,6 +44,7 @@ func TestCallBookBounded(t *testing.T) {
 // The server's kept book is bounded per client (maxTickets), then in all (maxKept): once every
 // client's share is running, a new client is refused with the limit of all clients, not its own.
 func TestKeptBookBoundedPerClientAndInAll(t *testing.T) {
+	t.Parallel()
 	var b callBook
 	logf := func(string, ...any) {}
 	for pid := 1; pid <= maxKept/maxTickets; pid++ {

@@ -13,6 +13,7 @@ import (
 // describes the Tick again and sends the unchanged query once more at r2: the agent gets its
 // result, not catalog_changed, and the host holds r2.
 func TestQueryFollowsCatalogThroughSocket(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 	if err := in.Process().Signal(syscall.SIGUSR1); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // spec: 2.3
 // spec: 3.5
 func TestOddSpellingsPrintClean(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.Open(t, host.OpenSpec{Argv: []string{agenttest.Executable(t)}, Env: []string{agenttest.EnvFake + "=" + agenttest.EnvFakeOdd}})
 	id := in.ID()

@@ -95,6 +95,7 @@ func runCLI(t *testing.T, socket string, args ...string) (stdout, stderr string,
 // spec: H-E1
 // README "CLI verbs": every verb says when no tickmux is running.
 func TestCLINotRunning(t *testing.T) {
+	t.Parallel()
 	socket := filepath.Join(t.TempDir(), "none.sock")
 	for _, args := range [][]string{
 		{"ls"}, {"describe", "hosted:1"}, {"read", "hosted:1"}, {"call", "hosted:1", "get"}, {"wait"},
@@ -114,6 +115,7 @@ func TestCLINotRunning(t *testing.T) {
 
 // README "CLI verbs": wrong usage exits with the usage status.
 func TestCLIUsage(t *testing.T) {
+	t.Parallel()
 	socket := filepath.Join(t.TempDir(), "none.sock")
 	for _, args := range [][]string{{"describe"}, {"call", "hosted:1"}, {"call", "hosted:1", "set", "[1]"}, {"open"}, {"ls", "extra"}} {
 		_, stderr, code := runCLI(t, socket, args...)
@@ -125,6 +127,7 @@ func TestCLIUsage(t *testing.T) {
 
 // spec: H-K2 H-E1 (the CLI's calls wait for the person the same way, and failures say their effect)
 func TestCLIVerbs(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	id := in.ID()
@@ -227,6 +230,7 @@ func TestCLIVerbs(t *testing.T) {
 // the outcome from another process.
 // README "CLI verbs": call --no-wait and wait --call.
 func TestCLICallNoWait(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	out, stderr, code := runCLI(t, h.Socket, "call", "--no-wait", in.ID(), "set", `{"value": 11}`)
@@ -257,6 +261,7 @@ func TestCLICallNoWait(t *testing.T) {
 // 64 kept calls was full for everyone, with a message about "this connection".)
 // README "CLI verbs": call --no-wait.
 func TestKeptCallsBoundedPerClient(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	ctx, cancel := context.WithTimeout(context.Background(), agenttest.HangGuard)
@@ -295,6 +300,7 @@ func TestKeptCallsBoundedPerClient(t *testing.T) {
 // The demo Ticks (tickmux example …) through the CLI's open and `tickmux mcp` run as a process.
 // README "Register tickmux with an agent": `tickmux mcp` as the agent runs it.
 func TestMCPProcessWithDemoTicks(t *testing.T) {
+	t.Parallel()
 	bin := tickmuxBinary(t)
 	h := agenttest.Start(t)
 
@@ -355,6 +361,7 @@ func TestMCPProcessWithDemoTicks(t *testing.T) {
 // start, and SIGTERM removes the socket.
 // spec: H-K2 (no person to approve: a headless tickmux refuses changes)
 func TestServeProcess(t *testing.T) {
+	t.Parallel()
 	bin := tickmuxBinary(t)
 	socket := filepath.Join(t.TempDir(), "serve.sock")
 	serve, lines := startServe(t, bin, "--socket", socket, "--open", bin+" example counter")

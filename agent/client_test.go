@@ -16,6 +16,7 @@ import (
 // spec: H-K2
 // README "Approvals": a client that disconnects withdraws its card.
 func TestClientHangUpWithdrawsCard(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	c, err := agent.Dial(context.Background(), h.Socket, "quitter")
@@ -43,6 +44,7 @@ func TestClientHangUpWithdrawsCard(t *testing.T) {
 // Closing the server ends every connection and request; a call cut off says its effect is unknown.
 // spec: H-E1
 func TestServerCloseEndsRequests(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	c, err := agent.Dial(context.Background(), h.Socket, "test")

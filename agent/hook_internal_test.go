@@ -12,6 +12,7 @@ import (
 // is the agent's cwd's), a Write of a new file diffs against nothing, an edit that does not fit
 // the file says so, and an MCP tool's name is split into server and tool.
 func TestDescribeAgentCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "f.go"), []byte("package f\n\nfunc A() int { return 1 }\n"), 0o600); err != nil {
 		t.Fatal(err)

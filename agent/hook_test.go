@@ -75,6 +75,7 @@ func (h *hookRun) wait(t *testing.T) string {
 // names the pane (found from the hook's ancestry), shows the whole command, and y and n print
 // the decisions Claude Code reads.
 func TestHookAnswersFromAPane(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.json")
@@ -139,6 +140,7 @@ func TestHookAnswersFromAPane(t *testing.T) {
 // TestHookSessionGrant: r allows this exact input again in this agent session, without a card;
 // another input, or another session, gets a card. The grant is listed and revocable.
 func TestHookSessionGrant(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	input := claudeBash(t)
 	run := startHook(t, h.Socket, input)
@@ -180,6 +182,7 @@ func TestHookSessionGrant(t *testing.T) {
 // (its card withdrawn), a card withdrawn when the server ends, and a hook whose own timeout
 // passes, all print nothing and exit 0, so the agent asks on its own prompt.
 func TestHookNeverAllowsBySilence(t *testing.T) {
+	t.Parallel()
 	input := claudeBash(t)
 	t.Run("no tickmux", func(t *testing.T) {
 		run := startHook(t, filepath.Join(t.TempDir(), "none.sock"), input)
@@ -224,6 +227,7 @@ func TestHookNeverAllowsBySilence(t *testing.T) {
 // TestHookNoViewWithdraws: with no view attached for the whole wait, the card is withdrawn and
 // the hook prints nothing; a view attached keeps it up.
 func TestHookNoViewWithdraws(t *testing.T) {
+	t.Parallel()
 	cards := agenttest.NewCards(nil)
 	hst := host.New(host.Config{Approver: cards.Queue})
 	var views, looks atomic.Int32
@@ -273,6 +277,7 @@ func TestHookNoViewWithdraws(t *testing.T) {
 
 // TestHookOtherEventsPrintNothing: registered for other events, the hook decides nothing.
 func TestHookOtherEventsPrintNothing(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "Stop"})
 	if got := startHook(t, h.Socket, in).wait(t); got != "" {
@@ -298,6 +303,7 @@ func hookEvent(s, ev string, extra map[string]any) []byte {
 // the session's end drops its "again this session" grants. Each event decides nothing and prints
 // nothing.
 func TestHookEventsSetTheAgentState(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	const sess = "5f0c2a8e-1d7b-4c1e-9a57-3b2f0e6d9c41" // claudeBash's session
 	state := func() host.AgentSession {
@@ -352,6 +358,7 @@ func TestHookEventsSetTheAgentState(t *testing.T) {
 // TestLsShowsTheAgentOnItsPane: events sent from a pane name the pane, and ls (list_ticks) shows
 // the agent's state on it.
 func TestLsShowsTheAgentOnItsPane(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	dir := t.TempDir()
 	for i, ev := range []string{"SessionStart", "UserPromptSubmit"} {

@@ -11,6 +11,7 @@ import (
 
 // Error results name no HOST.md rule ids (in the rule field or the message); the log has them.
 func TestMCPErrorsDropRuleIDs(t *testing.T) {
+	t.Parallel()
 	var logged []string
 	m := &MCP{logf: func(format string, args ...any) { logged = append(logged, format) }}
 	err := &host.CallError{Effect: wire.EffectUnknown, Message: "the Tick's session ended: protocol violation (H-V2): a line is not valid UTF-8",

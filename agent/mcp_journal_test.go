@@ -17,6 +17,7 @@ import (
 // them. list_ticks counts each Tick's decisions.
 // README "The approval journal".
 func TestMCPJournal(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	cs := connectMCP(t, h.Socket, nil) // in this process: the socket sees the test's pid

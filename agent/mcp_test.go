@@ -19,6 +19,7 @@ import (
 
 // README "MCP tools": the tool list and each tool's annotations.
 func TestMCPToolsAndAnnotations(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	cs := connectMCP(t, h.Socket, nil)
 	ctx := context.Background()
@@ -98,6 +99,7 @@ func mapsKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 // spec: H-E1
 // README "MCP tools": with no tickmux running, a tool says so (effect none).
 func TestMCPNotRunning(t *testing.T) {
+	t.Parallel()
 	cs := connectMCP(t, t.TempDir()+"/none.sock", nil)
 	e := call(t, cs, "list_ticks", map[string]any{}).errorOf(t)
 	if e.Reason != agent.ReasonNotRunning || e.Effect != wire.EffectNone || !strings.Contains(e.Message, "no tickmux is running on") {
@@ -107,6 +109,7 @@ func TestMCPNotRunning(t *testing.T) {
 
 // README "MCP tools": list_ticks, describe_tick and read_tick.
 func TestMCPListDescribeRead(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	sh := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh"}})
@@ -170,6 +173,7 @@ func TestMCPListDescribeRead(t *testing.T) {
 // spec: H-K2 (a mutating call waits for the person, the card names the client, tool, description
 // and args, the call carries the approved revision)
 func TestMCPCallWaitsForApproval(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	progress := make(chan *mcp.ProgressNotificationParams, 64)
@@ -227,6 +231,7 @@ func TestMCPCallWaitsForApproval(t *testing.T) {
 
 // spec: H-K1 (args that do not fit are refused at once, with no card)
 func TestMCPCallRefusedAtOnce(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	for _, c := range []struct {
@@ -257,6 +262,7 @@ func TestMCPCallRefusedAtOnce(t *testing.T) {
 
 // spec: H-K2
 func TestMCPCallDenied(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
@@ -274,6 +280,7 @@ func TestMCPCallDenied(t *testing.T) {
 // spec: H-K2
 // README "Approvals".
 func TestMCPCancelWithdrawsCard(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := callAsync(t, ctx, cs, &mcp.CallToolParams{Name: "call_tick",
@@ -306,6 +313,7 @@ func guardCalls(t *testing.T, h *agenttest.Harness, in *host.Instance, ok func(h
 // spec: H-K3 (an approval waiting on a catalog that changed is void; the call must be prepared
 // again)
 func TestMCPCallVoidedByCatalogChange(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
@@ -343,6 +351,7 @@ func TestMCPCallVoidedByCatalogChange(t *testing.T) {
 
 // spec: H-E1 (every failed call says its effect)
 func TestMCPCallOutcomes(t *testing.T) {
+	t.Parallel()
 	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	e := call(t, cs, "call_tick", map[string]any{"id": in.ID(), "tool": "fail"}).errorOf(t)
@@ -358,6 +367,7 @@ func TestMCPCallOutcomes(t *testing.T) {
 // spec: H-SUB1 H-U2 H-RC1 (wait delivers each instance with news once, with its merged count and
 // recovery tool, and sleeps until there is news)
 func TestMCPWaitMerged(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 
 	var r agent.ReadResult
@@ -420,6 +430,7 @@ func TestMCPWaitMerged(t *testing.T) {
 // A session that was never given an instance's state gets it as news at once.
 // spec: H-SUB1, H-U2
 func TestMCPWaitFirstSight(t *testing.T) {
+	t.Parallel()
 	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	var w agent.WaitResult
 	call(t, cs, "wait", map[string]any{}).decode(t, &w)
@@ -435,6 +446,7 @@ func TestMCPWaitFirstSight(t *testing.T) {
 // spec: H-SUB2 (deliveries are trimmed to the budget, series keep their newest end, undeclared
 // arrays their head and tail, and every cut is reported)
 func TestMCPWaitTrimmed(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	a, b := h.OpenFake(t), h.OpenFake(t)
 	cs := connectMCP(t, h.Socket, nil)
@@ -521,6 +533,7 @@ func agentEncode(v any) ([]byte, error) {
 
 // README "MCP tools": resources and their subscriptions.
 func TestMCPResourceSubscription(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	updated := make(chan string, 64)
@@ -579,6 +592,7 @@ func TestMCPResourceSubscription(t *testing.T) {
 // spec: H-K2
 // README "MCP tools": open, send, screen and close, each change behind a card.
 func TestMCPOpenSendScreenClose(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	cs := connectMCP(t, h.Socket, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), agenttest.HangGuard)

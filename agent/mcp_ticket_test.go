@@ -89,6 +89,7 @@ func cardGoneCallUnsent(t *testing.T, h *agenttest.Harness, in *host.Instance, c
 
 // spec: H-K2
 func TestMCPQueryTickRefusesMutatingTools(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 
 	var get agent.CallResult
@@ -133,6 +134,7 @@ func ticketOf(t *testing.T, cs *mcp.ClientSession, args map[string]any) agent.Ti
 
 // spec: H-K2 (the card stays up past the client's patience; the call goes out only once approved)
 func TestMCPCallTicketThenApprove(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 5}})
@@ -176,6 +178,7 @@ func TestMCPCallTicketThenApprove(t *testing.T) {
 
 // spec: H-K2
 func TestMCPCallTicketDenied(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 6}})
 	h.Cards.Answer(t, tk.Card, host.Deny)
@@ -193,6 +196,7 @@ func TestMCPCallTicketDenied(t *testing.T) {
 // spec: H-K2
 // README "MCP tools": cancel_call withdraws a ticketed call.
 func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: shortWait})
 	tk := ticketOf(t, cs, map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 8}})
 
@@ -211,6 +215,7 @@ func TestMCPCancelCallWithdrawsTheCard(t *testing.T) {
 // The card of a ticket lives as long as the session that holds the ticket.
 // spec: H-K2
 func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	cs, end := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)
@@ -226,6 +231,7 @@ func TestMCPSessionEndWithdrawsTicketCards(t *testing.T) {
 // A call answered within the bound is an ordinary result, not a ticket.
 // README "MCP tools", Tickets: a call answered within the 45 s bound is a plain result.
 func TestMCPCallWithinTheBound(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{CallWait: agenttest.HangGuard})
 	done := callAsync(t, context.Background(), cs, &mcp.CallToolParams{Name: "call_tick",
 		Arguments: map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 3}}})
@@ -240,6 +246,7 @@ func TestMCPCallWithinTheBound(t *testing.T) {
 // Numbers an agent gives above their bound are clamped, not refused (Codex drops maximum).
 // README "MCP tools".
 func TestMCPWaitClampsNumbers(t *testing.T) {
+	t.Parallel()
 	_, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -264,6 +271,7 @@ func TestMCPWaitClampsNumbers(t *testing.T) {
 // A delivery says how many updates the client never saw; recover_with is worth calling only then.
 // spec: H-U2, H-RC1
 func TestMCPWaitSaysMissed(t *testing.T) {
+	t.Parallel()
 	h, in, cs := fakeOverMCP(t, agent.MCPOptions{})
 	var r agent.ReadResult
 	call(t, cs, "read_tick", map[string]any{"id": in.ID()}).decode(t, &r)
@@ -299,6 +307,7 @@ func TestMCPWaitSaysMissed(t *testing.T) {
 // connected: missed is what this session never saw since it first saw the Tick.
 // spec: H-U2
 func TestMCPFirstDeliveryMissesNothing(t *testing.T) {
+	t.Parallel()
 	h, in, first := fakeOverMCP(t, agent.MCPOptions{})
 	for v := 1; v <= 3; v++ {
 		done := callAsync(t, context.Background(), first, &mcp.CallToolParams{Name: "call_tick",
@@ -316,6 +325,7 @@ func TestMCPFirstDeliveryMissesNothing(t *testing.T) {
 
 // README "MCP tools": resources.
 func TestMCPResourcesListed(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh"}})
@@ -393,6 +403,7 @@ func rpcCode(t *testing.T, what string, err error) (int64, string) {
 
 // README "MCP tools": resources.
 func TestMCPResourceErrors(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	sh := h.Open(t, host.OpenSpec{Shell: true, Argv: []string{"/bin/sh"}})
@@ -424,6 +435,7 @@ func TestMCPResourceErrors(t *testing.T) {
 
 // README "MCP tools": resources with no tickmux running.
 func TestMCPResourcesWithoutTickmux(t *testing.T) {
+	t.Parallel()
 	cs, _ := connectMCPWith(t, t.TempDir()+"/none.sock", agent.MCPOptions{}, nil, "2025-11-25")
 	ctx := context.Background()
 	res, err := cs.ListResources(ctx, nil)
@@ -440,6 +452,7 @@ func TestMCPResourcesWithoutTickmux(t *testing.T) {
 // SDK's client would drop a stray reply without telling).
 // README "Approvals": a client that cancels withdraws its card.
 func TestMCPNoReplyAfterCancelled(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	m := agent.NewMCP(h.Socket, agent.MCPOptions{Logf: t.Logf})
@@ -525,6 +538,7 @@ func TestMCPNoReplyAfterCancelled(t *testing.T) {
 // list_changed to the sessions), so the listing changes nothing; a Tick opened later does.
 // README "MCP tools": resources.
 func TestMCPFirstListingSendsNoListChanged(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	m := agent.NewMCP(h.Socket, agent.MCPOptions{Logf: t.Logf})

@@ -14,6 +14,7 @@ import (
 // An open whose program cannot be found fails at once: no card asks the person to approve
 // something that cannot start.
 func TestOpenOfAMissingProgramFailsBeforeTheCard(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	cs := connectMCP(t, h.Socket, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), agenttest.HangGuard)

@@ -12,6 +12,7 @@ import (
 // method runs: an unknown field is a bad request that reaches no method (the nil server and
 // connection would panic if it did).
 func TestRoutesDecodeFirst(t *testing.T) {
+	t.Parallel()
 	methods := []string{MethodHello, MethodList, MethodDescribe, MethodRead, MethodCall, MethodWait, MethodWatch,
 		MethodOpen, MethodClose, MethodSend, MethodCancelCall, MethodScreen, MethodJournal, MethodPermission, MethodAgentEvent}
 	if len(routes) != len(methods) {

@@ -57,6 +57,7 @@ func socketCall(t *testing.T, ctx context.Context, cl *agent.Client, id string) 
 
 // spec: H-K2 (each request has its own card; withdrawing one withdraws exactly that card)
 func TestIdenticalCallsHaveTheirOwnCards(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	args := map[string]any{"id": in.ID(), "tool": "set", "args": map[string]any{"value": 5}}
@@ -166,6 +167,7 @@ func (refuseAll) Approve(context.Context, host.ApprovalRequest) error { return h
 
 // spec: H-K2 (any approver stands between an agent and a change; card ids come from it)
 func TestAnotherApprover(t *testing.T) {
+	t.Parallel()
 	t.Run("cards", func(t *testing.T) {
 		ap := newTestApprover()
 		h := agenttest.StartWith(t, ap)
@@ -211,6 +213,7 @@ func TestAnotherApprover(t *testing.T) {
 // session's book only, so wait and cancel_call from elsewhere find nothing and the card stays.
 // spec: H-K2
 func TestTicketsBelongToTheirSession(t *testing.T) {
+	t.Parallel()
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)
 	owner, _ := connectMCPWith(t, h.Socket, agent.MCPOptions{CallWait: shortWait}, nil)

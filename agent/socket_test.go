@@ -58,6 +58,7 @@ func checkMode(t *testing.T, path string, want fs.FileMode) {
 }
 
 func TestListenRefusesLiveSocket(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	ln, err := Listen(path)
 	if err != nil {
@@ -82,6 +83,7 @@ func TestListenRefusesLiveSocket(t *testing.T) {
 }
 
 func TestListenReplacesStaleSocket(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
@@ -106,6 +108,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 }
 
 func TestListenRefusesNonSocket(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	if err := os.WriteFile(path, []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
@@ -120,6 +123,7 @@ func TestListenRefusesNonSocket(t *testing.T) {
 
 // spec: H-SEC3 (a peer with another uid is refused)
 func TestServerRefusesOtherUID(t *testing.T) {
+	t.Parallel()
 	h := host.New(host.Config{})
 	defer h.Close()
 	path := filepath.Join(t.TempDir(), "s.sock")
@@ -150,6 +154,7 @@ func TestServerRefusesOtherUID(t *testing.T) {
 }
 
 func TestClientNotRunning(t *testing.T) {
+	t.Parallel()
 	_, err := Dial(context.Background(), filepath.Join(t.TempDir(), "none.sock"), "x")
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != ReasonNotRunning || !strings.Contains(e.Message, "no tickmux is running on") {
@@ -276,6 +281,7 @@ func assertRefused(t *testing.T, path string, got chan []byte, want string) {
 
 // A view's requests reach Views as the JSON decoder reads them, whatever their form.
 func TestViewsGetsTheRequestAsDecoded(t *testing.T) {
+	t.Parallel()
 	h := host.New(host.Config{})
 	defer h.Close()
 	path := filepath.Join(t.TempDir(), "s.sock")

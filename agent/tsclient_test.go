@@ -46,6 +46,7 @@ func tsClient(t *testing.T) string {
 
 // spec: H-K2 (the card waits for the person however long the client's requests may last)
 func TestTypeScriptClientTicketOutlivesTimeout(t *testing.T) {
+	t.Parallel()
 	node := tsClient(t)
 	h := agenttest.Start(t)
 	in := h.OpenFake(t)

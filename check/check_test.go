@@ -3,8 +3,10 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,20 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(envMode); mode != "" {
 		os.Exit(fakeMain(mode))
 	}
+	waitBoundParallel(8)
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("tickmux/host.reapLoop"), goleak.IgnoreTopFunction("tickmux/host.exitLoop"), goleak.IgnoreTopFunction("os/signal.signal_recv"))
+}
+
+// waitBoundParallel lets n parallel tests run at once unless -parallel says otherwise. The
+// verdict cases spend their seconds waiting on a Tick that does little (check watches it for 2 s),
+// so more of them than cores fit at once (go test's default is GOMAXPROCS).
+func waitBoundParallel(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 func runFake(t *testing.T, mode string) (*Report, string) {
@@ -155,6 +170,7 @@ func TestInitFailureNamesThePreciseRule(t *testing.T) {
 
 // spec: H-I2 — protocol "3" (a string) says what is wrong, not "version 3; this host speaks 3".
 func TestVersionMessage(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "protostring")
 	for _, f := range r.Findings {
 		if f.Rule == "H-I2" {
@@ -170,6 +186,7 @@ func TestVersionMessage(t *testing.T) {
 // C-X5 — a Tick that exits right after initialization is not ok, and the report lists what it
 // skipped and why.
 func TestExitAfterInitListsSkippedProbes(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "exitafterinit")
 	if r.OK {
 		t.Fatal("ok")
@@ -195,6 +212,7 @@ func TestCallTimeout(t *testing.T) {
 }
 
 func TestReportShapes(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "crash")
 	b, _ := json.Marshal(r)
 	var m map[string]json.RawMessage

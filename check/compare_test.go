@@ -19,6 +19,7 @@ func catalog(t *testing.T, tools string) *host.Catalog {
 // C-D3 — the catalog is compared as spec 5.5 defines a change: tools as a set, schemas as JSON
 // values.
 func TestCatalogDiff(t *testing.T) {
+	t.Parallel()
 	base := catalog(t, `[{"name":"a","description":"A.","input_schema":{"type":"object","properties":{"n":{"type":"integer","maximum":1000}}},"mutates":false},
 		{"name":"b","description":"B.","input_schema":{"type":"object"},"mutates":true}]`)
 	same := []string{
@@ -48,6 +49,7 @@ func TestCatalogDiff(t *testing.T) {
 }
 
 func TestJSONEqual(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		eq   bool

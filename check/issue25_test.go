@@ -12,6 +12,7 @@ import (
 // followed: the probes describe it again on -32004 and are prepared again against the new revision,
 // so no probe takes the legal refusal for a wrong answer.
 func TestProbesFollowACatalogThatMoves(t *testing.T) {
+	t.Parallel()
 	r, mutated := runFake(t, "catalogmoves")
 	if !r.OK || len(r.Findings) > 0 {
 		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
@@ -30,6 +31,7 @@ func TestProbesFollowACatalogThatMoves(t *testing.T) {
 // spec 7.3 — C-K5 rests on the host's 60 s timeout only: a refusal that came after the bound is
 // a warning with its time (the bound is lowered here so the test does not wait a minute).
 func TestLateCallWarns(t *testing.T) {
+	t.Parallel()
 	r, _ := runFakeWith(t, "slowrefusal", Options{lateCall: time.Second})
 	if !hasFinding(r, "C-K5", SevWarning) || !r.OK {
 		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
@@ -38,6 +40,7 @@ func TestLateCallWarns(t *testing.T) {
 
 // spec 8.3 — the warning about updates that repeat their predecessor's data says how many.
 func TestRepeatedUpdatesCounted(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "repeatupdates")
 	for _, f := range r.Findings {
 		if f.Rule == "C-U3" && strings.Contains(f.Message, "2 of ") {
@@ -50,6 +53,7 @@ func TestRepeatedUpdatesCounted(t *testing.T) {
 // spec 3.1, 3.6 — a last update without its newline, written as stdin ends, is judged every
 // time: the reader reaches the end of the Tick's stdout before check judges. Run with -count=30.
 func TestLastLineWithoutNewlineAlwaysJudged(t *testing.T) {
+	t.Parallel()
 	r, _ := runFake(t, "lastnonl")
 	if r.OK || !hasFinding(r, "H-V2", SevViolation) {
 		t.Fatalf("ok %v, findings %+v, ended %+v", r.OK, r.Findings, r.Ended)
@@ -89,6 +93,7 @@ func TestPerlTickPasses(t *testing.T) {
 
 // spec 3.1 — what on stderr is a log line (C-L1) and what is a UI drawn there.
 func TestStderrDrawingOrLogging(t *testing.T) {
+	t.Parallel()
 	for in, drawing := range map[string]bool{
 		"debug: listening\n":                              false,
 		"\x1b[2m12:00:01\x1b[0m \x1b[32mINFO\x1b[0m up\n": false, // colour is still a log line

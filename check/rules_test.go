@@ -18,6 +18,7 @@ const readmeHeader = "| id | severity | what check reports | the draft it rests 
 // docs/ticks.md's table of findings is Rules, row for row: every finding check can report, its
 // severity and the sentence of the draft it rests on, and nothing else.
 func TestReadmeTableIsRules(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../docs/ticks.md")
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ badge = "black on #ffd700 bold"
 }
 
 func TestParseErrorsSayWhat(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`theme = "neon"`:                    "unknown theme",
 		`prefix = "X-q"`:                    "prefix",
@@ -77,6 +78,7 @@ func TestParseErrorsSayWhat(t *testing.T) {
 }
 
 func TestClipboardOffByDefault(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse(``)
 	if err != nil || cfg.ProgramClipboard {
 		t.Fatalf("programs may set the clipboard by default (%v)", err)
@@ -88,6 +90,7 @@ func TestClipboardOffByDefault(t *testing.T) {
 }
 
 func TestNotifyAndJournalSettings(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse(``)
 	if err != nil || cfg.Notify != NotifyBell || cfg.NotifyCommand != "" || cfg.JournalMaxBytes != 32<<20 {
 		t.Fatalf("defaults: notify %q, notify_command %q, journal %d (%v)", cfg.Notify, cfg.NotifyCommand, cfg.JournalMaxBytes, err)

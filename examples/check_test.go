@@ -42,6 +42,7 @@ func mustPass(t *testing.T, argv []string, env []string) {
 
 // TestExamplesPassCheck: every built-in example passes `tickmux check`.
 func TestExamplesPassCheck(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestExamplesPassCheck(t *testing.T) {
 
 // TestMinimalGoTickPassesCheck builds the Go example of docs/ticks.md as it is and checks it.
 func TestMinimalGoTickPassesCheck(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "minimal")
 	build := exec.Command("go", "build", "-o", bin, "./minimal")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -66,6 +68,7 @@ func TestMinimalGoTickPassesCheck(t *testing.T) {
 // TestPythonTickPassesCheck checks the Python example of docs/ticks.md (python3 comes with
 // scripts/install-test-deps).
 func TestPythonTickPassesCheck(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal("python3 is not installed; run scripts/install-test-deps")

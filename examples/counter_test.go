@@ -47,6 +47,7 @@ func TestCounterTools(t *testing.T) {
 
 // TestCounterHistoryForgets: only the newest changes are kept, and history says so.
 func TestCounterHistoryForgets(t *testing.T) {
+	t.Parallel()
 	c, err := newCounter()
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func TestCounterHistoryForgets(t *testing.T) {
 }
 
 func TestCounterScreen(t *testing.T) {
+	t.Parallel()
 	c, err := newCounter()
 	if err != nil {
 		t.Fatal(err)

@@ -114,6 +114,7 @@ func TestJobsEndWithTheTick(t *testing.T) {
 
 // TestJobsScreen: the person starts a command from the prompt and sees the job and its output.
 func TestJobsScreen(t *testing.T) {
+	t.Parallel()
 	r, err := newJobRunner(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

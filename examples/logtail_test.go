@@ -9,6 +9,7 @@ import (
 )
 
 func TestLevelOf(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]string{
 		"2026-01-01 ERROR disk full":      "error",
 		"level=error msg=x":               "error",

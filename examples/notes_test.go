@@ -63,6 +63,7 @@ func TestNotesTools(t *testing.T) {
 // TestNotesKeys: a person adds, edits and deletes with keys; untrusted text is drawn without
 // its control characters.
 func TestNotesKeys(t *testing.T) {
+	t.Parallel()
 	n, err := newNotes("")
 	if err != nil {
 		t.Fatal(err)

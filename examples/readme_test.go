@@ -42,6 +42,7 @@ func readmeBlock(t *testing.T, lang string) string {
 // TestReadmeExamplesAreTheFiles: the code in docs/ticks.md is the code that is built, run and
 // checked.
 func TestReadmeExamplesAreTheFiles(t *testing.T) {
+	t.Parallel()
 	for lang, file := range map[string]string{"go": "minimal/main.go", "python": "python/note.py"} {
 		want, err := os.ReadFile(file)
 		if err != nil {

@@ -128,6 +128,7 @@ func BenchmarkIngestBaseline(b *testing.B) {
 }
 
 func TestUpdateStreamIsValid(t *testing.T) {
+	t.Parallel()
 	data, _ := io.ReadAll(newUpdateStream(3))
 	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	if len(lines) != 3 {

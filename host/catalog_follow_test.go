@@ -9,6 +9,7 @@ import (
 // the next card show the new catalog, and the next call goes out at r2 instead of failing with
 // catalog_changed.
 func TestCatalogFollowedAfterMutatingCall(t *testing.T) {
+	t.Parallel()
 	q := NewApprovalQueue(nil)
 	h := newTestHost(t, Config{Approver: q})
 	in := openReady(t, h, "good")
@@ -36,6 +37,7 @@ func TestCatalogFollowedAfterMutatingCall(t *testing.T) {
 // again and, the tool being unchanged and still mutates: false, sends it once more at the new
 // revision. The caller sees the result.
 func TestQueryRefusedWithCatalogChangedIsPreparedAgain(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "silentbump")
 	bumpSilently(t, in, 1)

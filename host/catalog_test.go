@@ -34,6 +34,7 @@ func tool0(d map[string]any) map[string]any {
 
 // spec: H-D1
 func TestParseDescriptorRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, want string
 		f          func(d map[string]any)
@@ -134,6 +135,7 @@ func TestParseDescriptorRejects(t *testing.T) {
 
 // spec: H-D1
 func TestParseDescriptorListsEveryProblem(t *testing.T) {
+	t.Parallel()
 	_, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) {
 		d["kind"] = ""
 		d["title"] = ""
@@ -148,6 +150,7 @@ func TestParseDescriptorListsEveryProblem(t *testing.T) {
 // spec: H-I2 — a version other than 3 names both versions; a protocol that is not a number
 // says so rather than claiming a version mismatch.
 func TestParseDescriptorVersion(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[any]string{
 		2:     "unsupported Tick protocol version 2; this host speaks Tick protocol 3",
 		4:     "unsupported Tick protocol version 4; this host speaks Tick protocol 3",
@@ -177,6 +180,7 @@ func TestParseDescriptorVersion(t *testing.T) {
 // spec: H-D1 — names with surrounding spaces are names; ~0 and ~1 are the pointer's escapes; a
 // schema whose type includes object is fine.
 func TestParseDescriptorAcceptsEdges(t *testing.T) {
+	t.Parallel()
 	raw := edit(t, func(d map[string]any) {
 		tool0(d)["name"] = " increment "
 		tool0(d)["input_schema"] = map[string]any{"type": []any{"object", "null"}}
@@ -191,6 +195,7 @@ func TestParseDescriptorAcceptsEdges(t *testing.T) {
 // spec: H-D1 — a schema may name draft-07 with $schema (many MCP tools do); its keywords then
 // mean what draft-07 says (items as an array, definitions, dependencies).
 func TestCheckArgsDraft07(t *testing.T) {
+	t.Parallel()
 	raw := edit(t, func(d map[string]any) {
 		var schema map[string]any
 		json.Unmarshal([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object",
@@ -225,6 +230,7 @@ func TestCheckArgsDraft07(t *testing.T) {
 // spec: H-D1
 // spec: H-K1
 func TestParseDescriptorAcceptsEveryDraft(t *testing.T) {
+	t.Parallel()
 	schemas := []string{
 		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"n":{"type":"number","maximum":10,"exclusiveMaximum":true}}}`,
 		`{"$schema":"http://json-schema.org/draft-06/schema#","type":"object","properties":{"n":{"const":1}}}`,
@@ -279,6 +285,7 @@ func TestParseDescriptorAcceptsEveryDraft(t *testing.T) {
 
 // spec: H-I3
 func TestParseDescriptorIgnoresUnknownFields(t *testing.T) {
+	t.Parallel()
 	cat, err := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) {
 		d["future"] = map[string]any{"x": 1}
 		tool0(d)["cost"] = "cheap"
@@ -294,6 +301,7 @@ func TestParseDescriptorIgnoresUnknownFields(t *testing.T) {
 
 // spec: H-D1
 func TestParseDescriptorAccepts(t *testing.T) {
+	t.Parallel()
 	cat, err := ParseDescriptor(json.RawMessage(goodDescriptor))
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +321,7 @@ func TestParseDescriptorAccepts(t *testing.T) {
 
 // spec: H-D2
 func TestRevisionIsOpaque(t *testing.T) {
+	t.Parallel()
 	a, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = "01" })))
 	b, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = "1" })))
 	c, _ := ParseDescriptor(json.RawMessage(edit(t, func(d map[string]any) { d["revision"] = " 1 " })))
@@ -326,6 +335,7 @@ func TestRevisionIsOpaque(t *testing.T) {
 
 // spec: H-K1
 func TestCheckArgs(t *testing.T) {
+	t.Parallel()
 	cat, err := ParseDescriptor(json.RawMessage(goodDescriptor))
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ var classifyCases = []classifyCase{
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	for _, c := range classifyCases {
 		t.Run(c.name, func(t *testing.T) {
 			m, err := classify([]byte(c.line))
@@ -102,6 +103,7 @@ func TestClassify(t *testing.T) {
 
 // spec: H-M6
 func TestClassifyMalformedResponsesFailTheirRequestOnly(t *testing.T) {
+	t.Parallel()
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1,"message":"x"}}`,
 		`{"jsonrpc":"2.0","id":3}`,
@@ -117,6 +119,7 @@ func TestClassifyMalformedResponsesFailTheirRequestOnly(t *testing.T) {
 }
 
 func TestClassifyErrorCodes(t *testing.T) {
+	t.Parallel()
 	m, err := classify([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"changed","data":{"rev":"2"}}}`))
 	if err != nil || m.respErr == nil {
 		t.Fatalf("err %v, respErr %v", err, m.respErr)
@@ -128,6 +131,7 @@ func TestClassifyErrorCodes(t *testing.T) {
 
 // spec: H-V2
 func TestViolationMessagesQuoteUntrustedText(t *testing.T) {
+	t.Parallel()
 	_, err := classify([]byte("\x1b]0;pwned\x07 not json"))
 	if err == nil || strings.ContainsRune(err.Error(), 0x1b) {
 		t.Fatalf("violation message carries raw control characters: %q", err)

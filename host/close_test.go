@@ -75,6 +75,7 @@ func waitDaemon(t *testing.T, p *Process) int {
 // status, and both used to close ready (a second close panics). Closes land all through the
 // initialization here; ready is closed exactly once either way.
 func TestCloseDuringInitializationClosesReadyOnce(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	const n = 24
 	done := make(chan struct{}, n)

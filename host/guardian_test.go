@@ -304,6 +304,7 @@ const envGuardExe = "HOSTTEST_GUARD_EXE"
 // A guardian that dies as soon as it starts is not replaced for ever: after maxRestarts within
 // restartWindow the panes say they are unguarded, and why.
 func TestGuardianThatDiesAtOnceIsNotRestartedForever(t *testing.T) {
+	t.Parallel()
 	exe, err := exec.LookPath("true")
 	if err != nil {
 		t.Skip("true(1) plays a guardian that exits at once")
@@ -335,6 +336,7 @@ func TestGuardianThatDiesAtOnceIsNotRestartedForever(t *testing.T) {
 // the panel show), and a pane opened then is unguarded too, with the reason. (Before, Launch
 // dropped the error of Watch: the pane was unprotected, silently.)
 func TestGuardianFailureShownOnThePane(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(testExecutable(t))
 	cmd.Env = append(os.Environ(), envFakeMode+"=guardfail", envGuardExe+"=/nonexistent/tickmux")
 	out, err := cmd.CombinedOutput()
@@ -397,6 +399,7 @@ func processAlive(pid int) bool {
 // what their inits allocate and touch. The runtime's init trace of a guardian must list no
 // init of package unicode: every such package waits for it.
 func TestGuardianSkipsHeavyInits(t *testing.T) {
+	t.Parallel()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)

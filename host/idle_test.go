@@ -219,6 +219,7 @@ func TestNoExitWatcherWhileTheProgramRuns(t *testing.T) {
 
 // A quiet process drops the read buffers that wait for readers.
 func TestReleaseCachesDropsSpareReadBuffers(t *testing.T) {
+	t.Parallel()
 	readBufs.Put(getReadBuf())
 	if readBufs.Len() == 0 {
 		t.Fatal("no spare buffer to drop")

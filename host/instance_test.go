@@ -19,6 +19,7 @@ import (
 // spec: H-I1
 // spec: H-I2
 func TestInitializationFailures(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mode, rule, says string
 	}{
@@ -63,6 +64,7 @@ func TestInitializationFailures(t *testing.T) {
 
 // spec: H-I1
 func TestScreenExcerptIsFirst256Characters(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("é", 300)
 	if got := screenExcerpt(text, 256); len([]rune(got)) != 256 {
 		t.Fatalf("%d characters", len([]rune(got)))
@@ -74,6 +76,7 @@ func TestScreenExcerptIsFirst256Characters(t *testing.T) {
 
 // spec: H-D3
 func TestInstanceIDs(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	a := openReady(t, h, "good")
 	b := openReady(t, h, "good")
@@ -98,6 +101,7 @@ func TestInstanceIDs(t *testing.T) {
 
 // spec: H-K1
 func TestArgsValidatedBeforeSending(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
 	in := openReady(t, h, "good")
 	for _, args := range []string{`{"amount":"two"}`, `{}`, `{"amount":1,"x":2}`, `[1]`, `not json`} {
@@ -123,6 +127,7 @@ func TestArgsValidatedBeforeSending(t *testing.T) {
 // spec: H-K2
 // spec: H-SEC1
 func TestMutatingCallsNeedApproval(t *testing.T) {
+	t.Parallel()
 	q := NewApprovalQueue(nil)
 	h := newTestHost(t, Config{Approver: q})
 	in := openReady(t, h, "good")
@@ -185,6 +190,7 @@ func TestMutatingCallsNeedApproval(t *testing.T) {
 
 // spec: H-K2
 func TestAllowForRevision(t *testing.T) {
+	t.Parallel()
 	q := NewApprovalQueue(nil)
 	h := newTestHost(t, Config{Approver: q})
 	in := openReady(t, h, "good")
@@ -228,6 +234,7 @@ func TestAllowForRevision(t *testing.T) {
 // spec: H-K2
 // spec: H-SEC1
 func TestSpec55ViolationDropsGrants(t *testing.T) {
+	t.Parallel()
 	q := NewApprovalQueue(nil)
 	var logged strings.Builder
 	var logMu sync.Mutex
@@ -375,6 +382,7 @@ func TestCatalogChangeVoidsApproval(t *testing.T) {
 
 // spec: H-K3
 func TestCatalogChangedAnswerTriggersDescribe(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
 	in := openReady(t, h, "silentbump")
 	bumpSilently(t, in, 1) // the Tick is at r2; the host still believes r1
@@ -431,6 +439,7 @@ func fakeCalls(t *testing.T, in *Instance) map[string]int {
 // spec: H-M4
 // spec: H-K5
 func TestCallTimeoutIsUnknownAndNeverResent(t *testing.T) {
+	t.Parallel()
 	log := fakeLogPath(t.TempDir())
 	// The spec's call timeout is 60 s; a short one keeps the test quick, the rule is the same.
 	h := newTestHost(t, Config{Approver: &autoApprover{}, CallTimeout: 300 * time.Millisecond})
@@ -466,6 +475,7 @@ func TestCallTimeoutIsUnknownAndNeverResent(t *testing.T) {
 
 // spec: H-K5
 func TestSessionEndNeverResends(t *testing.T) {
+	t.Parallel()
 	log := fakeLogPath(t.TempDir())
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
 	in := openReady(t, h, "good", envFakeLog+"="+log)
@@ -490,6 +500,7 @@ func TestSessionEndNeverResends(t *testing.T) {
 
 // spec: H-K6
 func TestCallResultDoesNotChangeSeq(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
 	in := openReady(t, h, "good")
 	before := in.State()
@@ -504,6 +515,7 @@ func TestCallResultDoesNotChangeSeq(t *testing.T) {
 
 // spec: H-RC1
 func TestHostNeverCallsRecoverWith(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	mustCall(t, in, "flood", `{"n":100}`)
@@ -520,6 +532,7 @@ func TestHostNeverCallsRecoverWith(t *testing.T) {
 
 // spec: H-E1
 func TestEffectOfFailedCalls(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	for code, want := range map[int]wire.Effect{
@@ -536,6 +549,7 @@ func TestEffectOfFailedCalls(t *testing.T) {
 
 // spec: H-V1
 func TestMisbehavingTickNeverHarmsAnother(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	good := openReady(t, h, "good")
 	bad := openReady(t, h, "good")
@@ -550,6 +564,7 @@ func TestMisbehavingTickNeverHarmsAnother(t *testing.T) {
 }
 
 func TestEventsCoalesce(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	sub := h.Subscribe()
 	defer sub.Close()
@@ -577,6 +592,7 @@ func TestEventsCoalesce(t *testing.T) {
 // spec: H-K2
 // spec: H-SEC1
 func TestMutatesIsStickyWithinARevision(t *testing.T) {
+	t.Parallel()
 	ap := &autoApprover{}
 	h := newTestHost(t, Config{Approver: ap})
 	in := openReady(t, h, "flipmutates")
@@ -632,14 +648,19 @@ func TestOnUpdateAllocatesNothing(t *testing.T) {
 	for range 3 * seqHistory {
 		next()
 	}
-	// AllocsPerRun rounds down: count them all.
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range 5 * seqHistory {
-		next()
+	// AllocsPerRun rounds down: count them all. The count is the process's (a goroutine another
+	// test left ending allocates too): the fewest of a few rounds is this code's.
+	n := uint64(1 << 62)
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 5 * seqHistory {
+			next()
+		}
+		runtime.ReadMemStats(&after)
+		n = min(n, after.Mallocs-before.Mallocs)
 	}
-	runtime.ReadMemStats(&after)
-	if n := after.Mallocs - before.Mallocs; n > 2 {
+	if n > 2 {
 		t.Fatalf("%d allocations over %d updates", n, 5*seqHistory)
 	}
 	if got := in.MergedSince(st.Seq - 100); got != 100 {

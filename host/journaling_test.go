@@ -61,6 +61,7 @@ func (m *memJournal) next(t *testing.T) journal.Entry {
 // update after the result is not claimed. Applying the change to the state before gives exactly
 // the state after.
 func TestJournalChangeExactWithInterleavedUpdates(t *testing.T) {
+	t.Parallel()
 	mj := &memJournal{entries: make(chan journal.Entry, 16)}
 	h := newTestHost(t, Config{Approver: answeringQueue(AllowOnce), Journal: mj})
 	in := openReady(t, h, "normal")
@@ -95,6 +96,7 @@ func TestJournalChangeExactWithInterleavedUpdates(t *testing.T) {
 // why on the panel (JournalWarning) and in the log, and the next entry that can be written
 // clears the warning.
 func TestJournalUnwritableNeverBlocks(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "not-a-dir")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -142,6 +144,7 @@ func TestJournalUnwritableNeverBlocks(t *testing.T) {
 // are recorded with no change, and effect none.
 // spec: H-E1
 func TestJournalGrantedDeniedWithdrawn(t *testing.T) {
+	t.Parallel()
 	mj := &memJournal{entries: make(chan journal.Entry, 16)}
 	h := newTestHost(t, Config{Approver: answeringQueue(AllowRevision), Journal: mj})
 	in := openReady(t, h, "normal")
@@ -209,6 +212,7 @@ func TestJournalPaneOf(t *testing.T) {
 // A card whose Tick changes its catalog while it waits is voided, and the journal says so.
 // spec: H-K3
 func TestJournalVoidedByACatalogChange(t *testing.T) {
+	t.Parallel()
 	mj := &memJournal{entries: make(chan journal.Entry, 16)}
 	q := NewApprovalQueue(nil) // nobody answers
 	h := newTestHost(t, Config{Approver: q, Journal: mj})

@@ -26,6 +26,7 @@ func readAll(t testing.TB, input string, max int) ([]string, error) {
 
 // spec: H-T2
 func TestLineReaderSplitsLines(t *testing.T) {
+	t.Parallel()
 	lines, err := readAll(t, "a\n\nbc\r\n{\"x\":1}\n", MaxLineBytes)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestLineReaderSplitsLines(t *testing.T) {
 
 // spec: H-V2
 func TestLineReaderOutputWithoutFinalNewline(t *testing.T) {
+	t.Parallel()
 	lines, err := readAll(t, "one\ntwo", MaxLineBytes)
 	if !errors.Is(err, errNoFinalNewline) {
 		t.Fatalf("err %v, want errNoFinalNewline", err)
@@ -49,6 +51,7 @@ func TestLineReaderOutputWithoutFinalNewline(t *testing.T) {
 
 // spec: H-V2
 func TestLineReaderCapsLines(t *testing.T) {
+	t.Parallel()
 	const max = 200 << 10 // several times bufio's window
 	exact := strings.Repeat("x", max) + "\n"
 	if lines, err := readAll(t, exact, max); err != nil || len(lines) != 1 || len(lines[0]) != max {
@@ -73,6 +76,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // spec: H-V2
 func TestLineReaderNeverBuffersPastTheCap(t *testing.T) {
+	t.Parallel()
 	const max = 1 << 20
 	src := &countingReader{}
 	lr := newLineReader(src, max)

@@ -15,6 +15,7 @@ import (
 // process, and it reaches the program whole and in order, with input typed meanwhile after it.
 // Issue 24 item 6.
 func TestPasteWaitsForTheProgram(t *testing.T) {
+	t.Parallel()
 	var paste bytes.Buffer
 	for i := 0; paste.Len() < 1<<20; i++ {
 		fmt.Fprintf(&paste, "piece %d\r", i)

@@ -141,6 +141,7 @@ func TestPipeReaderLeavesThePollerWhileBusy(t *testing.T) {
 
 // Close ends a read waiting in the poller at once, and a read after Close fails.
 func TestPipeReaderCloseEndsAWait(t *testing.T) {
+	t.Parallel()
 	r, w, ino := rawPipe(t)
 	defer unix.Close(w)
 	pr, err := newPipeReader(r)
@@ -177,6 +178,7 @@ func TestPipeReaderCloseEndsAWait(t *testing.T) {
 // A session on a flooding Tick's pipe reads it out of the poller (so the Tick's writes do not
 // wake the runtime), and every update arrives in order.
 func TestSessionReadsAFloodOutOfThePoller(t *testing.T) {
+	t.Parallel()
 	r, w, ino := rawPipe(t)
 	const lines = 2000
 	stopWriting := make(chan struct{})

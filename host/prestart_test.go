@@ -31,6 +31,7 @@ func prestartMain() int {
 
 // PrestartGuardian starts the guardian before any program is launched.
 func TestPrestartGuardian(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(testExecutable(t))
 	cmd.Env = append(os.Environ(), envFakeMode+"=prestart")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -9,6 +9,7 @@ import (
 // over the rows around them on a real terminal.
 // spec: H-SEC2
 func TestPrintableCapsStackedMarks(t *testing.T) {
+	t.Parallel()
 	got := Printable("é"+"e"+strings.Repeat("\u0301", 4), false)
 	want := "é" + "e\u0301\u0301" + `\u0301\u0301`
 	if got != want {

@@ -7,6 +7,7 @@ import (
 
 // spec: H-SEC2
 func TestPrintableEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in     string
 		layout bool
@@ -49,6 +50,7 @@ func FuzzPrintable(f *testing.F) {
 }
 
 func TestCapSaysHowMuchMore(t *testing.T) {
+	t.Parallel()
 	if got := Cap(strings.Repeat("D", 400_000), 2000); got != strings.Repeat("D", 2000)+"… 398000 more" {
 		t.Errorf("Cap: %d bytes, ends %q", len(got), got[len(got)-20:])
 	}

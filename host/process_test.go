@@ -43,6 +43,7 @@ func envOf(t *testing.T, in *Instance) fakeEnvReport {
 
 // spec: H-T1
 func TestTickChannels(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	r := envOf(t, in)
@@ -122,6 +123,7 @@ func TestLaunchErrorsSayWhatToDo(t *testing.T) {
 
 // spec: H-S2
 func TestTerminalSizeAndResize(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	if r := envOf(t, in); r.Cols != 120 || r.Rows != 30 {
@@ -270,6 +272,7 @@ func TestShellPaneGetsHangup(t *testing.T) {
 }
 
 func TestScrollbackLimit(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{Scrollback: 10})
 	in, err := h.Open(OpenSpec{Shell: true, Argv: []string{"/bin/sh", "-c", "seq 1 100; sleep 30"}})
 	if err != nil {
@@ -291,6 +294,7 @@ func TestScrollbackLimit(t *testing.T) {
 // (written by Input itself) or it waits for the writer: 40,000 pieces (about 270 KB, more than a
 // PTY holds) typed at a program that is stopped, the second half while it reads them.
 func TestInputKeepsTheOrderOfWhatIsTyped(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "typed")
 	var want strings.Builder
 	for i := 0; i < 40000; i++ {
@@ -350,6 +354,7 @@ func firstDiff(a, b string) int {
 // A program stopped when its pane closes still ends on the first signal, not on the SIGKILL
 // after the grace: it is continued, as a terminal's hangup continues the foreground group.
 func TestCloseEndsAStoppedProgramWithItsFirstSignal(t *testing.T) {
+	t.Parallel()
 	p, err := Launch(LaunchSpec{Argv: []string{"/bin/sh", "-c", "kill -STOP $$; sleep 60"}, Cols: 20, Rows: 2, Scrollback: -1})
 	if err != nil {
 		t.Fatal(err)

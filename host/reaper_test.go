@@ -8,6 +8,7 @@ import (
 // The reaper's set of ended instances is bounded: a tickmux that runs many Ticks over days keeps
 // the newest maxEnded ids (whose strays are killed on sight) and forgets the oldest first.
 func TestEndedSetBounded(t *testing.T) {
+	t.Parallel()
 	var s endedSet
 	for i := range 3 * maxEnded {
 		s.add("t" + strconv.Itoa(i))

@@ -19,6 +19,7 @@ import (
 // spec: H-D1
 // spec: H-U1
 func TestSizesAreMeasuredReencoded(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "asciijson") // describe and read both over 512 KiB as written
 	if d := in.Catalog().Descriptor.Description; d != cjk(140<<10) {
@@ -47,6 +48,7 @@ func TestSizesAreMeasuredReencoded(t *testing.T) {
 //
 // spec: 2.3
 func TestScannedSizeIsReencodedSize(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{
 		`"plain"`,
 		`"caf\u00e9 \u4e2d \/ \" \\ \n \u000a \u0001 \u001F \ud83d\ude00 \ud800 \udc00x \u0041"`,

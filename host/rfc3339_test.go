@@ -8,6 +8,7 @@ import (
 
 // spec: H-RD3, H-U1 — at is an RFC 3339 §5.6 date-time, exactly.
 func TestValidDateTime(t *testing.T) {
+	t.Parallel()
 	good := []string{
 		"2026-11-30T10:00:00Z",
 		"2026-11-30t10:00:00z",

@@ -50,6 +50,7 @@ func checkScanAgainstStdlib(t *testing.T, line []byte) {
 }
 
 func TestScanLineAgreesWithStdlib(t *testing.T) {
+	t.Parallel()
 	for _, c := range classifyCases {
 		checkScanAgainstStdlib(t, []byte(c.line))
 	}
@@ -83,6 +84,7 @@ func FuzzScanLine(f *testing.F) {
 }
 
 func TestScanStateCompactsData(t *testing.T) {
+	t.Parallel()
 	m, err := classify([]byte(`{"jsonrpc":"2.0","method":"tick/update","params":{ "seq" : 4 , "data" : { "a" : [ 1, "x y" ] } , "at":"2026-11-30T00:00:00Z"}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,7 @@ func TestScanStateCompactsData(t *testing.T) {
 // Long strings are scanned 8 bytes at a time: every kind of byte that ends a plain run, at every
 // offset in and around a word, must still be judged exactly as the standard library judges it.
 func TestScanLongStringsAgreeWithStdlib(t *testing.T) {
+	t.Parallel()
 	specials := []string{`"`, `\"`, `\\`, `\u00e9`, `\x`, "\x00", "\x01", "\x1f", "\x7f", "\x80", "é", "😀", "\xf0\x9f", " "}
 	for _, sp := range specials {
 		for before := 0; before <= 40; before++ {

@@ -39,6 +39,7 @@ func receivedLines(t *testing.T, path string) []string {
 // spec: H-M2
 // spec: H-T2
 func TestRequestsOnTheWire(t *testing.T) {
+	t.Parallel()
 	log := fakeLogPath(t.TempDir())
 	h := newTestHost(t, Config{Approver: &autoApprover{}})
 	in := openReady(t, h, "good", envFakeLog+"="+log)
@@ -89,6 +90,7 @@ func TestRequestsOnTheWire(t *testing.T) {
 
 // spec: H-C1
 func TestAtMostEightRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	const n = 12
@@ -118,6 +120,7 @@ func TestAtMostEightRequestsInFlight(t *testing.T) {
 
 // spec: H-C2
 func TestResponsesMatchedByIDInAnyOrder(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	var wg sync.WaitGroup
@@ -137,6 +140,7 @@ func TestResponsesMatchedByIDInAnyOrder(t *testing.T) {
 
 // spec: H-C3
 func TestUpdateBeforeInitialization(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "updatefirst")
 	st := in.State()
@@ -149,6 +153,7 @@ func TestUpdateBeforeInitialization(t *testing.T) {
 // spec: H-M4
 // spec: H-M7
 func TestIgnoredLinesKeepTheSession(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	for _, what := range []string{"othernotif", "tickrequest", "unknownid"} {
@@ -169,6 +174,7 @@ func TestIgnoredLinesKeepTheSession(t *testing.T) {
 // spec: H-M6
 // spec: H-V3
 func TestMalformedResponseFailsOnlyItsRequest(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	for _, what := range []string{"both", "neither", "errnocode"} {
@@ -185,6 +191,7 @@ func TestMalformedResponseFailsOnlyItsRequest(t *testing.T) {
 // spec: H-T3
 // spec: H-U1
 func TestViolationsEndTheSession(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ what, rule, says string }{
 		{"notjson", "H-V2", "not valid JSON"},
 		{"noise", "H-V2", "not valid JSON"}, // H-T3: non-protocol output on stdout
@@ -243,6 +250,7 @@ func TestViolationsEndTheSession(t *testing.T) {
 
 // spec: H-RD1
 func TestReadBelowFloorFailsThatRead(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	mustCall(t, in, "flood", `{"n":10}`) // updates up to seq 10
@@ -271,6 +279,7 @@ func TestReadBelowFloorFailsThatRead(t *testing.T) {
 
 // spec: H-RD2
 func TestReadNotComparedWithLaterUpdates(t *testing.T) {
+	t.Parallel()
 	// Session level: the read is sent with floor 0; an update with seq 7 overtakes the answer,
 	// which carries seq 5. The read stands, and the latest state stays the update's.
 	h := newTestHost(t, Config{})
@@ -298,6 +307,7 @@ func TestReadNotComparedWithLaterUpdates(t *testing.T) {
 
 // spec: H-RD3
 func TestReadAtAndNullData(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "readnull")
 	st := in.State()
@@ -324,6 +334,7 @@ func TestReadAtAndNullData(t *testing.T) {
 // spec: H-RD3 — at is optional, but null is present and not a string; every RFC 3339 §5.6
 // date-time is taken, a leap second included.
 func TestParseStateAt(t *testing.T) {
+	t.Parallel()
 	for raw, rule := range map[string]string{
 		`{"seq":1,"data":{},"at":null}`:                        "H-RD3",
 		`{"seq":1,"data":{},"at":"2026-11-30T10:00:00+24:00"}`: "H-RD3",
@@ -348,6 +359,7 @@ func TestParseStateAt(t *testing.T) {
 
 // spec: H-V3
 func TestOversizedReadFailsThatRead(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	mustCall(t, in, "setread", `{"pad":600000}`)
@@ -367,6 +379,7 @@ func TestOversizedReadFailsThatRead(t *testing.T) {
 // spec: H-U1
 // spec: H-U2
 func TestLatestStateOnlyWithCounts(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	before := in.State().Seq
@@ -396,6 +409,7 @@ func TestLatestStateOnlyWithCounts(t *testing.T) {
 
 // spec: H-R1
 func TestDescribeAndReadAnyTime(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "good")
 	for i := 0; i < 20; i++ {
@@ -440,6 +454,7 @@ func updateLines(from, to int) []byte {
 // the seqs of all of them: a flooding Tick costs one copy and one event per read, not per line.
 // spec: H-U2
 func TestUpdatesOfOneReadDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	var calls int
 	var got wire.State
 	var seqs []uint64
@@ -466,6 +481,7 @@ func TestUpdatesOfOneReadDeliveredOnce(t *testing.T) {
 // What is delivered is the host's own copy: reads cutting lines anywhere, which make the line
 // reader move and overwrite its buffer, never change a state delivered before.
 func TestDeliveredStatesOutliveTheReadBuffer(t *testing.T) {
+	t.Parallel()
 	type delivery struct {
 		st   wire.State
 		seqs []uint64

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseMatchesTypedKeys(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text string
 		ev   *tcell.EventKey
@@ -41,6 +42,7 @@ func TestParseMatchesTypedKeys(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "X-b", "C-", "Nope", "C-Nope"} {
 		if _, err := Parse(s); err == nil {
 			t.Errorf("%q parsed", s)
@@ -49,6 +51,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	k := Default()
 	if k.Prefix != MustParse("C-b") {
 		t.Fatalf("prefix %v, want C-b as in tmux", k.Prefix)
@@ -133,6 +136,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestBindString(t *testing.T) {
+	t.Parallel()
 	k := Default()
 	if err := k.BindString(ModePrefix, "v", "split-right"); err != nil {
 		t.Fatal(err)
@@ -155,6 +159,7 @@ func TestBindString(t *testing.T) {
 }
 
 func TestSelectTabActions(t *testing.T) {
+	t.Parallel()
 	for n := 0; n <= 9; n++ {
 		a := SelectTab(n)
 		if !a.Valid() || a.Help() == "" {

@@ -20,17 +20,6 @@ const (
 	envIgnoreTerm = "TICKMUX_TEST_IGNORE_TERM"
 )
 
-func TestMain(m *testing.M) {
-	if path := os.Getenv(envHung); path != "" {
-		playHungServer(path)
-		return
-	}
-	if how := os.Getenv(envStartingServer); how != "" {
-		os.Exit(playStartingServer(how))
-	}
-	os.Exit(m.Run())
-}
-
 func playHungServer(path string) {
 	if os.Getenv(envIgnoreTerm) != "" {
 		signal.Ignore(syscall.SIGTERM)

@@ -19,6 +19,7 @@ func allStyles(t *Theme) map[string]tcell.Style {
 }
 
 func TestBuiltInThemesSetEveryRole(t *testing.T) {
+	t.Parallel()
 	for _, name := range Names() {
 		th, err := ByName(name)
 		if err != nil {
@@ -36,6 +37,7 @@ func TestBuiltInThemesSetEveryRole(t *testing.T) {
 }
 
 func TestMonochromeHasNoColour(t *testing.T) {
+	t.Parallel()
 	for role, s := range allStyles(Monochrome()) {
 		fg, bg, _ := s.Decompose()
 		if fg != tcell.ColorDefault || bg != tcell.ColorDefault {
@@ -62,6 +64,7 @@ func TestNoColorEnv(t *testing.T) {
 }
 
 func TestSetRole(t *testing.T) {
+	t.Parallel()
 	th := Dark()
 	cases := []struct {
 		role, spec string

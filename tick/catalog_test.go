@@ -13,6 +13,7 @@ func noop(context.Context, json.RawMessage) (any, error) { return nil, nil }
 
 // TestNewChecksLikeAHost: New refuses every descriptor a host would refuse (spec 5.3, H-D1).
 func TestNewChecksLikeAHost(t *testing.T) {
+	t.Parallel()
 	good := func() Tick {
 		return Tick{Kind: "test.k", Title: "T", Tools: []ToolSpec{
 			{Name: "q", Description: "query", Handler: noop},
@@ -70,6 +71,7 @@ func TestNewChecksLikeAHost(t *testing.T) {
 // TestRevisionFollowsTheCatalog: the revision changes when any declared part of any tool does,
 // and only then (spec 5.5).
 func TestRevisionFollowsTheCatalog(t *testing.T) {
+	t.Parallel()
 	base := ToolSpec{Name: "a", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: noop}
 	rev := func(tools ...ToolSpec) string {
 		t.Helper()
@@ -105,6 +107,7 @@ func TestRevisionFollowsTheCatalog(t *testing.T) {
 
 // TestUpdateRefusesWhatAHostWould: null state, unencodable state, oversized state (spec 8.2).
 func TestUpdateRefusesWhatAHostWould(t *testing.T) {
+	t.Parallel()
 	s, err := New(Tick{Kind: "k", Title: "t"})
 	if err != nil {
 		t.Fatal(err)

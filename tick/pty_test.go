@@ -21,6 +21,7 @@ import (
 // typed there becomes an update on stdout, stdout carries protocol lines only, and SIGTERM
 // ends the Tick.
 func TestUIOnControllingTerminal(t *testing.T) {
+	t.Parallel()
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Skipf("no PTY here: %v", err)
@@ -112,6 +113,7 @@ func TestUIOnControllingTerminal(t *testing.T) {
 // on. Keys reach the UI (the protocol reader does not take them) and no protocol message is
 // written over the screen; SIGHUP, as when the terminal closes, ends the Tick.
 func TestRunByHandInATerminal(t *testing.T) {
+	t.Parallel()
 	master, slave, err := pty.Open()
 	if err != nil {
 		t.Skipf("no PTY here: %v", err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestParseRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line    string
 		ok      bool
@@ -58,6 +59,7 @@ func TestParseRequest(t *testing.T) {
 }
 
 func TestParseCallParams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		params     string
 		revisionOK bool
@@ -125,6 +127,7 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 func TestReadLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		in    string

@@ -73,6 +73,7 @@ func screenText(s tcell.SimulationScreen) string {
 // TestUIKeysUpdateAndRedraw: a key handled on the UI goroutine makes an update on stdout and a new
 // frame; Ctrl-C stops serving and finalises the screen; no goroutine outlives serve (goleak).
 func TestUIKeysUpdateAndRedraw(t *testing.T) {
+	t.Parallel()
 	p := newPipes(t)
 	screen := tcell.NewSimulationScreen("UTF-8")
 	if err := screen.Init(); err != nil {
@@ -149,6 +150,7 @@ func TestUIKeysUpdateAndRedraw(t *testing.T) {
 // TestServeHeadlessEOF: with no screen, serve answers, and at EOF writes the newest pending
 // update before returning nil.
 func TestServeHeadlessEOF(t *testing.T) {
+	t.Parallel()
 	p := newPipes(t)
 	srv, err := New(Tick{Kind: "test.headless", Title: "Headless"})
 	if err != nil {
@@ -180,6 +182,7 @@ func TestServeHeadlessEOF(t *testing.T) {
 // TestDrawnTextCannotEscape: what Draw puts on its screen reaches the terminal without control
 // characters, whatever an agent or a file put in the text (STYLE 10).
 func TestDrawnTextCannotEscape(t *testing.T) {
+	t.Parallel()
 	sim := tcell.NewSimulationScreen("UTF-8")
 	if err := sim.Init(); err != nil {
 		t.Fatal(err)

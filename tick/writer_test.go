@@ -13,6 +13,7 @@ import (
 // never blocks; what finally comes out is a strictly increasing run ending at the newest update,
 // and every update not written is counted as coalesced.
 func TestOutboxKeepsNewestWhileBlocked(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe() // every write blocks until read: the slowest stdout there is
 	o := newOutbox()
 	o.w = pw
@@ -61,6 +62,7 @@ func TestOutboxKeepsNewestWhileBlocked(t *testing.T) {
 // TestOutboxWriteErrorIsSticky: after the host stops reading, every write fails fast and the
 // failure is signalled once.
 func TestOutboxWriteErrorIsSticky(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	pr.Close()
 	o := newOutbox()

@@ -362,8 +362,7 @@ func TestLockedModePassesThePrefix(t *testing.T) {
 	hs.typeText("g")
 	hs.waitFor("LOCKED")
 	hs.prefix()
-	hs.typeText("%")
-	time.Sleep(100 * time.Millisecond)
+	hs.typeText("%") // typeText returns once the UI has handled the keys (a sentinel key)
 	if n := len(onUIValue(hs, func() []string { return hs.app.tab.layout.IDs() })); n != 1 {
 		t.Fatalf("the prefix worked in locked mode: %d panes", n)
 	}

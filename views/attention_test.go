@@ -93,8 +93,15 @@ func TestEachCardRingsOnce(t *testing.T) {
 	answered(t, second)
 	answered(t, third)
 	waitCards(t, hs.queue, 0)
-	hs.sync()
-	if got := sc.got(); len(got) != 3 {
-		t.Fatalf("alerts %q after the cards went away, want the 3 bells only", got)
+	// A fourth card is the sentinel: once the App has rung for it, it has handled the cards going
+	// away, and any bell that handling rang is in the list before the fourth's.
+	fourth, cancel4 := ask(hs, host.ApprovalRequest{Action: host.ActionSend, Client: "agent", Instance: "shell:1", Text: "fourth"})
+	defer cancel4()
+	id := waitCards(t, hs.queue, 1)[0].ID
+	waitUntil(t, "the App rang for the fourth card", func() bool { return onUIValue(hs, func() uint64 { return hs.app.rung }) >= id })
+	if got := sc.got(); len(got) != 4 {
+		t.Fatalf("alerts %q after the cards went away and a fourth came, want 4 bells", got)
 	}
+	cancel4()
+	answered(t, fourth)
 }

@@ -72,7 +72,7 @@ func TestHostileTextCannotBreakTheCard(t *testing.T) {
 			if left < 0 {
 				t.Fatalf("no focused card on screen:\n%s", hs.text())
 			}
-			stillPending(t, done, "drawing a hostile card")
+			oneCardStillPending(t, hs, done, "drawing a hostile card")
 		})
 	}
 }
@@ -101,5 +101,5 @@ func TestCardSaysWhatWasNotChecked(t *testing.T) {
 	defer cancel()
 	waitCards(t, hs.queue, 1)
 	hs.waitFor(`not checked by tickmux: at /properties/a/pattern:`)
-	stillPending(t, done, "drawing the card")
+	oneCardStillPending(t, hs, done, "drawing the card")
 }

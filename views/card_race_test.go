@@ -33,9 +33,9 @@ func yDuringChange(t *testing.T, hs *harness, change func(), read chan error, wa
 	if err := answered(t, read); !errors.Is(err, wantRead) {
 		t.Fatalf("the %s card: %v", what, err)
 	}
-	stillPending(t, next, "y pressed for the "+what+" card")
+	oneCardStillPending(t, hs, next, "y pressed for the "+what+" card")
 	hs.typeText("y")
-	stillPending(t, next, "y pressed as the next card appeared")
+	oneCardStillPending(t, hs, next, "y pressed as the next card appeared")
 	hs.waitFor("NEW CARD")
 }
 
@@ -61,7 +61,7 @@ func TestEnteringCardModeOnACardNeverSeenWaits(t *testing.T) {
 		t.Fatalf("the withdrawn card: %v", err)
 	}
 	hs.typeText("y")
-	stillPending(t, second, "prefix a y typed for the withdrawn card")
+	oneCardStillPending(t, hs, second, "prefix a y typed for the withdrawn card")
 	hs.waitFor("NEW CARD")
 	denyAfterSettle(t, hs, second, "the card")
 }
@@ -110,7 +110,7 @@ func TestNewCardDoesNotTakeTheKey(t *testing.T) {
 	if err := answered(t, read); err != nil {
 		t.Fatalf("the card read: %v", err)
 	}
-	stillPending(t, arrived, "y pressed as a new card arrived")
+	oneCardStillPending(t, hs, arrived, "y pressed as a new card arrived")
 	if p := hs.queue.Pending(); len(p) != 1 || p[0].Req.Text != "MALICIOUS" {
 		t.Fatalf("pending: %+v", p)
 	}

@@ -50,15 +50,6 @@ func answered(t *testing.T, done chan error) error {
 	}
 }
 
-func stillPending(t *testing.T, done chan error, what string) {
-	t.Helper()
-	select {
-	case err := <-done:
-		t.Fatalf("%s: the card was answered (%v)", what, err)
-	case <-time.After(50 * time.Millisecond):
-	}
-}
-
 // askHarmlessThenMalicious puts two cards up, "harmless" then "MALICIOUS", and waits until both
 // are pending: the first's answer and withdrawal, then the second's.
 func askHarmlessThenMalicious(hs *harness) (first chan error, withdraw context.CancelFunc, second chan error, cancel context.CancelFunc) {
@@ -70,10 +61,17 @@ func askHarmlessThenMalicious(hs *harness) (first chan error, withdraw context.C
 	return first, withdraw, second, cancel
 }
 
+// waitSettled waits until the settle time after a card changed is over (the App says so: no
+// pause of its length).
+func (hs *harness) waitSettled() {
+	hs.t.Helper()
+	waitUntil(hs.t, "the settle time is over", func() bool { return !onUIValue(hs, hs.app.settling) })
+}
+
 // denyAfterSettle waits out the settle time after a card appeared, then n must deny it.
 func denyAfterSettle(t *testing.T, hs *harness, done chan error, what string) {
 	t.Helper()
-	time.Sleep(cardSettle + 100*time.Millisecond)
+	hs.waitSettled()
 	hs.typeText("n")
 	if err := answered(t, done); !errors.Is(err, host.ErrDenied) {
 		t.Fatalf("%s, answered after the settle: %v", what, err)
@@ -113,18 +111,20 @@ func changeCatalog(in *host.Instance) error {
 	return err
 }
 
-// oneCardStillPending checks, a moment after keys that must answer nothing, that done has no
-// answer and the one card is still pending.
+// oneCardStillPending checks, once the UI has handled the keys typed on hs.screen (a sentinel
+// key: keysSeen; a view's keys need keysSeen on the view first), that the one card is still
+// pending and done has no answer. An answer takes the card out of the queue on the UI goroutine,
+// at the key.
 func oneCardStillPending(t *testing.T, hs *harness, done chan error, what string) {
 	t.Helper()
-	time.Sleep(100 * time.Millisecond)
+	hs.sync()
+	if len(hs.queue.Pending()) != 1 {
+		t.Fatalf("%s: the card went away", what)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("%s: %v", what, err)
 	default:
-	}
-	if len(hs.queue.Pending()) != 1 {
-		t.Fatal("the card went away")
 	}
 }
 
@@ -188,7 +188,7 @@ func TestLongCardMustBeReadToItsEnd(t *testing.T) {
 	hs.typeText("a")
 	hs.waitFor("more than the panel shows")
 	hs.typeText("y")
-	stillPending(t, done, "y before reading the card to its end")
+	oneCardStillPending(t, hs, done, "y before reading the card to its end")
 	hs.waitFor("read it to its end")
 	for i := 0; i < 10; i++ {
 		hs.key(tcell.KeyPgDn, 0, tcell.ModNone)
@@ -239,7 +239,7 @@ func TestYAfterTheLastCardWentAwayStaysOutOfThePane(t *testing.T) {
 	if scr := hs.text(); !strings.Contains(scr, "TYPED[]") {
 		t.Fatalf("a y meant for the withdrawn card reached the pane:\n%s", scr)
 	}
-	time.Sleep(cardSettle + 100*time.Millisecond)
+	hs.waitSettled()
 	hs.typeText("z")
 	hs.waitFor("TYPED[z]")
 }
@@ -291,7 +291,7 @@ func TestGrantIsListedAndRevocable(t *testing.T) {
 	hs.waitGone("ALLOWED WITHOUT A CARD")
 	done = approve(in, 3)
 	hs.waitFor("wants to call increment")
-	stillPending(t, done, "a call after the grant was revoked")
+	oneCardStillPending(t, hs, done, "a call after the grant was revoked")
 	hs.key(tcell.KeyEscape, 0, tcell.ModNone) // the panel lets go of the keys
 	hs.prefix()
 	hs.typeText("a")

@@ -191,7 +191,7 @@ func (vh *viewsHarness) keysIn(id string, keys ...*tcell.EventKey) {
 	for _, k := range keys {
 		vh.views[id].InjectKey(k.Key(), k.Rune(), k.Modifiers())
 	}
-	vh.sync()
+	vh.keysSeen(vh.views[id]) // returns once the App has handled them: a sentinel key behind them
 }
 
 func runeKey(r rune) *tcell.EventKey { return tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone) }

@@ -22,18 +22,20 @@ func TestRunReturnsWhenTheScreenFails(t *testing.T) {
 		hs.openShell("exec yes other-line", "other-line")
 		// The UI is busy when the error arrives, so the App's goroutines have handed it frames
 		// that wait beside the error in tview's queues.
-		busy := make(chan struct{})
+		// The work is handed over as the App's goroutines hand it (post): tview's own QueueUpdate
+		// would wait for ever when its loop stopped before the update was queued.
+		busy, started := make(chan struct{}), make(chan struct{})
 		go func() { // owner: this test; ends when the UI ran the update
-			hs.app.app.QueueUpdate(func() { time.Sleep(100 * time.Millisecond) })
+			hs.app.postThen(func() { close(started); time.Sleep(100 * time.Millisecond) }, false)
 			close(busy)
 		}()
-		time.Sleep(20 * time.Millisecond)
+		<-started // the UI is busy: a sentinel, not a pause
 		hs.screen.PostEvent(tcell.NewEventError(errors.New("the terminal went away")))
 		// More work queued behind the error: a loop that stopped at the error would leave it,
 		// and whoever queued it, waiting.
 		busy2 := make(chan struct{})
-		go func() { // owner: this test; ends when the UI ran the update
-			hs.app.app.QueueUpdate(func() { time.Sleep(20 * time.Millisecond) })
+		go func() { // owner: this test; ends when the UI ran the update or the App refused it
+			hs.app.postThen(func() { time.Sleep(20 * time.Millisecond) }, false)
 			close(busy2)
 		}()
 		defer func() { <-busy2 }()

@@ -179,6 +179,8 @@ type harness struct {
 	screen  tcell.SimulationScreen
 	done    chan error
 	running bool
+	// sentinels maps a sentinel key (keysSeen) to the channel closed when the UI takes it.
+	sentinels sync.Map
 }
 
 func newHarness(t *testing.T, w, hh int) *harness {
@@ -224,7 +226,37 @@ func newHarnessWith(t *testing.T, screen tcell.Screen, j host.JournalWriter) *ha
 
 func (hs *harness) start() {
 	hs.running = true
+	// Sentinel keys (keysSeen) stop here; every other key goes on to the App.
+	capture := hs.app.app.GetInputCapture()
+	hs.app.app.SetInputCapture(func(ev *tcell.EventKey) *tcell.EventKey {
+		if seen, ok := hs.sentinels.LoadAndDelete(ev); ok {
+			hs.app.keyTaken(ev) // a Mirror counts a view's key as waiting until the App takes it
+			close(seen.(chan struct{}))
+			return nil
+		}
+		return capture(ev)
+	})
 	go func() { hs.done <- hs.app.Run() }()
+}
+
+// keysSeen returns once the UI goroutine has handled every event posted on screen before it
+// (keys, mouse, a paste): a sentinel key posted after them leaves the same queue after them.
+// screen is hs.screen, or a view's terminal for what that view sent. A sentinel, not a pause:
+// a check that nothing happened after some keys is made after keysSeen.
+func (hs *harness) keysSeen(screen tcell.Screen) {
+	hs.t.Helper()
+	if !hs.running {
+		return
+	}
+	ev := tcell.NewEventKey(tcell.KeyF63, 0, tcell.ModNone)
+	seen := make(chan struct{})
+	hs.sentinels.Store(ev, seen)
+	screen.PostEventWait(ev)
+	select {
+	case <-seen:
+	case <-time.After(20 * time.Second):
+		hs.t.Fatal("the UI never took the keys typed")
+	}
 }
 
 func (hs *harness) close() {
@@ -344,15 +376,9 @@ func (hs *harness) typeText(s string) {
 	hs.sync()
 }
 
-// sync lets the UI goroutine handle the keys injected so far. Keys travel through tcell's queue
-// and tview's before the UI sees them, so this waits for a few empty updates to pass; tests then
-// assert with waitFor, which polls.
-func (hs *harness) sync() {
-	for i := 0; i < 3; i++ {
-		time.Sleep(5 * time.Millisecond)
-		hs.app.app.QueueUpdate(func() {})
-	}
-}
+// sync returns once the UI goroutine has handled the keys injected on hs.screen so far (what
+// they drew may still be on its way: assert that with waitFor, which polls).
+func (hs *harness) sync() { hs.keysSeen(hs.screen) }
 
 // onUIValue reads something on the UI goroutine.
 func onUIValue[T any](hs *harness, f func() T) T {

@@ -12,6 +12,7 @@ import (
 // a user through the guard.
 
 func TestPrefixedSequencesDoNotMoveTheSavedCursor(t *testing.T) {
+	t.Parallel()
 	term := New(10, 3, nil)
 	term.Write([]byte("ab\x1b7\x1b[2;5H\x1b[?u\x1b[>1u\x1b[?1001s\x1b8X"))
 	if got := term.Text(); got != "abX" {
@@ -20,6 +21,7 @@ func TestPrefixedSequencesDoNotMoveTheSavedCursor(t *testing.T) {
 }
 
 func TestTabStopsAfterWidening(t *testing.T) {
+	t.Parallel()
 	term := New(10, 2, nil)
 	term.Resize(30, 2)
 	term.Write([]byte("\t\t\tx"))
@@ -29,6 +31,7 @@ func TestTabStopsAfterWidening(t *testing.T) {
 }
 
 func TestColourQueriesAreAnswered(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	term := NewWithOptions(10, 2, Options{Reply: &out, Foreground: RGBColor(0xff, 0x80, 0), Background: RGBColor(0, 0, 0)})
 	term.Write([]byte("\x1b]10;?\x07\x1b]11;?\x1b\\"))
@@ -46,6 +49,7 @@ func TestColourQueriesAreAnswered(t *testing.T) {
 }
 
 func TestDeviceAttributesAndStatus(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	term := New(10, 3, &out)
 	term.Write([]byte("\x1b[c\x1b[>c\x1b[5n\x1b[2;3H\x1b[6n"))
@@ -56,6 +60,7 @@ func TestDeviceAttributesAndStatus(t *testing.T) {
 }
 
 func TestModesAreTracked(t *testing.T) {
+	t.Parallel()
 	term := New(10, 3, nil)
 	term.Write([]byte("\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[?1049h\x1b[4 q\x1b[?25l\x1b]2;my \x07title\x07"))
 	want := Modes{AltScreen: true, AppCursor: true, AppKeypad: true, BracketedPaste: true, FocusEvents: true,
@@ -75,6 +80,7 @@ func TestModesAreTracked(t *testing.T) {
 // the style table stays near what the screen shows, and that the main screen's styles survive
 // the sweeps made while the alternate screen is shown.
 func TestManyStylesCostNoMoreThanTheScreen(t *testing.T) {
+	t.Parallel()
 	term := New(20, 5, nil)
 	term.Write([]byte("\x1b[38;2;1;2;3mkeep\x1b[m\x1b[?1049h"))
 	var b strings.Builder
@@ -94,6 +100,7 @@ func TestManyStylesCostNoMoreThanTheScreen(t *testing.T) {
 }
 
 func TestManyClustersAreSwept(t *testing.T) {
+	t.Parallel()
 	term := New(20, 5, nil)
 	var b strings.Builder
 	for i := 0; i < 70000; i++ {
@@ -112,6 +119,7 @@ func TestManyClustersAreSwept(t *testing.T) {
 }
 
 func TestPanicResetsAndSaysSo(t *testing.T) {
+	t.Parallel()
 	term := New(80, 3, nil)
 	term.Write([]byte("before"))
 	term.mu.Lock()
@@ -127,6 +135,7 @@ func TestPanicResetsAndSaysSo(t *testing.T) {
 }
 
 func TestScrollbackLimit(t *testing.T) {
+	t.Parallel()
 	term := NewWithOptions(10, 2, Options{Scrollback: 5})
 	for i := 0; i < 100; i++ {
 		fmt.Fprintf(term, "%d\r\n", i)

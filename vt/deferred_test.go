@@ -35,6 +35,7 @@ func replay(ops []string, direct, reads bool) *Terminal {
 // (deferred.go) leaves exactly what handing everything over at once leaves: for random streams
 // of the sequences programs send, read at random points or only at the end, with resizes.
 func TestDeferredWritesAreInvisible(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	n := 2000
 	if testing.Short() {

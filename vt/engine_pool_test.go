@@ -10,6 +10,7 @@ import (
 // Terminals borrow vt10x's parse reader for a flush only, many at once, and go on after the
 // spare readers were dropped (a quiet server's ReleaseCaches).
 func TestParseReadersAreLent(t *testing.T) {
+	t.Parallel()
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)

@@ -58,6 +58,7 @@ func FuzzWrite(f *testing.F) {
 // TestRandomBytes runs a few thousand random streams of bytes and sequences through a terminal
 // on every test run, so that CI exercises what the fuzz target explores.
 func TestRandomBytes(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 3000
 	if testing.Short() {

@@ -31,6 +31,7 @@ func state(t *Terminal) string {
 // TestLineModeIsInvisible checks that the fast path for scrolling text leaves exactly what the
 // slow path leaves, whether the screen is read often (vt10x catching up often) or only at the end.
 func TestLineModeIsInvisible(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	starts := 0
 	pieces := []string{"hello", "world wide web", "x", "0123456789abcdef", "\r\n", "\n", "\r", "\b", "\t",

@@ -10,6 +10,7 @@ import (
 // A cell is 48 bytes: a screen and each view's copy of it hold one per cell, and an order of the
 // fields that pads (Rune before Comb) makes it 56.
 func TestCellPacked(t *testing.T) {
+	t.Parallel()
 	if n := unsafe.Sizeof(Cell{}); n != 48 {
 		t.Fatalf("a Cell is %d bytes, want 48", n)
 	}
@@ -58,6 +59,7 @@ func BenchmarkMemory(b *testing.B) {
 // TestScrollbackKeepsEveryCell: a line stored in the scrollback comes back cell for cell:
 // styles, wide characters, marks, trailing blanks that have a style.
 func TestScrollbackKeepsEveryCell(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"plain text",
 		"\x1b[31mred\x1b[m plain \x1b[1;44mbold on blue\x1b[m",

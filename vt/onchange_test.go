@@ -8,6 +8,7 @@ import (
 // OnChange's function runs after each write and resize, on the goroutine that made it, and no
 // more once it is cleared; Changed still wakes a waiter.
 func TestOnChange(t *testing.T) {
+	t.Parallel()
 	term := New(20, 3, nil)
 	var calls atomic.Int32
 	term.OnChange(func() { calls.Add(1) })

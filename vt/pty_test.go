@@ -29,6 +29,7 @@ func settled(t *testing.T, cols, rows int, argv ...string) *vt.Terminal {
 }
 
 func TestRealProgramScrollsIntoScrollback(t *testing.T) {
+	t.Parallel()
 	term := settled(t, 20, 5, "seq", "1", "60")
 	if got, want := term.Text(), "57\n58\n59\n60"; got != want {
 		t.Errorf("screen %q, want %q", got, want)
@@ -40,6 +41,7 @@ func TestRealProgramScrollsIntoScrollback(t *testing.T) {
 }
 
 func TestRealProgramWideCharactersAndColours(t *testing.T) {
+	t.Parallel()
 	term := settled(t, 12, 3, "printf", `\033[1;31m中文\033[m|e\314\201|\360\237\230\200|abcdefgh`)
 	if got, want := term.Text(), "中文|é|😀|ab\ncdefgh"; got != strings.ReplaceAll(want, "é", "e\u0301") {
 		t.Errorf("screen %q", got)
@@ -54,6 +56,7 @@ func TestRealProgramWideCharactersAndColours(t *testing.T) {
 // TestRealProgramGetsReplies checks that a cursor position report reaches the program through
 // the PTY.
 func TestRealProgramGetsReplies(t *testing.T) {
+	t.Parallel()
 	term := settled(t, 40, 3, "sh", "-c", `stty raw -echo; printf 'ab\033[6n'; r=$(dd bs=1 count=6 2>/dev/null | od -An -c | tr -d ' '); printf '\r\n%s' "$r"`)
 	if got := term.Text(); !strings.Contains(got, `033[1;3R`) {
 		t.Errorf("screen %q does not show the report ESC [1;3R", got)

@@ -73,6 +73,7 @@ var reflowCases = []struct {
 }
 
 func TestReflowMatchesTmux(t *testing.T) {
+	t.Parallel()
 	s := startTmux(t)
 	for _, tc := range reflowCases {
 		t.Run(tc.name, func(t *testing.T) {

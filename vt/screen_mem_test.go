@@ -12,6 +12,7 @@ import (
 // A snapshot's new cells come with their pages mapped, before anything is written to them: the
 // first draw after a quiet spell takes one system call, not a page fault per 4 KB.
 func TestNewScreenCellsAreMapped(t *testing.T) {
+	t.Parallel()
 	var s Screen
 	s.setSize(1000, 200) // 9.6 MB: fresh pages from the system
 	cells := s.Cells

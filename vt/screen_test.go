@@ -48,6 +48,7 @@ func run(cols, rows int, input string) *Terminal {
 }
 
 func TestScreens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		cols, rows int
@@ -105,6 +106,7 @@ func TestScreens(t *testing.T) {
 }
 
 func TestSplitUTF8AcrossWrites(t *testing.T) {
+	t.Parallel()
 	term := New(4, 1, nil)
 	term.Write([]byte("\xe4\xb8"))
 	term.Write([]byte("\xad!"))

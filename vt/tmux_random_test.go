@@ -12,6 +12,7 @@ import (
 // only when TICKMUX_TMUX_RANDOM names how many streams to try (it takes about 50 ms each); the
 // seed is printed so that a failure can be replayed with TICKMUX_TMUX_SEED.
 func TestRandomAgainstTmux(t *testing.T) {
+	t.Parallel()
 	n, _ := strconv.Atoi(os.Getenv("TICKMUX_TMUX_RANDOM"))
 	if n <= 0 {
 		t.Skip("set TICKMUX_TMUX_RANDOM=N to compare N random streams with tmux")
@@ -99,6 +100,7 @@ func randomStream(r *rand.Rand, tokens int) []string {
 
 // TestTmuxOne shows one stream (TICKMUX_TMUX_INPUT, Go-quoted) in tmux and here; for debugging.
 func TestTmuxOne(t *testing.T) {
+	t.Parallel()
 	in := os.Getenv("TICKMUX_TMUX_INPUT")
 	if in == "" {
 		t.Skip("set TICKMUX_TMUX_INPUT")

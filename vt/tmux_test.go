@@ -263,6 +263,7 @@ var tmuxCases = []struct {
 }
 
 func TestMatchesTmux(t *testing.T) {
+	t.Parallel()
 	s := startTmux(t)
 	const cols, rows = 20, 6
 	for _, tc := range tmuxCases {

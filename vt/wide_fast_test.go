@@ -22,6 +22,7 @@ func parsedBy(term *Terminal, frames ...[]byte) int {
 // deferred path that leaves unchanged cells out still applies (issue 29: a single ✅ made every
 // later full-screen redraw 7-10x slower for the life of the pane).
 func TestWideCharacterKeepsTheFastPath(t *testing.T) {
+	t.Parallel()
 	frame := func(n int) []byte {
 		var b strings.Builder
 		b.WriteString("\x1b[H")
@@ -54,6 +55,7 @@ func TestWideCharacterKeepsTheFastPath(t *testing.T) {
 // TestWideCellsInEveryFrameLeaveTheRestDeferred: frames that draw wide characters on some rows
 // every time still hand vt10x only what changed around them, not every ASCII cell.
 func TestWideCellsInEveryFrameLeaveTheRestDeferred(t *testing.T) {
+	t.Parallel()
 	frames := wideFrames(120, 30)
 	one := len(frames) / 40 // a few frames' worth
 	term := NewWithOptions(120, 30, Options{Scrollback: 100})

@@ -157,6 +157,7 @@ func TestHugeChangeOmitted(t *testing.T) {
 }
 
 func TestChangeLines(t *testing.T) {
+	t.Parallel()
 	p, _ := Diff(json.RawMessage(`{"value":0,"recent":[],"note":"a"}`), json.RawMessage(`{"value":5,"recent":[{"v":5},{"v":6}]}`))
 	got := strings.Join(ChangeLines(Entry{Change: p, Merged: 1}, 0), "\n")
 	want := "/note: removed (was \"a\")\n/recent: +2 items\n/value: 0 → 5\n(merged: 1 other update arrived while the call ran; the change includes them)"

@@ -81,6 +81,7 @@ func canon(t *rapid.T, raw json.RawMessage) any {
 
 // Applying Diff(before, after) to before gives after, for any two documents.
 func TestDiffApplyProperty(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		a := jsonValue(3).Draw(t, "before")
 		b := mutate(t, a, 3)
@@ -103,6 +104,7 @@ func TestDiffApplyProperty(t *testing.T) {
 }
 
 func TestDiffShapes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ before, after, want string }{
 		{`{"value":0,"recent":[]}`, `{"value":5,"recent":[{"v":5}]}`,
 			`[{"op":"add","path":"/recent/0","value":{"v":5}},{"op":"replace","path":"/value","value":5,"old":0}]`},

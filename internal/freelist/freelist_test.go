@@ -5,6 +5,7 @@ import "testing"
 // A list gives back what was put, newest first, keeps no more than its bound, and keeps
 // nothing after Drop.
 func TestList(t *testing.T) {
+	t.Parallel()
 	l := New[int](2)
 	if v := l.Get(); v != nil {
 		t.Fatalf("an empty list gave %v", *v)

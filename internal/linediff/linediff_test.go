@@ -9,6 +9,7 @@ import (
 )
 
 func TestUnifiedGolden(t *testing.T) {
+	t.Parallel()
 	old := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n"
 	new := "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn"
 	got, err := Unified("a/f", "b/f", old, new)
@@ -37,6 +38,7 @@ func TestUnifiedGolden(t *testing.T) {
 }
 
 func TestUnifiedEdges(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ old, new, want string }{
 		{"same\n", "same\n", ""},
 		{"", "x\ny\n", "--- o\n+++ n\n@@ -0,0 +1,2 @@\n+x\n+y\n"},
@@ -53,6 +55,7 @@ func TestUnifiedEdges(t *testing.T) {
 // TestUnifiedRandom applies each diff back to the old text and checks it gives the new one, and
 // that the script is as short as an LCS says it can be.
 func TestUnifiedRandom(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(1))
 	for i := 0; i < 2000; i++ {
 		a, b := randomText(r), randomText(r)
@@ -72,6 +75,7 @@ func TestUnifiedRandom(t *testing.T) {
 }
 
 func TestUnifiedTooLarge(t *testing.T) {
+	t.Parallel()
 	var a, b strings.Builder
 	for i := 0; i < maxEdits; i++ {
 		fmt.Fprintf(&a, "a%d\n", i)

@@ -10,6 +10,7 @@ import (
 // in a terminal UI library, directly or through another package (issue 15: host/ imports no UI),
 // nor the view client and its server (package server; the socket's path is internal/sockpath).
 func TestNoUIInTheHostSide(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "tickmux/tick/wire", "tickmux/host", "tickmux/host/trim", "tickmux/check", "tickmux/agent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)

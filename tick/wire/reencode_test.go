@@ -14,6 +14,7 @@ import (
 // spec: 2.3
 // spec: 3.5
 func TestEncodedLen(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{
 		`{}`, `"plain"`, ` [ 1 , 2 ,"a b" ] `,
 		`"\u4e2d\u6587 caf\u00e9"`, `"\/\"\\\b\f\n\r\t"`, `"\u0022\u005c\u000a\u0001\u001F\u007f"`,
@@ -59,6 +60,7 @@ func reference(t *testing.T, raw string) int {
 //
 // spec: 2.3
 func TestClean(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		`{ "\u0070ul\u0073es" : 5000E-1 }`:                                 `{"pulses":500}`,
 		`[0.3e1, -0, -0.0e5, 1.50, 100, 1e2]`:                              `[3,-0,-0,1.5,100,100]`,
