@@ -21,8 +21,7 @@ import (
 // TestEarlyViewBeforeHeavyInits: in tickmux's binary (this test binary links what it links), the
 // early start runs before the packages that import unicode or reflect (the terminal, UI, MCP and
 // JSON schema libraries among them) initialise; runtime/metrics, whose init sorts before it
-// and took about 1 ms in every process, does not initialise before it (memtrim.go does without),
-// and neither does any package of another module.
+// and took about 1 ms in every process, does not initialise before it, and neither does any package of another module.
 func TestEarlyViewBeforeHeavyInits(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"tickmux/host"
-	"tickmux/host/guardian"
 	"tickmux/server/earlyview"
 )
 
@@ -162,9 +161,6 @@ func (s *Server) accept() {
 			nc.Close()
 			continue
 		}
-		// A quiet server gave the binary's pages back (memtrim.go): map them back at once, beside
-		// the request, rather than one page fault at a time along its path.
-		guardian.WakeCode()
 		c := newConn(s, nc)
 		c.pid = pid
 		s.mu.Lock()

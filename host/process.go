@@ -358,11 +358,6 @@ func getReadBuf() *ptyBuf {
 	return new(ptyBuf)
 }
 
-// ReleaseCaches drops the PTY read buffers that wait for readers (up to maxFreeReadBufs of
-// 16 KB). For a process gone quiet, before its free heap goes back to the system: the next read
-// makes one again. Any goroutine.
-func ReleaseCaches() { readBufs.Drop() }
-
 // readMaster waits in the runtime's poller until the master has output, then reads it into a
 // buffer from readBufs (nil when nothing was read; the caller puts it back). n is 0 and err
 // io.EOF at end of output.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"tickmux/host/guardian"
 	"tickmux/vt"
 )
 
@@ -973,7 +972,6 @@ func (v *mirrorView) readLoop() {
 	defer endPaste() // a view that leaves mid-paste still closes it
 	for {
 		ev := v.sc.PollEvent()
-		guardian.WakeCode() // the first input after a quiet spell: the binary's pages back at once
 		switch e := ev.(type) {
 		case nil:
 			return // finalized

@@ -5,10 +5,7 @@
 // packages dependencies first and otherwise in the order of their import paths; this one imports
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
 // every package that does: the JSON schema, terminal and UI libraries never initialise in the
-// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. A
-// second after it starts to wait, and a second after each burst of messages, it gives back the
-// pages of the binary that its work touched (ReleaseCodeLater), as the view client does once its
-// terminal is the server's.
+// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so.
 package guardian
 
 import (
@@ -121,9 +118,6 @@ func run(in *os.File) int {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
-	// It waits from here on, and a message is rare (a pane opened or closed); handling one
-	// touches pages of the binary again, given back once the messages stop for a while.
-	later := ReleaseCodeLater()
 	for {
 		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
 		if err == syscall.EINTR {
@@ -159,27 +153,9 @@ func run(in *os.File) int {
 		default:
 			closeAll(fds)
 		}
-		later.Reset(ReleaseDelay)
 	}
-	later.Stop()
 	endGroups(watched, TerminateGrace)
 	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
-}
-
-// ReleaseDelay is how long after the start of its wait a guardian or a view gives back the
-// binary's pages (ReleaseCode). Both start to wait while the server draws the first frame (the
-// guardian starts with the first pane, the view as its terminal goes to the server), and the
-// release's read of /proc/self/smaps and its madvise calls took 2-3 ms of CPU on the two cores
-// that frame needed; a second later nothing waits on them.
-const ReleaseDelay = time.Second
-
-// release is ReleaseCode; a test counts its calls.
-var release = ReleaseCode
-
-// ReleaseCodeLater calls ReleaseCode once ReleaseDelay has passed (on a goroutine of its own);
-// the timer's Reset asks for another release later.
-func ReleaseCodeLater() *time.Timer {
-	return time.AfterFunc(ReleaseDelay, func() { release() })
 }
 
 // fields splits a message at spaces (strings.Fields would bring unicode in).
@@ -203,10 +179,20 @@ func fields(b []byte) []string {
 
 // atoi reads a positive decimal number up to 2^30; anything else is 0.
 func atoi(s string) int {
-	if n, ok := dec(s); ok && n <= 1<<30 {
-		return int(n)
+	if len(s) == 0 || len(s) > 10 {
+		return 0
 	}
-	return 0
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if n > 1<<30 {
+		return 0
+	}
+	return n
 }
 
 func closeAll(fds []int) {

@@ -1,7 +1,6 @@
 package earlyview
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,23 +72,5 @@ func TestSocketPath(t *testing.T) {
 	}
 	if got := SocketPath("/flag.sock"); got != "/flag.sock" {
 		t.Errorf("SocketPath with the flag = %q", got)
-	}
-}
-
-// A view gives back the binary's pages once the first frame is drawn, not as it starts to wait
-// (guardian.ReleaseCodeLater), and once.
-func TestNewViewReleasesLater(t *testing.T) {
-	calls := 0
-	defer func(f func()) { releaseLater = f }(releaseLater)
-	releaseLater = func() { calls++ }
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	v := NewView("/nonexistent", -1, io.Discard, io.Discard, TermState{}, make(chan os.Signal, 1), r, func(string) {}, func() { r.Close() })
-	defer v.Close()
-	if calls != 1 {
-		t.Errorf("NewView asked for the later release %d times, want 1", calls)
 	}
 }

@@ -16,8 +16,6 @@ import (
 // over before it asks for signals (the first signal.Notify starts threads, which the server's
 // answer used to wait for), and a resize between the two reaches the server.
 func TestStartHandsTheTerminalOverBeforeSignals(t *testing.T) {
-	defer func(f func()) { releaseLater = f }(releaseLater)
-	releaseLater = func() {}
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)

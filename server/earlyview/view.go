@@ -7,8 +7,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
-	"tickmux/host/guardian"
 )
 
 // The view's notifications to the server, and the server's that end the view.
@@ -71,20 +69,13 @@ type View struct {
 // NewView starts the wait of a view attached through the socket at path: its terminal is in
 // (settings saved before the server had it) and out, messages go to errw, the server's lines
 // come from r, tell sends a notification, sigs carries Signals, and closeConn ends the connection
-// (Close calls it). It gives back the binary's pages the process's start touched a moment
-// later (guardian.ReleaseCodeLater).
+// (Close calls it).
 func NewView(path string, in int, out, errw io.Writer, saved TermState, sigs chan os.Signal, r io.Reader, tell func(method string), closeConn func()) *View {
 	v := &View{socket: path, in: in, out: out, errw: errw, saved: saved, sigs: sigs, tell: tell,
 		lines: make(chan []byte, 8), done: make(chan struct{}), close: closeConn}
 	go v.read(r) // owner: the View; returns at the connection's end, or once Close is called
-	// The terminal is the server's: the view waits from here on, and needs little of the binary
-	// (once the server has drawn the first frame).
-	releaseLater()
 	return v
 }
-
-// releaseLater is guardian.ReleaseCodeLater; a test counts its calls.
-var releaseLater = func() { guardian.ReleaseCodeLater() }
 
 // Close ends the connection and stops listening for signals.
 func (v *View) Close() {
