@@ -114,6 +114,11 @@ func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
 // Path is the socket's path.
 func (s *Server) Path() string { return s.ln.Path() }
 
+// Unlisten stops accepting and removes the socket, releasing its lock: a tickmux started from
+// now on starts a server of its own. The connections already made go on until Close. Any
+// goroutine; Close after it is still needed.
+func (s *Server) Unlisten() { _ = s.ln.Close() }
+
 // Close stops accepting, cancels every request (pending approval cards are withdrawn), closes
 // every connection, waits for all of the server's goroutines and removes the socket. It does not
 // close the host.

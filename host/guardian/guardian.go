@@ -11,8 +11,10 @@ package guardian
 import (
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Env, set to "1", makes a binary that links this package (host does) run as a guardian.
@@ -215,23 +217,115 @@ func endGroups(groups map[int]bool, grace time.Duration) {
 		_ = syscall.Kill(-pgid, sig)
 		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped job must run to see its signal
 	}
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		alive := false
-		for pgid := range groups {
-			if GroupAlive(pgid) {
-				alive = true
-				break
-			}
-		}
-		if !alive {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	pgids := make([]int, 0, len(groups))
+	for pgid := range groups {
+		pgids = append(pgids, pgid)
+	}
+	if WaitGroupsGone(pgids, time.Now().Add(grace)) {
+		return
 	}
 	for pgid := range groups {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
+}
+
+// WaitGroupsGone waits until no member of the process groups runs (zombies do not count), or
+// until deadline, and reports whether they are gone. It waits on a pidfd for each member (Linux
+// 5.3) and looks for members again at each exit: a member may have started another one. Where
+// pidfds are not to be had it looks every 20 ms.
+func WaitGroupsGone(pgids []int, deadline time.Time) bool {
+	var fds []int
+	defer func() { closeAll(fds) }()
+	for {
+		closeAll(fds)
+		fds = fds[:0]
+		members := groupMembers(pgids)
+		if len(members) == 0 {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		for _, pid := range members {
+			if fd, err := pidfdOpen(pid); err == nil {
+				fds = append(fds, fd)
+			} else if err != syscall.ESRCH { // no pidfds here: look again in a while
+				fds = fds[:0]
+				time.Sleep(min(left, 20*time.Millisecond))
+				break
+			}
+		}
+		if len(fds) > 0 {
+			pollAny(fds, min(left, time.Second)) // EINTR or a timeout: look again either way
+		}
+	}
+}
+
+// groupMembers lists the processes of the groups that have not ended (zombies are left out).
+func groupMembers(pgids []int) []int {
+	memberLooks.Add(1)
+	var members []int
+	live := pgids[:0:0]
+	for _, pgid := range pgids {
+		if syscall.Kill(-pgid, 0) == nil { // kill reaches zombies too: look closer below
+			live = append(live, pgid)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range dir {
+		pid := atoi(e.Name())
+		if pid <= 0 {
+			continue
+		}
+		state, pgrp, ok := stat(pid)
+		if !ok || state == 'Z' {
+			continue
+		}
+		for _, pgid := range live {
+			if pgrp == pgid {
+				members = append(members, pid)
+				break
+			}
+		}
+	}
+	return members
+}
+
+// memberLooks counts groupMembers's calls, for a test.
+var memberLooks atomic.Int64
+
+// pidfdOpen is pidfd_open(2): a descriptor that becomes readable when process pid exits.
+func pidfdOpen(pid int) (int, error) {
+	fd, _, e := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil // close-on-exec, as every pidfd
+}
+
+// sysPidfdOpen is pidfd_open's number, the same on every Linux architecture.
+const sysPidfdOpen = 434
+
+// pollAny waits up to d for one of fds to become readable (ppoll(2)).
+func pollAny(fds []int, d time.Duration) {
+	type pollFd struct {
+		fd             int32
+		events, revent int16
+	}
+	pfds := make([]pollFd, len(fds))
+	for i, fd := range fds {
+		pfds[i] = pollFd{fd: int32(fd), events: 0x1} // POLLIN
+	}
+	ts := syscall.NsecToTimespec(int64(d))
+	syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfds[0])), uintptr(len(pfds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // GroupAlive reports whether a member of process group pgid still runs. A zombie does not
