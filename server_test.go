@@ -140,7 +140,9 @@ func TestKillServerAnswersBeforeTheProgramsEnd(t *testing.T) {
 	defer os.WriteFile(release, nil, 0o600) // a failure below must not leave the program waiting
 	self, _ := os.Executable()
 	kill := exec.Command(self, "--socket", socket, "kill-server")
-	kill.Env = append(os.Environ(), envAsMain+"=1")
+	// A -race build sleeps 1 s before it exits (GORACE atexit_sleep_ms), as long as the server's
+	// hard stop gives it.
+	kill.Env = append(os.Environ(), envAsMain+"=1", "GORACE=atexit_sleep_ms=0")
 	if out, err := kill.CombinedOutput(); err != nil {
 		t.Fatalf("kill-server: %v\n%s", err, out)
 	}
@@ -150,7 +152,8 @@ func TestKillServerAnswersBeforeTheProgramsEnd(t *testing.T) {
 	select {
 	case err := <-p.done:
 		p.done <- err
-		t.Fatal("kill-server returned only once the server had exited")
+		log, _ := os.ReadFile(filepath.Join(dir, "tickmux", "tickmux.log"))
+		t.Fatalf("kill-server returned only once the server had exited:\n%s", log)
 	default:
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {

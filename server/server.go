@@ -251,9 +251,10 @@ func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
 		// The answer comes once the programs are being ended and the socket is gone, not once
 		// they have ended: what is left is the server's own, and if it died now its guardian
 		// would end every program all the same (as tmux answers before its panes' programs
-		// have exited). kill-server took 10-15 ms more waiting for the server's exit.
+		// have exited). kill-server took 10-15 ms more waiting for the server's exit. The App
+		// stops after the answer: its end closes this connection (Run's ctl.Close).
 		s.logf("kill-server: stopping")
-		s.stop()
+		s.stopped()
 		if s.host != nil && !s.host.WaitTold(time.Second) {
 			s.logf("kill-server: a program was not told to end within 1 s; answering all the same")
 		}
@@ -261,6 +262,7 @@ func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
 			c.Unlisten() // the next tickmux starts a server of its own at once
 		}
 		reply(nc, req.ID, struct{}{}, nil)
+		s.stop()
 	case MethodAttach:
 		s.attach(nc, req)
 	default:
