@@ -251,6 +251,7 @@ func WaitGroupsGone(pgids []int, deadline time.Time) bool {
 			if fd, err := pidfdOpen(pid); err == nil {
 				fds = append(fds, fd)
 			} else if err != syscall.ESRCH { // no pidfds here: look again in a while
+				closeAll(fds)
 				fds = fds[:0]
 				time.Sleep(min(left, 20*time.Millisecond))
 				break
