@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -103,6 +104,7 @@ func runServer(args []string, std stdio) int {
 	defer stopper.Close()
 	sigs := make(chan os.Signal, 1)
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
+	defer releaseWhenIdle(5*time.Second, 256<<10)() // the free heap back after a busy spell (memtrim.go)
 	if path := os.Getenv(EnvServerMemProfile); path != "" {
 		runtime.MemProfileRate = 4096 // from here on, one sample per 4 KB allocated (512 KB by default)
 		defer func() {
