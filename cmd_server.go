@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -27,13 +26,12 @@ import (
 const EnvServerCPUProfile = "TICKMUX_SERVER_CPUPROFILE"
 
 // EnvServerMemProfile names a file the server writes its heap profile to (live objects, after a
-// full collection) each time it has gone quiet, and when it stops.
+// full collection) when it stops.
 const EnvServerMemProfile = "TICKMUX_SERVER_MEMPROFILE"
 
 // tickmux server: the long-lived tickmux (package server) that `tickmux`, `tickmux -- CMD` and
 // `tickmux demo` start in the background when none runs on the socket. Not for people to run.
 func runServer(args []string, std stdio) int {
-	defer holdGC(startupGCPercent, startupGCHold)()
 	// The starter waits on this descriptor for "ok" or the error; programs must not inherit it.
 	var readyFile *os.File
 	if n, err := strconv.Atoi(os.Getenv(server.EnvReady)); err == nil && n > 2 {
@@ -102,22 +100,15 @@ func runServer(args []string, std stdio) int {
 	defer stopper.Close()
 	sigs := make(chan os.Signal, 1)
 	stopper.watch(func() { sigs <- syscall.SIGTERM })
-	var heapProfile func()
+	defer releaseWhenIdle(5*time.Second, 256<<10)() // the free heap back after a busy spell (memtrim.go)
 	if path := os.Getenv(EnvServerMemProfile); path != "" {
 		runtime.MemProfileRate = 4096 // from here on, one sample per 4 KB allocated (512 KB by default)
-		heapProfile = func() {
+		defer func() {
 			if err := writeHeapProfile(path); err != nil {
 				logf("%v", err)
 			}
-		}
-		defer heapProfile()
+		}()
 	}
-	// The trimmer (memtrim.go) starts once the start-up is over: its start reads the heap's
-	// statistics, which stops the world, and at start-up that waited ~2 ms (traced with uprobes:
-	// runtime.stopTheWorldWithSema to startTheWorldWithSema) for the threads busy starting the
-	// guardian and the first pane, with the first view waiting. It has nothing to do before
-	// its first period anyway.
-	defer afterStartup(startupGCHold, func() func() { return releaseWhenIdle(5*time.Second, 256<<10, heapProfile) })()
 	var cols, rows int
 	if f.size != "" {
 		if _, err := fmt.Sscanf(f.size, "%dx%d", &cols, &rows); err != nil {
@@ -139,59 +130,6 @@ func runServer(args []string, std stdio) int {
 		return 1
 	}
 	return 0
-}
-
-// The server's start-up (its panes' terminals, the App, then the first view's screen and frame)
-// allocates past the runtime's first heap goal of 4 MB just as the first view attaches: a
-// collection used to start in the middle of the first frame (a cold start traced with uprobes:
-// runtime.gcStart between the attach and its first frame, every time), taking a core and page
-// faults for its mark bits from the frame. For startupGCHold the goal is startupGCPercent/100
-// times higher (16 MB), then back to what it was (100 unless GOGC says otherwise).
-const (
-	startupGCPercent = 400
-	startupGCHold    = 2 * time.Second
-)
-
-// holdGC raises the garbage collector's percent to at least percent for d, unless collection is
-// off or already less frequent, and returns the function that ends the hold at once (the server's
-// exit; a no-op once it is over).
-func holdGC(percent int, d time.Duration) (end func()) {
-	old := debug.SetGCPercent(percent)
-	if old < 0 || old >= percent {
-		debug.SetGCPercent(old)
-		return func() {}
-	}
-	var once sync.Once
-	restore := func() { once.Do(func() { debug.SetGCPercent(old) }) }
-	t := time.AfterFunc(d, restore)
-	return func() {
-		t.Stop()
-		restore()
-	}
-}
-
-// afterStartup calls start once d has passed, unless the returned stop comes first; stop also
-// calls what start returned. Any goroutine.
-func afterStartup(d time.Duration, start func() (stop func())) (stop func()) {
-	var mu sync.Mutex
-	var stopped bool
-	var end func()
-	t := time.AfterFunc(d, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped {
-			end = start()
-		}
-	})
-	return func() {
-		t.Stop()
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped && end != nil {
-			end()
-		}
-		stopped = true
-	}
 }
 
 // writeHeapProfile writes the live heap (after a collection) to path, replacing it whole.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,11 +56,24 @@ func newTmuxRig(t *testing.T) *tmuxRig {
 }
 
 // killServer ends the tickmux server the test started, and anything it left: no test leaves a
-// server running.
+// server running. kill-server returns once every program has been told to end; the server ends a
+// moment later, its log complete: wait for that (10 s at most) before killing what is left.
 func (r *tmuxRig) killServer() {
+	var servers []int
+	for _, pid := range r.launched() {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "server" {
+			servers = append(servers, pid)
+		}
+	}
 	kill := exec.Command(r.self, "kill-server", "--socket", r.socket)
 	kill.Env = r.env
 	_ = kill.Run()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if !slices.ContainsFunc(servers, alive) {
+			break
+		}
+	}
 	for _, pid := range r.launched() {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}

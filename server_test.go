@@ -5,10 +5,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -111,6 +113,68 @@ func TestServerEndsOnSignals(t *testing.T) {
 				t.Error("the socket was left behind")
 			}
 		})
+	}
+}
+
+// kill-server answers once every program has been told to end and the socket is gone, not once
+// they have ended (as tmux's does): here the one program holds on after its signal, and the server
+// still runs when kill-server returns. Nothing outlives the server all the same. (Issue 29.4:
+// waiting for the server's exit made kill-server 2-3x slower.)
+func TestKillServerAnswersBeforeTheProgramsEnd(t *testing.T) {
+	dir := t.TempDir()
+	socket := filepath.Join(dir, "s.sock")
+	ready, hup, release := filepath.Join(dir, "ready"), filepath.Join(dir, "hup"), filepath.Join(dir, "release")
+	script := fmt.Sprintf(`trap 'echo > %s' HUP TERM; echo $$ > %s.tmp; mv %[2]s.tmp %[2]s; until [ -e %s ]; do sleep 0.05; done`, hup, ready, release)
+	p := startServerProc(t, socket, "--", "/bin/sh", "-c", script)
+	p.waitListening(t)
+	var program int
+	for deadline := time.Now().Add(20 * time.Second); program == 0; {
+		if b, err := os.ReadFile(ready); err == nil {
+			program, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the pane's program never started\n%s", p.errb.String())
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	defer os.WriteFile(release, nil, 0o600) // a failure below must not leave the program waiting
+	self, _ := os.Executable()
+	kill := exec.Command(self, "--socket", socket, "kill-server")
+	// A -race build sleeps 1 s before it exits (GORACE atexit_sleep_ms), as long as the server's
+	// hard stop gives it.
+	kill.Env = append(os.Environ(), envAsMain+"=1", "GORACE=atexit_sleep_ms=0")
+	if out, err := kill.CombinedOutput(); err != nil {
+		t.Fatalf("kill-server: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(socket); err == nil {
+		t.Error("kill-server returned with the socket still there: the next tickmux would find this server")
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+		log, _ := os.ReadFile(filepath.Join(dir, "tickmux", "tickmux.log"))
+		t.Fatalf("kill-server returned only once the server had exited:\n%s", log)
+	default:
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(hup); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the program was never told to end (no SIGHUP or SIGTERM)")
+		}
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !p.exited(10 * time.Second) {
+		t.Fatal("the server did not end after kill-server")
+	}
+	for deadline := time.Now().Add(10 * time.Second); alive(program); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the program (pid %d) outlived the server", program)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"tickmux/host"
-	"tickmux/host/guardian"
 )
 
 // Server answers control-socket clients on behalf of a *host.Host. The TUI starts one with Serve
@@ -114,6 +113,11 @@ func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
 // Path is the socket's path.
 func (s *Server) Path() string { return s.ln.Path() }
 
+// Unlisten stops accepting and removes the socket, releasing its lock: a tickmux started from
+// now on starts a server of its own. The connections already made go on until Close. Any
+// goroutine; Close after it is still needed.
+func (s *Server) Unlisten() { _ = s.ln.Close() }
+
 // Close stops accepting, cancels every request (pending approval cards are withdrawn), closes
 // every connection, waits for all of the server's goroutines and removes the socket. It does not
 // close the host.
@@ -161,9 +165,6 @@ func (s *Server) accept() {
 			nc.Close()
 			continue
 		}
-		// A quiet server gave the binary's pages back (memtrim.go): map them back at once, beside
-		// the request, rather than one page fault at a time along its path.
-		guardian.WakeCode()
 		c := newConn(s, nc)
 		c.pid = pid
 		s.mu.Lock()

@@ -237,6 +237,27 @@ func (h *Host) Remove(id string) error {
 	return nil
 }
 
+// WaitTold waits until Close, running meanwhile, has told every program to end (sent its first
+// signal, or found it gone), at most d; false when d passed first. Any goroutine.
+func (h *Host) WaitTold(d time.Duration) bool {
+	h.mu.Lock()
+	all := make([]*Instance, 0, len(h.instances))
+	for _, in := range h.instances {
+		all = append(all, in)
+	}
+	h.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, in := range all {
+		select {
+		case <-in.proc.told:
+		case <-t.C:
+			return false
+		}
+	}
+	return true
+}
+
 // Close ends every instance, in parallel, and waits for all of them (H-X1). No new instance can
 // be opened afterwards.
 func (h *Host) Close() {

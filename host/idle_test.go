@@ -216,16 +216,3 @@ func TestNoExitWatcherWhileTheProgramRuns(t *testing.T) {
 		t.Fatalf("the instance ended with %+v, want the program's exit", end)
 	}
 }
-
-// A quiet process drops the read buffers that wait for readers.
-func TestReleaseCachesDropsSpareReadBuffers(t *testing.T) {
-	t.Parallel()
-	readBufs.Put(getReadBuf())
-	if readBufs.Len() == 0 {
-		t.Fatal("no spare buffer to drop")
-	}
-	ReleaseCaches()
-	if n := readBufs.Len(); n != 0 {
-		t.Fatalf("%d spare read buffers after ReleaseCaches", n)
-	}
-}

@@ -75,6 +75,7 @@ type Process struct {
 	term   *vt.Terminal
 
 	exited     chan struct{} // closed once the leader has been reaped
+	told       chan struct{} // closed once terminate has sent its first signal (or found the group gone)
 	outputDone chan struct{} // closed once the PTY reader has stopped
 	done       chan struct{} // closed by Close
 	state      *os.ProcessState
@@ -172,6 +173,7 @@ func Launch(spec LaunchSpec) (*Process, error) {
 		master:     master,
 		term:       vt.NewWithOptions(spec.Cols, spec.Rows, vt.Options{Reply: master, Scrollback: spec.Scrollback}),
 		exited:     make(chan struct{}),
+		told:       make(chan struct{}),
 		outputDone: make(chan struct{}),
 		done:       make(chan struct{}),
 		inRaw:      raw,
@@ -366,11 +368,6 @@ func getReadBuf() *ptyBuf {
 	}
 	return new(ptyBuf)
 }
-
-// ReleaseCaches drops the PTY read buffers that wait for readers (up to maxFreeReadBufs of
-// 16 KB). For a process gone quiet, before its free heap goes back to the system: the next read
-// makes one again. Any goroutine.
-func ReleaseCaches() { readBufs.Drop() }
 
 // readMaster waits in the runtime's poller until the master has output, then reads it into a
 // buffer from readBufs (nil when nothing was read; the caller puts it back). n is 0 and err
@@ -719,17 +716,18 @@ func (p *Process) terminate() {
 		// A stopped group sees its signal only once it runs again, as a terminal's hangup
 		// continues it: without this, a stopped leader waited out the grace for SIGKILL.
 		_ = signalGroup(p.pid, syscall.SIGCONT)
+		close(p.told)
 		timer := time.NewTimer(TerminateGrace)
 		select {
 		case <-p.exited:
 		case <-timer.C:
 		}
 		timer.Stop()
-		// Members may outlive the leader; they get the rest of the grace. This polls only while
-		// a process is being ended.
-		for groupAlive(p.pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		// Members may outlive the leader; they get the rest of the grace, each waited on
+		// through a pidfd (a 20 ms poll made a shell pane's end up to 20 ms late).
+		waitGroupGone([]int{p.pid}, deadline)
+	} else {
+		close(p.told)
 	}
 	_ = signalGroup(p.pid, syscall.SIGKILL)
 	if g := processGuardian(); g != nil {
@@ -804,6 +802,9 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 
 // groupAlive reports whether a member of the process group still runs (zombies do not count).
 var groupAlive = guardian.GroupAlive
+
+// waitGroupGone waits until no member of the process groups runs, or until deadline.
+var waitGroupGone = guardian.WaitGroupsGone
 
 // foreground is the process group leading the terminal's foreground (TIOCGPGRP on the master),
 // else the program's own pid.

@@ -79,7 +79,8 @@ func answer(rd *bufio.Reader, result any) error {
 }
 
 // KillServer ends the server on path and every program in it; it returns once the server has
-// let go of the socket.
+// let go of the socket and every program is being ended (the server's answer), or once a server
+// that did not answer has exited.
 func KillServer(path string) error {
 	nc, err := dial(path)
 	if err != nil {
@@ -91,7 +92,10 @@ func KillServer(path string) error {
 	// credentials name its process, which dial has checked runs as this user.
 	_ = nc.SetDeadline(time.Now().Add(killAnswer))
 	asked := request(nc, bufio.NewReader(nc), MethodKill, struct{}{}, nil)
-	if asked != nil && pid <= 0 {
+	if asked == nil {
+		return nil
+	}
+	if pid <= 0 {
 		return asked
 	}
 	if stopped(path, pid, killStop) {

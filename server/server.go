@@ -154,6 +154,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	if err != nil {
 		return err // the App never ran: the host's Close (deferred) ends what it opened
 	}
+	s.ctl.Store(ctl)
 	logf("control socket: listening on %s", ctl.Path())
 	defer ctl.Close() // before the host closes (defers run in reverse): cards still waiting are withdrawn
 	if opts.Initial != nil {
@@ -188,6 +189,7 @@ type srv struct {
 	logf     func(format string, args ...any)
 	stopping func()
 	host     *host.Host
+	ctl      atomic.Pointer[agent.Server] // the control socket, once it listens
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
@@ -245,7 +247,19 @@ func (s *srv) stopped() {
 func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
 	switch req.Method {
 	case MethodKill:
+		// The answer comes once the programs are being ended and the socket is gone, not once
+		// they have ended: what is left is the server's own, and if it died now its guardian
+		// would end every program all the same (as tmux answers before its panes' programs
+		// have exited). kill-server took 10-15 ms more waiting for the server's exit. The App
+		// stops after the answer: its end closes this connection (Run's ctl.Close).
 		s.logf("kill-server: stopping")
+		s.stopped()
+		if s.host != nil && !s.host.WaitTold(time.Second) {
+			s.logf("kill-server: a program was not told to end within 1 s; answering all the same")
+		}
+		if c := s.ctl.Load(); c != nil {
+			c.Unlisten() // the next tickmux starts a server of its own at once
+		}
 		reply(nc, req.ID, struct{}{}, nil)
 		s.stop()
 	case MethodAttach:

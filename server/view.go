@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tickmux/agent"
-	"tickmux/host/guardian"
 	"tickmux/internal/sockpath"
 )
 
@@ -65,15 +64,11 @@ type view struct {
 // newView starts the wait of a view attached through the socket at path: its terminal is in
 // (settings saved before the server had it) and out, messages go to errw, the server's lines
 // come from r, tell sends a notification, sigs carries viewSignals, and closeConn ends the
-// connection (stop calls it). It gives back the binary's pages the process's start touched a
-// moment later (guardian.ReleaseCodeLater).
+// connection (stop calls it).
 func newView(path string, in int, out, errw io.Writer, saved termState, sigs chan os.Signal, r *bufio.Reader, tell func(method string), closeConn func()) *view {
 	v := &view{socket: path, in: in, out: out, errw: errw, saved: saved, sigs: sigs, tell: tell,
 		lines: make(chan []byte, 8), done: make(chan struct{}), close: closeConn}
 	go v.read(r) // owner: the view; returns at the connection's end, or once stop is called
-	// The terminal is the server's: the view waits from here on, and needs little of the binary
-	// (once the server has drawn the first frame).
-	guardian.ReleaseCodeLater()
 	return v
 }
 

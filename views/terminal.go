@@ -239,18 +239,6 @@ type snapBuf struct {
 	need    int // most cells a draw used since the last fit
 }
 
-// ReleaseCaches drops what the views keep between draws only to draw faster: the panes'
-// common snapshot buffer (48 bytes a cell, of the largest pane drawn of late: 360 KB from a first
-// pane the whole screen wide, split since into ten). For a server gone quiet, before its free
-// heap goes back to the system; the next draw makes the buffer again, its pages mapped in one go
-// (vt.Screen). Any goroutine.
-func ReleaseCaches() {
-	drawBuf.mu.Lock()
-	defer drawBuf.mu.Unlock()
-	drawBuf.cells, drawBuf.wrapped = nil, nil
-	drawBuf.draws, drawBuf.need = 0, 0
-}
-
 // fitDraws is how many draws pass between two looks at drawBuf's size.
 const fitDraws = 256
 

@@ -141,24 +141,3 @@ func TestDrawBufferFollowsThePanes(t *testing.T) {
 		t.Errorf("after %d draws of a 20x5 pane the snapshot buffer holds %d cells, as for the 200x60 one", 2*fitDraws, c)
 	}
 }
-
-// A quiet server drops the panes' snapshot buffer before it returns its free heap, and the next
-// draw makes one again.
-func TestReleaseCachesDropsTheDrawBuffer(t *testing.T) {
-	v := newTestView(t, newFakeBackend(200, 60))
-	sc, _ := drawView(t, v, 200, 60)
-	capacity := func() int {
-		drawBuf.mu.Lock()
-		defer drawBuf.mu.Unlock()
-		return cap(drawBuf.cells)
-	}
-	ReleaseCaches()
-	if c := capacity(); c != 0 {
-		t.Fatalf("the snapshot buffer holds %d cells after ReleaseCaches", c)
-	}
-	v.Invalidate()
-	v.Draw(sc)
-	if c := capacity(); c < 200*60 {
-		t.Fatalf("the draw after ReleaseCaches left a buffer of %d cells", c)
-	}
-}

@@ -79,10 +79,6 @@ func putParseReader(br *bufio.Reader) {
 	parseReaders.Put(br)
 }
 
-// ReleaseCaches drops the readers that wait for flushes. For a process gone quiet, before its
-// free heap goes back to the system. Any goroutine.
-func ReleaseCaches() { parseReaders.Drop() }
-
 // cursor is vt10x's cursor after a flush.
 func (e *engine) cursor() (x, y int, wrapNext bool) {
 	e.flush()

@@ -5,17 +5,16 @@
 // packages dependencies first and otherwise in the order of their import paths; this one imports
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
 // every package that does: the JSON schema, terminal and UI libraries never initialise in the
-// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so. A
-// second after it starts to wait, and a second after each burst of messages, it gives back the
-// pages of the binary that its work touched (ReleaseCodeLater), as the view client does once its
-// terminal is the server's.
+// guardian (a guardian holds about 2 MB, not 12). TestGuardianSkipsHeavyInits keeps it so.
 package guardian
 
 import (
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Env, set to "1", makes a binary that links this package (host does) run as a guardian.
@@ -121,9 +120,6 @@ func run(in *os.File) int {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
-	// It waits from here on, and a message is rare (a pane opened or closed); handling one
-	// touches pages of the binary again, given back once the messages stop for a while.
-	later := ReleaseCodeLater()
 	for {
 		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
 		if err == syscall.EINTR {
@@ -159,27 +155,9 @@ func run(in *os.File) int {
 		default:
 			closeAll(fds)
 		}
-		later.Reset(ReleaseDelay)
 	}
-	later.Stop()
 	endGroups(watched, TerminateGrace)
 	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
-}
-
-// ReleaseDelay is how long after the start of its wait a guardian or a view gives back the
-// binary's pages (ReleaseCode). Both start to wait while the server draws the first frame (the
-// guardian starts with the first pane, the view as its terminal goes to the server), and the
-// release's read of /proc/self/smaps and its madvise calls took 2-3 ms of CPU on the two cores
-// that frame needed; a second later nothing waits on them.
-const ReleaseDelay = time.Second
-
-// release is ReleaseCode; a test counts its calls.
-var release = ReleaseCode
-
-// ReleaseCodeLater calls ReleaseCode once ReleaseDelay has passed (on a goroutine of its own);
-// the timer's Reset asks for another release later.
-func ReleaseCodeLater() *time.Timer {
-	return time.AfterFunc(ReleaseDelay, func() { release() })
 }
 
 // fields splits a message at spaces (strings.Fields would bring unicode in).
@@ -203,10 +181,20 @@ func fields(b []byte) []string {
 
 // atoi reads a positive decimal number up to 2^30; anything else is 0.
 func atoi(s string) int {
-	if n, ok := dec(s); ok && n <= 1<<30 {
-		return int(n)
+	if len(s) == 0 || len(s) > 10 {
+		return 0
 	}
-	return 0
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if n > 1<<30 {
+		return 0
+	}
+	return n
 }
 
 func closeAll(fds []int) {
@@ -229,23 +217,116 @@ func endGroups(groups map[int]bool, grace time.Duration) {
 		_ = syscall.Kill(-pgid, sig)
 		_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped job must run to see its signal
 	}
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		alive := false
-		for pgid := range groups {
-			if GroupAlive(pgid) {
-				alive = true
-				break
-			}
-		}
-		if !alive {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	pgids := make([]int, 0, len(groups))
+	for pgid := range groups {
+		pgids = append(pgids, pgid)
+	}
+	if WaitGroupsGone(pgids, time.Now().Add(grace)) {
+		return
 	}
 	for pgid := range groups {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
+}
+
+// WaitGroupsGone waits until no member of the process groups runs (zombies do not count), or
+// until deadline, and reports whether they are gone. It waits on a pidfd for each member (Linux
+// 5.3) and looks for members again at each exit: a member may have started another one. Where
+// pidfds are not to be had it looks every 20 ms.
+func WaitGroupsGone(pgids []int, deadline time.Time) bool {
+	var fds []int
+	defer func() { closeAll(fds) }()
+	for {
+		closeAll(fds)
+		fds = fds[:0]
+		members := groupMembers(pgids)
+		if len(members) == 0 {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		for _, pid := range members {
+			if fd, err := pidfdOpen(pid); err == nil {
+				fds = append(fds, fd)
+			} else if err != syscall.ESRCH { // no pidfds here: look again in a while
+				closeAll(fds)
+				fds = fds[:0]
+				time.Sleep(min(left, 20*time.Millisecond))
+				break
+			}
+		}
+		if len(fds) > 0 {
+			pollAny(fds, min(left, time.Second)) // EINTR or a timeout: look again either way
+		}
+	}
+}
+
+// groupMembers lists the processes of the groups that have not ended (zombies are left out).
+func groupMembers(pgids []int) []int {
+	memberLooks.Add(1)
+	var members []int
+	live := pgids[:0:0]
+	for _, pgid := range pgids {
+		if syscall.Kill(-pgid, 0) == nil { // kill reaches zombies too: look closer below
+			live = append(live, pgid)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	dir, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range dir {
+		pid := atoi(e.Name())
+		if pid <= 0 {
+			continue
+		}
+		state, pgrp, ok := stat(pid)
+		if !ok || state == 'Z' {
+			continue
+		}
+		for _, pgid := range live {
+			if pgrp == pgid {
+				members = append(members, pid)
+				break
+			}
+		}
+	}
+	return members
+}
+
+// memberLooks counts groupMembers's calls, for a test.
+var memberLooks atomic.Int64
+
+// pidfdOpen is pidfd_open(2): a descriptor that becomes readable when process pid exits.
+func pidfdOpen(pid int) (int, error) {
+	fd, _, e := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil // close-on-exec, as every pidfd
+}
+
+// sysPidfdOpen is pidfd_open's number, the same on every Linux architecture.
+const sysPidfdOpen = 434
+
+// pollAny waits up to d for one of fds to become readable (ppoll(2)).
+func pollAny(fds []int, d time.Duration) {
+	type pollFd struct {
+		fd             int32
+		events, revent int16
+	}
+	pfds := make([]pollFd, len(fds))
+	for i, fd := range fds {
+		pfds[i] = pollFd{fd: int32(fd), events: 0x1} // POLLIN
+	}
+	ts := syscall.NsecToTimespec(int64(d))
+	syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfds[0])), uintptr(len(pfds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 }
 
 // GroupAlive reports whether a member of process group pgid still runs. A zombie does not

@@ -100,3 +100,37 @@ func TestEarlyGuardian(t *testing.T) {
 		t.Error("a process without EnvEarly has an early guardian")
 	}
 }
+
+// spec: H-X1
+// WaitGroupsGone waits for a group's members through pidfds: it looks for them once, then again
+// only when one exits (a 20 ms poll looked ~25 times in the half second here), and reports the
+// group gone once its last member is; a group that outlives the deadline is reported alive.
+func TestWaitGroupsGone(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 0.5 & sleep 0.5 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go cmd.Wait() // owner: the test; returns as the group's leader exits
+	before := memberLooks.Load()
+	if !WaitGroupsGone([]int{cmd.Process.Pid}, time.Now().Add(20*time.Second)) {
+		t.Fatal("the group was reported alive after its members had exited")
+	}
+	if n := memberLooks.Load() - before; n > 6 {
+		t.Errorf("looked for the members of a group of 3 processes %d times: a poll, not a wait on their exits", n)
+	}
+	if GroupAlive(cmd.Process.Pid) {
+		t.Error("WaitGroupsGone returned with a member alive")
+	}
+
+	long := exec.Command("sleep", "100")
+	long.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := long.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer long.Wait()
+	defer long.Process.Kill()
+	if WaitGroupsGone([]int{long.Process.Pid}, time.Now().Add(50*time.Millisecond)) {
+		t.Error("a running group was reported gone at the deadline")
+	}
+}

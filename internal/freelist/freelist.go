@@ -1,7 +1,6 @@
 // Package freelist keeps a few spare values between uses, for buffers that are costly to make
 // again on a hot path (a fresh one is page-faulted in) but are held only while in use. Unlike a
-// sync.Pool it is not emptied at each collection; Drop empties it when the process goes quiet,
-// before its free heap goes back to the system.
+// sync.Pool it is not emptied at each collection.
 package freelist
 
 import "sync"
@@ -37,14 +36,6 @@ func (l *List[T]) Put(v *T) {
 	if len(l.free) < l.max {
 		l.free = append(l.free, v)
 	}
-}
-
-// Drop lets every spare value go.
-func (l *List[T]) Drop() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	clear(l.free)
-	l.free = nil
 }
 
 // Len is how many spare values the list holds.

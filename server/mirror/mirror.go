@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gdamore/tcell/v2"
-
-	"tickmux/host/guardian"
 )
 
 // Mirror is the screen a server's App draws on when views come and go: an in-memory screen
@@ -1015,7 +1013,6 @@ func (v *mirrorView) readLoop() {
 	defer endPaste() // a view that leaves mid-paste still closes it
 	for {
 		ev := v.sc.PollEvent()
-		guardian.WakeCode() // the first input after a quiet spell: the binary's pages back at once
 		switch e := ev.(type) {
 		case nil:
 			return // finalized
