@@ -110,6 +110,7 @@ func TestEndToEndSuspendView(t *testing.T) {
 
 	// bg after a suspend: the view stops again at once (a running job gets no SIGCONT at fg).
 	r.keys("C-b", "C-z")
+	r.waitFor("Stopped") // keys typed before the view stops would go to the pane
 	r.typeLine("clear; bg; i=0; until jobs | grep -q Stopped || [ $i -gt 100 ]; do sleep 0.1; i=$((i+1)); done; jobs; echo bg-$((6*7))", "bg-42")
 	if s := r.screen(); !strings.Contains(s, "Stopped") {
 		t.Fatalf("the view continued in the background:\n%s", s)
