@@ -172,13 +172,15 @@ func break55Tick() int {
 
 // harness runs an App on a simulation screen.
 type harness struct {
-	t       *testing.T
-	h       *host.Host
-	queue   *host.ApprovalQueue
-	app     *App
-	screen  tcell.SimulationScreen
-	done    chan error
-	running bool
+	t      *testing.T
+	h      *host.Host
+	queue  *host.ApprovalQueue
+	app    *App
+	screen tcell.SimulationScreen
+	// appScreen is the screen the App draws on (hs.screen's, or a Mirror's).
+	appScreen tcell.Screen
+	done      chan error
+	running   bool
 	// sentinels maps a sentinel key (keysSeen) to the channel closed when the UI takes it.
 	sentinels sync.Map
 }
@@ -220,6 +222,7 @@ func newHarnessWith(t *testing.T, screen tcell.Screen, j host.JournalWriter) *ha
 	app = a
 	mu.Unlock()
 	hs.app = a
+	hs.appScreen = screen
 	t.Cleanup(hs.close)
 	return hs
 }
@@ -378,7 +381,14 @@ func (hs *harness) typeText(s string) {
 
 // sync returns once the UI goroutine has handled the keys injected on hs.screen so far (what
 // they drew may still be on its way: assert that with waitFor, which polls).
-func (hs *harness) sync() { hs.keysSeen(hs.screen) }
+// A harness on another screen (a Mirror: newHarnessOn) posts its sentinel on that screen.
+func (hs *harness) sync() {
+	if hs.screen == nil {
+		hs.keysSeen(hs.appScreen)
+		return
+	}
+	hs.keysSeen(hs.screen)
+}
 
 // onUIValue reads something on the UI goroutine.
 func onUIValue[T any](hs *harness, f func() T) T {
