@@ -3,68 +3,19 @@ package views
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
+	"tickmux/internal/screentest"
 )
 
 // framesScreen is a view's terminal that keeps the text of every frame shown on it.
-type framesScreen struct {
-	tcell.SimulationScreen
-	mu     sync.Mutex
-	frames []string
-	shown  chan struct{}
-}
+type framesScreen = screentest.Frames
 
-func (s *framesScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }
-
-func newFramesScreen(t *testing.T, w, h int) *framesScreen {
-	t.Helper()
-	s := &framesScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), shown: make(chan struct{}, 16)}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	s.SetSize(w, h)
-	return s
-}
-
-func (s *framesScreen) Show() {
-	s.SimulationScreen.Show()
-	cells, w, h := s.GetContents()
-	var b strings.Builder
-	for i := 0; i < w*h; i++ {
-		if r := cells[i].Runes; len(r) > 0 {
-			b.WriteString(string(r))
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	s.mu.Lock()
-	s.frames = append(s.frames, b.String())
-	s.mu.Unlock()
-	s.shown <- struct{}{}
-}
-
-func (s *framesScreen) Frames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.frames...)
-}
-
-func (s *framesScreen) waitFrame(t *testing.T) string {
-	t.Helper()
-	select {
-	case <-s.shown:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no frame was shown")
-	}
-	f := s.Frames()
-	return f[len(f)-1]
-}
+func newFramesScreen(t *testing.T, w, h int) *framesScreen { return screentest.NewFrames(t, w, h) }
 
 // The App draws an announced view's first frame at once, not after the burst that gathers a
 // program's output: the attach waits for that frame. A view that attached, or left, waits as
@@ -126,7 +77,7 @@ func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
 	a := vh.attachAnnounced("a")
 	typeIn(left, "LEFT-ONE")
 	typeIn(right, "RIGHT-ONE")
-	for f := a.waitFrame(t); !strings.Contains(f, "LEFT-ONE") || !strings.Contains(f, "RIGHT-ONE"); f = a.waitFrame(t) {
+	for f := a.WaitFrame(t); !strings.Contains(f, "LEFT-ONE") || !strings.Contains(f, "RIGHT-ONE"); f = a.WaitFrame(t) {
 	}
 	vh.detachLast("a")
 	// The right pane was drawn just now: as the busy pane without the focus, its next frame
@@ -139,7 +90,7 @@ func TestAttachDrawsWhatChangedWhileNoViewWas(t *testing.T) {
 	var drawn int
 	vh.onUI(func() { drawn = vh.mirror.puts })
 	b := vh.attachAnnounced("b")
-	first := b.waitFrame(t)
+	first := b.WaitFrame(t)
 	if !strings.Contains(first, "LEFT-TWO") || !strings.Contains(first, "RIGHT-TWO") {
 		t.Fatalf("the first frame misses what the panes drew while no view was attached:\n%s", first)
 	}
@@ -178,7 +129,7 @@ func TestAttachAfterAViewLeftScrolledShowsThePaneLive(t *testing.T) {
 	}
 	vh.detachLast("a")
 	b := vh.attachAnnounced("b")
-	if first := b.waitFrame(t); !strings.Contains(first, "LIVE-END") {
+	if first := b.WaitFrame(t); !strings.Contains(first, "LIVE-END") {
 		t.Fatalf("the first frame shows the pane scrolled back, as the view that left had it:\n%s", first)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
+	"tickmux/internal/screentest"
 	"tickmux/keymap"
 	"tickmux/server/mirror"
 )
@@ -156,19 +157,7 @@ func (vh *viewsHarness) attach(id string, w, h int) *lockedScreen {
 func viewText(sc *lockedScreen) string {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	cells, w, h := sc.GetContents()
-	var b strings.Builder
-	for y := 0; y < h; y++ {
-		for x := 0; x < w && y*w+x < len(cells); x++ {
-			if r := cells[y*w+x].Runes; len(r) > 0 {
-				b.WriteString(string(r))
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return screentest.Text(sc.SimulationScreen)
 }
 
 func (vh *viewsHarness) waitView(id, want string, present bool) string {

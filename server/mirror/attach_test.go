@@ -2,66 +2,18 @@ package mirror
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/internal/screentest"
 )
 
 // framesScreen is a view's terminal that keeps the text of every frame shown on it.
-type framesScreen struct {
-	tcell.SimulationScreen
-	mu     sync.Mutex
-	frames []string
-	shown  chan struct{}
-}
+type framesScreen = screentest.Frames
 
-func (s *framesScreen) PutCell(x, y int, text string, st tcell.Style, _ int) { s.Put(x, y, text, st) }
-
-func newFramesScreen(t *testing.T, w, h int) *framesScreen {
-	t.Helper()
-	s := &framesScreen{SimulationScreen: tcell.NewSimulationScreen("UTF-8"), shown: make(chan struct{}, 16)}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
-	s.SetSize(w, h)
-	return s
-}
-
-func (s *framesScreen) Show() {
-	s.SimulationScreen.Show()
-	cells, w, h := s.GetContents()
-	var b strings.Builder
-	for i := 0; i < w*h; i++ {
-		if r := cells[i].Runes; len(r) > 0 {
-			b.WriteString(string(r))
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	s.mu.Lock()
-	s.frames = append(s.frames, b.String())
-	s.mu.Unlock()
-	s.shown <- struct{}{}
-}
-
-func (s *framesScreen) Frames() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.frames...)
-}
-
-func (s *framesScreen) waitFrame(t *testing.T) string {
-	t.Helper()
-	select {
-	case <-s.shown:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no frame was shown")
-	}
-	f := s.Frames()
-	return f[len(f)-1]
-}
+func newFramesScreen(t *testing.T, w, h int) *framesScreen { return screentest.NewFrames(t, w, h) }
 
 // draw puts text at the top left of the logical screen and shows it, as the App draws a frame.
 func draw(m *Mirror, text string) {
@@ -82,7 +34,7 @@ func TestMirrorFirstFrameIsTheRedrawForTheView(t *testing.T) {
 		t.Fatal(err)
 	}
 	draw(m, "OLD-FRAME")
-	if f := a.waitFrame(t); !strings.Contains(f, "OLD-FRAME") {
+	if f := a.WaitFrame(t); !strings.Contains(f, "OLD-FRAME") {
 		t.Fatalf("view a shows %q", f)
 	}
 	m.Detach("a", "detached")
@@ -97,7 +49,7 @@ func TestMirrorFirstFrameIsTheRedrawForTheView(t *testing.T) {
 		t.Fatalf("view b got a frame before the App drew for it: %q", f)
 	}
 	m.Show()
-	if f := b.waitFrame(t); !strings.Contains(f, "NEW-STATE") {
+	if f := b.WaitFrame(t); !strings.Contains(f, "NEW-STATE") {
 		t.Fatalf("view b's first frame is %q, want the App's redraw", f)
 	}
 }
@@ -207,7 +159,7 @@ func TestMirrorCursorAnywhereOnALargeScreen(t *testing.T) {
 	m.PutStr(150, 44, "CORNER")
 	m.ShowCursor(100, 30)
 	m.Show()
-	if f := v.waitFrame(t); !strings.Contains(f, "CORNER") {
+	if f := v.WaitFrame(t); !strings.Contains(f, "CORNER") {
 		t.Fatalf("the bottom right corner did not reach the view: %q", f[len(f)-200:])
 	}
 	if x, y, vis := v.GetCursor(); x != 100 || y != 30 || !vis {
@@ -219,7 +171,7 @@ func TestMirrorCursorAnywhereOnALargeScreen(t *testing.T) {
 	// be on its way: wait for the frames until one hides the cursor.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		v.waitFrame(t)
+		v.WaitFrame(t)
 		if _, _, vis := v.GetCursor(); !vis {
 			return
 		}

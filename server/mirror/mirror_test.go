@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"tickmux/internal/screentest"
 	"tickmux/server/viewterm"
 )
 
@@ -32,19 +33,7 @@ func (s *lockedScreen) Show() {
 func viewText(sc *lockedScreen) string {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	cells, w, h := sc.GetContents()
-	var b strings.Builder
-	for y := 0; y < h; y++ {
-		for x := 0; x < w && y*w+x < len(cells); x++ {
-			if r := cells[y*w+x].Runes; len(r) > 0 {
-				b.WriteString(string(r))
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return screentest.Text(sc.SimulationScreen)
 }
 
 // A frame that changes nothing on screen sends the views nothing: tview draws after every key,

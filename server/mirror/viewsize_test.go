@@ -53,7 +53,7 @@ func TestViewSizeCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	draw(m, "HUGE-VIEW")
-	if f := huge.waitFrame(t); !strings.Contains(f, "HUGE-VIEW") {
+	if f := huge.WaitFrame(t); !strings.Contains(f, "HUGE-VIEW") {
 		t.Fatalf("the huge view shows %q", f)
 	}
 	if w, h := m.Size(); w != MaxViewCols || h != MaxViewRows {
@@ -76,7 +76,7 @@ func TestViewSizeCapped(t *testing.T) {
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		draw(m, "TALL-VIEW")
-		huge.waitFrame(t)
+		huge.WaitFrame(t)
 		n, _ := huge.note.Load().(string)
 		if strings.Contains(n, "too large: drawn at 120x500") {
 			break
