@@ -30,6 +30,13 @@ type ptyView struct {
 
 func (r *tmuxRig) attachOnPTY(cols, rows uint16) *ptyView {
 	r.t.Helper()
+	return r.attachOnPTYReading(cols, rows, true)
+}
+
+// attachOnPTYReading is attachOnPTY; with read false nothing ever reads the view's terminal (a
+// terminal that stopped reading: scroll lock, a hung terminal emulator).
+func (r *tmuxRig) attachOnPTYReading(cols, rows uint16, read bool) *ptyView {
+	r.t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
 		r.t.Fatal(err)
@@ -48,6 +55,9 @@ func (r *tmuxRig) attachOnPTY(cols, rows uint16) *ptyView {
 	slave.Close()
 	go func() { // owner: the test; ends when the view's terminal closes (the view exited)
 		defer close(v.done)
+		if !read {
+			return
+		}
 		buf := make([]byte, 64<<10)
 		for {
 			n, err := master.Read(buf)
@@ -195,4 +205,62 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// A view whose terminal never reads (its output buffer full) holds up nobody: the App's own
+// goroutine writes a key's echo frame to a view only when the terminal takes it at once, so the
+// other view's keys keep echoing, the stalled view is dropped after writeStall (its process
+// told to leave), and the server goes on.
+func TestEndToEndViewThatNeverReads(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.start()
+	r.waitFor("sh · ready")
+	r.typeLine("echo one-$((1+1))", "one-2")
+	stuck := r.attachOnPTYReading(80, 24, false) // small frames: an echo's is written at once
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(r.log(), "view-2 attached"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stuck view never attached:\n%s", r.log())
+		}
+	}
+	// Frames for 4 s, far more than the stuck terminal's buffer holds; then keys one at a time
+	// while it is full or being dropped.
+	r.typeLine("e=$(($(date +%s)+4)); while [ $(date +%s) -lt $e ]; do seq 1 300; done; echo flood-$((2+2))", "flood-4")
+	for i := 0; i < 5; i++ {
+		r.typeSlowly(fmt.Sprintf("echo k%d-$((%d*3))", i, i), fmt.Sprintf("k%d-%d", i, i*3))
+	}
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(r.log(), "view-2 left"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the view that never reads was never dropped:\n%s", r.log())
+		}
+	}
+	// The view's process writes its goodbye to its own terminal, which waits for a reader, as a
+	// tmux client's would; once the terminal reads again it says why it left and exits.
+	var said bytes.Buffer
+	read := make(chan struct{})
+	go func() { // owner: the test; ends when the view's terminal closes
+		defer close(read)
+		said.ReadFrom(stuck.master)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); !exited(stuck.cmd.Process.Pid); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the dropped view's process is still running once its terminal reads")
+		}
+	}
+	stuck.master.Close()
+	<-read
+	if !strings.Contains(said.String(), "stopped reading") {
+		t.Fatalf("the dropped view did not say why; its terminal ends with %q", tail(said.String(), 400))
+	}
+	r.typeSlowly("echo after-$((4*4))", "after-16")
+}
+
+// exited reports whether process pid has ended (gone, or a zombie its parent has not waited on).
+func exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
 }
