@@ -44,11 +44,14 @@ type viewTty struct {
 	cb     func()
 	broken atomic.Bool
 
-	jobMu     sync.Mutex    // the write of a frame, suspend and resume
-	suspended atomic.Bool   // stopped or in the background: no read, no write
-	resumed   chan struct{} // closed when a suspended view reads again
-	drained   chan struct{} // closed by Drain: the reader ends
-	drainOnce sync.Once
+	jobMu     sync.Mutex  // the write of a frame, suspend and resume
+	suspended atomic.Bool // stopped or in the background: no read, no write
+	// sawForeground is when (monotime) a read last found the view's process in the foreground;
+	// 0 after a suspension.
+	sawForeground atomic.Int64
+	resumed       chan struct{} // closed when a suspended view reads again
+	drained       chan struct{} // closed by Drain: the reader ends
+	drainOnce     sync.Once
 }
 
 // writeStall is how long one write to a view's terminal may block before the view is dropped:
@@ -188,12 +191,18 @@ func (t *viewTty) Read(b []byte) (int, error) {
 		n, away := 0, false
 		var rerr error
 		err := t.rc.Read(func(fd uintptr) bool {
+			// Nothing to read yet (the read after the one that took the keys, as a rule): wait
+			// in the poller without looking at the process, a look that costs a key 5-50 µs.
+			if !readable(int(fd)) {
+				return false
+			}
 			// Suspended meanwhile (prefix C-z: the view's process may not have stopped yet), or
 			// found stopped or in the background: the input is the shell's.
 			if t.suspended.Load() || !t.foreground() {
 				away = true
 				return true
 			}
+			t.sawForeground.Store(monotime())
 			n, rerr = unix.Read(int(fd), b)
 			return rerr != unix.EAGAIN
 		})
@@ -215,6 +224,40 @@ func (t *viewTty) Read(b []byte) (int, error) {
 // foreground reports whether the view's process may use the terminal now.
 func (t *viewTty) foreground() bool { return t.client.foreground(t.rdev) }
 
+// foregroundToDraw is foreground for a frame's write: a frame that follows a read by less than
+// lookAgain draws on what that read's look found (a key's echo is drawn about half a
+// millisecond after the key is read, and the look would cost it another 5-50 µs). A process
+// stopped within that spell gets at most that one frame drawn over its shell's terminal, the
+// race that a look right before the write leaves open too, only wider; its keys are never read.
+func (t *viewTty) foregroundToDraw() bool {
+	if at := t.sawForeground.Load(); at != 0 && monotime()-at < int64(lookAgain) {
+		return true
+	}
+	return t.foreground()
+}
+
+// lookAgain is how long a look at the view's process that found it in the foreground serves
+// the frames written after it (foregroundToDraw).
+const lookAgain = 2 * time.Millisecond
+
+// monotime is a monotonic clock in nanoseconds, never 0.
+func monotime() int64 { return int64(time.Since(clockStart)) + 1 }
+
+var clockStart = time.Now()
+
+// readable reports whether a read of fd would not wait: bytes are there (FIONREAD), or the
+// terminal hung up or failed (the read reports it). When the ioctl fails, it says yes.
+func readable(fd int) bool {
+	if n, err := unix.IoctlGetInt(fd, unix.TIOCINQ); err != nil || n > 0 {
+		return true
+	}
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if _, err := unix.Poll(p, 0); err != nil {
+		return true
+	}
+	return p[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0
+}
+
 // suspend stops reading and drawing: the view's process was found stopped or in the
 // background. The terminal is left to its shell as it is.
 func (t *viewTty) suspend() {
@@ -226,6 +269,7 @@ func (t *viewTty) suspend() {
 // suspendLocked marks the view suspended; a shared file description (shareViewTty) is the
 // shell's again meanwhile: blocking, as the shell expects. Under jobMu.
 func (t *viewTty) suspendLocked() {
+	t.sawForeground.Store(0)
 	if !t.suspended.Swap(true) && t.shared {
 		_ = unix.SetNonblock(t.fd, false)
 	}
@@ -282,7 +326,7 @@ func (t *viewTty) Write(b []byte) (int, error) {
 	if t.suspended.Load() {
 		return len(b), nil
 	}
-	if !t.foreground() {
+	if !t.foregroundToDraw() {
 		t.suspendLocked()
 		return len(b), nil
 	}
@@ -310,7 +354,7 @@ func (t *viewTty) WriteNow(b []byte) (int, error) {
 	if t.suspended.Load() {
 		return len(b), nil
 	}
-	if !t.foreground() {
+	if !t.foregroundToDraw() {
 		t.suspendLocked()
 		return len(b), nil
 	}
