@@ -22,7 +22,13 @@ func (t *touched) reset(rows int) {
 	t.touchAll()
 }
 
+// touch touches row y; a row the grid does not have (a cursor not yet clamped after a resize)
+// touches every row rather than fail.
 func (t *touched) touch(y int) {
+	if uint(y) >= uint(len(t.row)) {
+		t.touchAll()
+		return
+	}
 	t.ver++
 	t.row[y] = t.ver
 }
