@@ -65,9 +65,10 @@ type TerminalView struct {
 	// The rows the last draw put on screen, at drawnAt, so that a draw skips rows that did not
 	// change (an echo redraws one row, not the pane); drawnOK is cleared when something may
 	// have drawn over the pane (Invalidate) and after a draw in scroll mode or scrolled back.
-	// A row is kept as the terminal's hash of it (vt.Terminal.SnapshotChanged), not as a copy:
-	// 8 bytes a row rather than 48 a cell in every pane; changed: the rows the snapshot copied.
-	drawnRows []uint64
+	// The rows are kept as the terminal's hashes of them and how far its changes had gone
+	// (vt.RowHashes), not as a copy: 8 bytes a row rather than 48 a cell in every pane, and a
+	// draw hashes only the rows the terminal touched since; changed: the rows the snapshot copied.
+	drawnRows vt.RowHashes
 	drawnAt   [6]int
 	drawnOK   bool
 	changed   []bool
@@ -143,14 +144,15 @@ func (v *TerminalView) Draw(screen tcell.Screen) {
 	if live {
 		// Only the rows that changed since the last draw are copied (an echo's row, not the
 		// screen), unless something drew over the pane or it moved.
-		var hashes []uint64
-		if v.drawnOK && [4]int(v.drawnAt[:4]) == [4]int{x, y, w, h} {
-			hashes = v.drawnRows
+		kept := v.drawnOK && [4]int(v.drawnAt[:4]) == [4]int{x, y, w, h}
+		if !kept {
+			v.drawnRows.Forget()
 		}
-		v.drawnRows, v.changed = v.term.SnapshotChanged(s, hashes, v.changed)
-		inc = hashes != nil && v.drawnAt == [6]int{x, y, w, h, s.Cols, s.Rows}
-		if !inc && hashes != nil { // the terminal's size changed: every row is drawn
-			v.drawnRows, v.changed = v.term.SnapshotChanged(s, nil, v.changed)
+		v.changed = v.term.SnapshotChanged(s, &v.drawnRows, v.changed)
+		inc = kept && v.drawnAt == [6]int{x, y, w, h, s.Cols, s.Rows}
+		if !inc && kept { // the terminal's size changed: every row is drawn
+			v.drawnRows.Forget()
+			v.changed = v.term.SnapshotChanged(s, &v.drawnRows, v.changed)
 		}
 	} else {
 		v.term.SnapshotScrolled(s, scroll)

@@ -125,3 +125,19 @@ func BenchmarkWriteDashboardAfterWide(b *testing.B) {
 }
 
 func BenchmarkWriteDashboardWideCells(b *testing.B) { benchWrite(b, wideFrames(120, 30)) }
+
+// BenchmarkSnapshotEcho is a pane's draw after a key's echo: one character on a screen of text.
+func BenchmarkSnapshotEcho(b *testing.B) {
+	t := NewWithOptions(160, 44, Options{})
+	for i := 0; i < 30; i++ {
+		t.Write([]byte(fmt.Sprintf("line %d some text here and there \x1b[32mgreen\x1b[m more\r\n", i)))
+	}
+	var s Screen
+	var r RowHashes
+	ch := t.SnapshotChanged(&s, &r, nil)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t.Write([]byte("x"))
+		ch = t.SnapshotChanged(&s, &r, ch)
+	}
+}

@@ -218,6 +218,7 @@ func (g *guard) prep() {
 			if g.engPen != st {
 				g.rawPen(st)
 			}
+			g.touched.touch(g.cy) // the same cell, but vt10x drops its wrap mark
 			g.e.out = utf8.AppendRune(g.e.out, ch)
 		} else {
 			g.rawCUP(g.cx, g.cy)
@@ -228,7 +229,7 @@ func (g *guard) prep() {
 	}
 }
 
-// regionToVT gives vt10x the guard's scrolling region.
+// regionToVT gives vt10x the guard's scrolling region (no cell changes).
 func (g *guard) regionToVT() {
 	if g.vtTop == g.top && g.vtBottom == g.bottom {
 		return
@@ -283,6 +284,7 @@ func (g *guard) flushScrolls() {
 	if g.engPen != g.scrollPen {
 		g.rawPen(g.scrollPen)
 	}
+	g.touched.touchRows(g.scrollTop, g.scrollBottom)
 	o := append(g.e.out, 0x1b, '[')
 	if n > 0 {
 		o = strconv.AppendInt(o, int64(min(n, g.rows)), 10)
@@ -326,6 +328,9 @@ func (g *guard) drain() {
 			if g.engPen != st {
 				g.rawPen(st)
 			}
+			// The cell goes where a CUP on this row or the cell before it left vt10x's cursor,
+			// never after the last column: vt10x neither wraps nor scrolls.
+			g.touched.touch(y)
 			if r < utf8.RuneSelf {
 				g.e.out = append(g.e.out, byte(r))
 			} else {

@@ -44,6 +44,8 @@ type guard struct {
 	// vtSavedHome: vt10x's saved cursor (DECSC) is at the top left with the default pen.
 	vtSavedHome bool
 	ov          overlay // cells printed but not yet handed to vt10x
+	// touched: the rows of vt10x's grid the queued bytes may change, for SnapshotChanged.
+	touched touched
 	// noOverlay is for tests: every print goes to vt10x at once.
 	noOverlay bool
 
@@ -120,6 +122,7 @@ func newGuard(cols, rows int, opts Options) *guard {
 // init puts the guard and a fresh vt10x in the power-on state; scrollback and title stay.
 func (g *guard) init(cols, rows int) {
 	g.e = newEngine(cols, rows)
+	g.touched.reset(rows)
 	g.cols, g.rows = cols, rows
 	g.p.reset()
 	g.cx, g.cy, g.pending, g.vtWrap, g.known = 0, 0, false, false, true
@@ -208,8 +211,8 @@ func (g *guard) setPen(s Style) {
 // usePen makes vt10x's pen carry style id for the bytes queued next.
 func (g *guard) usePen(id uint32) { g.wantPen = id }
 
-// rawPen queues the SGR that gives vt10x's pen style id. The id is the foreground colour, in
-// the shortest form vt10x reads back as that number.
+// rawPen queues the SGR that gives vt10x's pen style id (no cell changes). The id is the
+// foreground colour, in the shortest form vt10x reads back as that number.
 func (g *guard) rawPen(id uint32) {
 	g.engPen = id
 	o := g.e.out
@@ -236,25 +239,40 @@ func (g *guard) rawPen(id uint32) {
 	g.e.out = o
 }
 
-// put queues bytes for vt10x after everything deferred before them.
+// put queues bytes for vt10x after everything deferred before them. What they change is not
+// worked out: every row is touched, unless they only move the cursor along its row.
 func (g *guard) put(b ...byte) {
 	g.prep()
+	if !movesOnly(b) {
+		g.touched.touchAll()
+	}
 	g.e.out = append(g.e.out, b...)
 }
 
 func (g *guard) putString(s string) {
 	g.prep()
+	g.touched.touchAll()
 	g.e.out = append(g.e.out, s...)
 }
 
 func (g *guard) putRune(r rune) {
 	g.prep()
+	g.touched.touchAll() // a character may wrap, marking the row and scrolling
 	g.e.out = utf8.AppendRune(g.e.out, r)
 }
 
 // emitCSI queues CSI n final with n clamped to a safe range.
 func (g *guard) emitCSI(n int, final byte) {
 	g.prep()
+	switch {
+	case final == 'G': // CHA: the cursor only
+	case (final == 'K' || final == 'X' || final == '@' || final == 'P') && g.known:
+		// EL, ECH, ICH, DCH change the cursor's row only; after prep vt10x's cursor is on the
+		// guard's row when the guard knows it.
+		g.touched.touch(g.cy)
+	default:
+		g.touched.touchAll()
+	}
 	o := append(g.e.out, 0x1b, '[')
 	o = strconv.AppendInt(o, int64(clamp(n, 0, 9999)), 10)
 	g.e.out = append(o, final)
@@ -282,6 +300,7 @@ func (g *guard) emitCUP(x, y int) {
 	g.rawCUP(x, y)
 }
 
+// rawCUP queues a cursor move (no cell changes).
 func (g *guard) rawCUP(x, y int) {
 	o := append(g.e.out, 0x1b, '[')
 	o = strconv.AppendInt(o, int64(y+1), 10)

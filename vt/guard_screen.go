@@ -120,6 +120,7 @@ func (g *guard) resize(cols, rows int) {
 	g.usePen(0) // vt10x fills new cells from its pen
 	g.prep()
 	g.e.resize(cols, rows)
+	g.touched.reset(rows)
 	g.ov.reset(rows)
 	g.cols, g.rows = cols, rows
 	g.top, g.bottom = 0, rows-1

@@ -302,6 +302,7 @@ func (g *guard) reflow(cols, rows int) {
 	g.usePen(0)
 	g.prep()
 	g.e.resize(cols, rows)
+	g.touched.reset(rows)
 	g.cols, g.rows = cols, rows
 	g.top, g.bottom = 0, rows-1
 	g.vtTop, g.vtBottom = 0, rows-1

@@ -51,6 +51,7 @@ type Terminal struct {
 	fault    error
 	resets   uint64 // resets after a fault: the ids' meanings start again (SnapshotChanged)
 	enc      []byte // SnapshotChanged's scratch
+	hashed   int    // rows SnapshotChanged hashed, for tests
 }
 
 // New returns a terminal of cols x rows with the default scrollback. Answers to the program's
@@ -204,43 +205,74 @@ func (t *Terminal) SnapshotScrolled(s *Screen, scroll int) {
 	s.ScrollbackLen = hlen
 }
 
-// SnapshotChanged copies into s the rows of the live screen whose hash differs from hashes[y],
-// the hash of each row as the caller last copied it, updates those hashes and marks the rows in
-// changed; with hashes of another length than the screen's rows (none yet, a resize) it copies
-// every row and makes the hashes anew. A row not copied is left in s as it was. Hashing a row
-// reads the emulator's cells without making Cells of them, so a key's echo copies the row it
-// changed, not the screen (a pane's echo frame was mostly that copy). Scrolled back by 0.
-func (t *Terminal) SnapshotChanged(s *Screen, hashes []uint64, changed []bool) ([]uint64, []bool) {
+// RowHashes is what a reader of SnapshotChanged keeps of the rows it copied: a hash of each and
+// how far the terminal's changes had gone. Its zero value, and one after Forget, makes the next
+// SnapshotChanged copy every row. It follows one Terminal; several readers of one terminal keep
+// one each.
+type RowHashes struct {
+	t    *Terminal
+	h    []uint64
+	seen uint64    // the guard's touched.ver at the last snapshot
+	gen  [3]uint64 // what the ids meant then (see rowHash)
+}
+
+// Forget makes the next SnapshotChanged copy every row, as when the rows it copied before are
+// no longer on screen.
+func (r *RowHashes) Forget() { r.h = r.h[:0] }
+
+// SnapshotChanged copies into s the rows of the live screen that differ from what r says the
+// caller last copied, updates r and marks the rows copied in changed, which it returns (reusing
+// its storage); after a resize, or with r new or forgotten, it copies every row. A row not
+// copied is left in s as it was. Only the rows the terminal touched since r's last snapshot
+// are hashed (see touched.go), each hash read from the emulator's cells without making Cells
+// of them, and a row is copied only if its hash changed: a key's echo hashes and copies the
+// row it changed, not the screen. Scrolled back by 0.
+func (t *Terminal) SnapshotChanged(s *Screen, r *RowHashes, changed []bool) []bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.g
 	g.settle()
 	s.setSize(g.cols, g.rows)
-	all := len(hashes) != g.rows
+	all := r.t != t || len(r.h) != g.rows
 	if all {
-		hashes = make([]uint64, g.rows)
+		r.t = t
+		if cap(r.h) < g.rows {
+			r.h = make([]uint64, g.rows)
+		}
+		r.h = r.h[:g.rows]
 	}
 	if cap(changed) < g.rows {
 		changed = make([]bool, g.rows)
 	}
 	changed = changed[:g.rows]
 	gen := [3]uint64{t.resets, g.styles.reused, g.clusters.reused}
+	seen := r.seen
+	if all || gen != r.gen {
+		seen = 0 // every row was touched after version 0
+	}
 	for y := 0; y < g.rows; y++ {
+		changed[y] = false
+		if !g.touched.since(y, seen) {
+			continue
+		}
 		var h uint64
 		h, t.enc = g.rowHash(y, gen, t.enc)
-		changed[y] = all || h != hashes[y]
-		if changed[y] {
-			hashes[y] = h
+		t.hashed++
+		if all || h != r.h[y] {
+			changed[y] = true
+			r.h[y] = h
 			s.Wrapped[y] = g.readRow(y, s.Row(y))
 		}
 	}
+	// Before sync: what it queues for vt10x comes after this snapshot.
+	r.seen, r.gen = g.touched.ver, gen
 	g.sync()
 	s.Cursor = Cursor{X: g.cx, Y: g.cy, Visible: g.cursorVisible, Shape: g.shape}
 	s.Modes = g.modes
 	s.Title = g.title
 	s.Scroll = 0
 	s.ScrollbackLen = g.hist.len()
-	return hashes, changed
+	return changed
 }
 
 // Text returns the visible screen as plain text: one line per row, trailing spaces trimmed,
