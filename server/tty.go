@@ -190,11 +190,16 @@ func (t *viewTty) Read(b []byte) (int, error) {
 		}
 		n, away := 0, false
 		var rerr error
+		// The first try comes before any wait in the poller, right after the read before: as
+		// a rule nothing is there yet, and the look at the process (5-50 µs, on a key's path)
+		// is left for the try after the poller says the terminal is readable.
+		first := true
 		err := t.rc.Read(func(fd uintptr) bool {
-			// Nothing to read yet (the read after the one that took the keys, as a rule): wait
-			// in the poller without looking at the process, a look that costs a key 5-50 µs.
-			if !readable(int(fd)) {
-				return false
+			if first {
+				first = false
+				if !readable(int(fd)) {
+					return false
+				}
 			}
 			// Suspended meanwhile (prefix C-z: the view's process may not have stopped yet), or
 			// found stopped or in the background: the input is the shell's.

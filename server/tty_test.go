@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,5 +158,103 @@ func TestWriteNowNeverWaits(t *testing.T) {
 	}
 	if n, err := tty.WriteNow([]byte("echo")); n != 4 || err != nil {
 		t.Fatalf("WriteNow wrote %d (%v) to a terminal with room", n, err)
+	}
+}
+
+// A view's reader looks at the view's process once per read that takes bytes: not on the try
+// right after a read, which finds nothing as a rule (each look is 5-50 µs on a key's path). A
+// terminal that hangs up is still seen (the read reports it).
+func TestViewReadLooksOncePerRead(t *testing.T) {
+	m, _, tty := openPair(t)
+	if err := tty.Start(); err != nil { // raw: each key is readable at once
+		t.Fatal(err)
+	}
+	tty.client = openStatFile(os.Getpid()) // not a process of this terminal: always in the foreground
+	t.Cleanup(tty.client.close)
+	type got struct {
+		b   string
+		err error
+	}
+	reads := make(chan got)
+	go func() { // owner: the test; ends when the read fails (the master is closed below)
+		buf := make([]byte, 64)
+		for {
+			n, err := tty.Read(buf)
+			reads <- got{string(buf[:n]), err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for i, keys := range []string{"abc", "d", "ef"} {
+		if _, err := m.Write([]byte(keys)); err != nil {
+			t.Fatal(err)
+		}
+		r := <-reads
+		if r.err != nil || r.b != keys {
+			t.Fatalf("read %q, %v; want %q", r.b, r.err, keys)
+		}
+		if n := tty.client.looks.Load(); n != int64(i+1) {
+			t.Fatalf("after %d reads the view's process was looked at %d times", i+1, n)
+		}
+	}
+	m.Close()
+	select {
+	case r := <-reads:
+		if r.err == nil {
+			t.Fatalf("read %q from a terminal that hung up", r.b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a terminal that hung up left its reader waiting")
+	}
+}
+
+// A frame written right after a read that found the view's process in the foreground draws on
+// that look; later, or after a suspension, the frame looks again (and a stopped process's view
+// gets no frame).
+func TestFrameAfterAReadReusesItsLook(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	cmd := exec.Command(sleep, "100")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ { // the stop is asynchronous
+		if st, _ := readProcStat(cmd.Process.Pid); st.state == 'T' {
+			break
+		}
+		if i > 500 {
+			t.Fatal("the child never stopped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, _, tty := openPair(t)
+	tty.client = openStatFile(cmd.Process.Pid)
+	t.Cleanup(tty.client.close)
+
+	tty.sawForeground.Store(monotime()) // a read looked just now and found it in the foreground
+	if !tty.foregroundToDraw() || tty.client.looks.Load() != 0 {
+		t.Fatalf("a frame right after the read looked again (%d looks)", tty.client.looks.Load())
+	}
+	tty.sawForeground.Store(monotime() - int64(lookAgain) - 1)
+	if tty.foregroundToDraw() || tty.client.looks.Load() != 1 {
+		t.Fatalf("a frame %v after the read did not look (%d looks), or saw a stopped process in the foreground", lookAgain, tty.client.looks.Load())
+	}
+	tty.sawForeground.Store(monotime())
+	tty.jobMu.Lock()
+	tty.suspendLocked()
+	tty.jobMu.Unlock()
+	if tty.sawForeground.Load() != 0 {
+		t.Fatal("a suspension left the last read's look in place")
+	}
+	if n, err := tty.Write([]byte("frame")); n != 5 || err != nil {
+		t.Fatalf("a suspended view's frame: %d, %v (dropped whole, no error)", n, err)
 	}
 }
