@@ -27,6 +27,8 @@ type overlay struct {
 	rows   []ovRow
 	n      int // rows holding cells
 	drains int // for tests
+	// cancels counts deferred scrolls a scroll back cancelled (deferScroll), for tests.
+	cancels int
 }
 
 type ovRow struct {
@@ -257,8 +259,30 @@ func (g *guard) flush() {
 // rows in the erase style; the cursor stays. Scrolls in one direction in one style add up. The
 // overlay's rows scroll with the region at once: its cells are always to be written after the
 // deferred scrolls.
+//
+// A scroll back by as many rows as wait, in the same region and style, cancels them: every row
+// is back in its place but those the first scroll pushed out, which come back blank (up then
+// down blanks the top rows; down then up, the bottom ones), so vt10x scrolls nothing and those
+// rows are cleared in the overlay. A program that scrolls a region back and forth (a log pane
+// under a status line, RI then IND) costs vt10x no scroll, which it does a cell at a time.
 func (g *guard) deferScroll(n int) {
-	if g.scrolls != 0 && ((g.scrolls > 0) != (n > 0) || g.scrollPen != g.eraseID || g.scrollTop != g.top || g.scrollBottom != g.bottom) {
+	same := g.scrollPen == g.eraseID && g.scrollTop == g.top && g.scrollBottom == g.bottom
+	if g.scrolls != 0 && g.scrolls == -n && same && -n <= g.bottom-g.top {
+		if g.ov.n > 0 {
+			g.ov.scroll(g.top, g.bottom, n)
+		}
+		first, last := g.top, g.top-n-1 // up, then down: the top rows
+		if n > 0 {
+			first, last = g.bottom-n+1, g.bottom // down, then up: the bottom ones
+		}
+		for y := first; y <= last; y++ {
+			g.ov.clearRow(y, g.scrollPen)
+		}
+		g.scrolls = 0
+		g.ov.cancels++
+		return
+	}
+	if g.scrolls != 0 && ((g.scrolls > 0) != (n > 0) || !same) {
 		g.flushScrolls() // scrolls that do not add up go first
 	}
 	if g.ov.n > 0 {

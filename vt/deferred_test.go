@@ -79,3 +79,43 @@ func TestDeferredWritesAreInvisible(t *testing.T) {
 		t.Fatalf("the overlay was handed over only %d times: the test does not exercise it", drains)
 	}
 }
+
+// A region scrolled one way and back (IND at its bottom, RI at its top, in either order, in
+// erase styles that change or not, with text printed between and the region moved) leaves what
+// handing vt10x both scrolls leaves: the scroll back cancels the waiting one and blanks the
+// rows the first pushed out (deferScroll).
+func TestScrollBackCancelsTheWaitingScroll(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(29, 7))
+	tokens := []string{
+		"\x1b[2;4r", "\x1b[1;5r", "\x1b[3;5r", "\x1b[r", // regions (the cursor goes home)
+		"\x1b[4H\n", "\x1b[5H\n", "\x1b[5H\x1bD", "\x1b[4H\x1bE", // IND, LF, NEL at a bottom
+		"\x1b[2H\x1bM", "\x1b[1H\x1bM", "\x1b[3H\x1bM", // RI at a top
+		"\x1bM", "\n", "\x1bD", // where the cursor is
+		"line", "中文", "z", "\x1b[41m", "\x1b[44m", "\x1b[m", "\x1b[K", "\x1b[2;3H", "read",
+		"\x1b[2;4r\x1b[4H\nA\x1b[2H\x1bMb", "\x1b[2;4r\x1b[2H\x1bMc\x1b[4H\nd", // one way and back
+	}
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	cancels := 0
+	for i := 0; i < n; i++ {
+		var ops []string
+		for j := 1 + r.IntN(30); j > 0; j-- {
+			ops = append(ops, tokens[r.IntN(len(tokens))])
+		}
+		direct, atEnd, often := replay(ops, true, false), replay(ops, false, false), replay(ops, false, true)
+		want := state(direct)
+		if got := state(atEnd); got != want {
+			t.Fatalf("%q\nread at the end:\n%s\nwithout deferring:\n%s", ops, got, want)
+		}
+		if got := state(often); got != want {
+			t.Fatalf("%q\nread often:\n%s\nwithout deferring:\n%s", ops, got, want)
+		}
+		cancels += atEnd.g.ov.cancels
+	}
+	if cancels < n/10 {
+		t.Fatalf("a scroll back cancelled a waiting one only %d times: the test does not exercise it", cancels)
+	}
+}
