@@ -96,6 +96,7 @@ func TestEndToEndStartAndAttach(t *testing.T) {
 	script := fmt.Sprintf(`stty -g > %[1]s/b1; %[2]s attach; echo "rc1=$?"; stty -g > %[1]s/a1
 read next
 stty -g > %[1]s/b2; %[2]s attach; echo "rc2=$?"; stty -g > %[1]s/a2
+read next
 stty -g > %[1]s/b3; %[2]s; echo "rc3=$?"; stty -g > %[1]s/a3
 read next
 stty -g > %[1]s/b4; %[2]s attach; echo "rc4=$?"; stty -g > %[1]s/a4
@@ -122,6 +123,8 @@ echo all-done; sleep 100`, dir, r.self)
 	if !strings.Contains(s, "no tickmux server is running") {
 		t.Fatalf("attach on a dead server's socket did not say no server runs:\n%s", s)
 	}
+	// The script waits here: tickmux's screen would otherwise cover rc2 before a poll saw it.
+	r.keys("Enter")
 	r.waitFor("shell:1") // tickmux started a server in its place
 	r.prefix("d", "rc3=0")
 	r.keys("Enter")
