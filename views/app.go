@@ -739,7 +739,18 @@ func (a *App) autoAxis() Axis {
 	return SideBySide
 }
 
+// screenSize is the size the layout was last drawn at; before the first frame, the screen's,
+// which that frame takes. Until tview lays the root out, the root's rect is tview's default
+// 15x10: a program opened before Run (a server's first shell) started at 20x7 and the first
+// frame resized it a few milliseconds later, while it was starting. bash can miss that
+// SIGWINCH, and then edits its line for 20 columns: C-u moved the cursor up instead of erasing
+// the typed text, which stayed on screen.
 func (a *App) screenSize() (int, int) {
+	if a.lastSize == ([2]int{}) && a.screen != nil {
+		if w, h := a.screen.Size(); w > 0 && h > 0 {
+			return w, h
+		}
+	}
 	_, _, w, h := a.root.GetRect()
 	if w == 0 {
 		return 120, 40
