@@ -31,6 +31,27 @@ func replay(ops []string, direct, reads bool) *Terminal {
 	return term
 }
 
+// replayDeferred replays ops without deferring, deferring with a read only at the end, and
+// deferring with the reads in ops; it fails t unless all three leave the same screen without a
+// fault, and returns the one read at the end.
+func replayDeferred(t *testing.T, ops []string) *Terminal {
+	t.Helper()
+	direct, atEnd, often := replay(ops, true, false), replay(ops, false, false), replay(ops, false, true)
+	want := state(direct)
+	if got := state(atEnd); got != want {
+		t.Fatalf("%q\nread at the end:\n%s\nwithout deferring:\n%s", ops, got, want)
+	}
+	if got := state(often); got != want {
+		t.Fatalf("%q\nread often:\n%s\nwithout deferring:\n%s", ops, got, want)
+	}
+	for _, term := range []*Terminal{direct, atEnd, often} {
+		if err := term.Fault(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return atEnd
+}
+
 // TestDeferredWritesAreInvisible checks that holding prints, moves and pens back from vt10x
 // (deferred.go) leaves exactly what handing everything over at once leaves: for random streams
 // of the sequences programs send, read at random points or only at the end, with resizes.
@@ -60,19 +81,7 @@ func TestDeferredWritesAreInvisible(t *testing.T) {
 				ops = append(ops, fmt.Sprintf("resize %d %d", 6+r.IntN(10), 3+r.IntN(5)))
 			}
 		}
-		direct, atEnd, often := replay(ops, true, false), replay(ops, false, false), replay(ops, false, true)
-		want := state(direct)
-		if got := state(atEnd); got != want {
-			t.Fatalf("%q\nread at the end:\n%s\nwithout deferring:\n%s", ops, got, want)
-		}
-		if got := state(often); got != want {
-			t.Fatalf("%q\nread often:\n%s\nwithout deferring:\n%s", ops, got, want)
-		}
-		for _, term := range []*Terminal{direct, atEnd, often} {
-			if err := term.Fault(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		atEnd := replayDeferred(t, ops)
 		drains += atEnd.g.ov.drains
 	}
 	if drains < n/4 {
@@ -105,15 +114,7 @@ func TestScrollBackCancelsTheWaitingScroll(t *testing.T) {
 		for j := 1 + r.IntN(30); j > 0; j-- {
 			ops = append(ops, tokens[r.IntN(len(tokens))])
 		}
-		direct, atEnd, often := replay(ops, true, false), replay(ops, false, false), replay(ops, false, true)
-		want := state(direct)
-		if got := state(atEnd); got != want {
-			t.Fatalf("%q\nread at the end:\n%s\nwithout deferring:\n%s", ops, got, want)
-		}
-		if got := state(often); got != want {
-			t.Fatalf("%q\nread often:\n%s\nwithout deferring:\n%s", ops, got, want)
-		}
-		cancels += atEnd.g.ov.cancels
+		cancels += replayDeferred(t, ops).g.ov.cancels
 	}
 	if cancels < n/10 {
 		t.Fatalf("a scroll back cancelled a waiting one only %d times: the test does not exercise it", cancels)
