@@ -1,0 +1,229 @@
+package main
+
+// End-to-end with the real Codex (testdata/codex, pinned; installed by scripts/install-test-deps):
+// it runs interactively in a tickmux pane against a loopback stand-in for the OpenAI Responses
+// API that plays scripted shell commands asking for escalated permissions, and its permission
+// prompts are answered with tickmux cards.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const codexDir = "testdata/codex"
+
+// codexBin returns the codex executable, or skips (fails in CI) saying why it is missing.
+func codexBin(t *testing.T) string {
+	t.Helper()
+	bin, _ := filepath.Abs(filepath.Join(codexDir, "node_modules", ".bin", "codex"))
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if why, err := os.ReadFile(filepath.Join(codexDir, ".install-failed")); err == nil {
+		t.Skipf("Codex could not be installed (npm ci in %s): %s", codexDir, strings.TrimSpace(string(why)))
+	}
+	msg := "Codex is not installed: run ./scripts/install-test-deps (it runs npm ci in " + codexDir + ")"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// responsesStub plays the OpenAI Responses API as Codex streams it: when the person's last prompt
+// holds a keyword of the script, it answers with the keyword's exec_command calls one after
+// another (each after the previous one's output), then with a text naming the last output;
+// anything else (Codex's own requests, such as a task title, have no tools) gets "ok".
+type responsesStub struct {
+	script map[string][]map[string]any // keyword → exec_command's arguments, one call each
+	mu     sync.Mutex
+	seen   []string // the last output of each script played to its end, in order
+	n      int
+}
+
+type responsesItem struct {
+	Type    string          `json:"type"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Output  json.RawMessage `json:"output"`
+}
+
+func (s *responsesStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"data":[],"models":[]}`))
+		return
+	}
+	var body struct {
+		Tools []struct{ Name string }
+		Input []responsesItem
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// The last prompt the person typed (Codex's own context comes as user messages in <tags>),
+	// and the outputs of the calls since.
+	prompt, outputs := "", []string(nil)
+	for _, it := range body.Input {
+		switch {
+		case it.Type == "function_call_output":
+			var out string
+			if json.Unmarshal(it.Output, &out) != nil {
+				out = string(it.Output)
+			}
+			outputs = append(outputs, out)
+		case it.Type == "message" && it.Role == "user":
+			var parts []struct{ Type, Text string }
+			json.Unmarshal(it.Content, &parts)
+			for _, p := range parts {
+				if p.Type == "input_text" && !strings.HasPrefix(strings.TrimSpace(p.Text), "<") {
+					prompt, outputs = p.Text, nil
+				}
+			}
+		}
+	}
+	hasExec := false
+	for _, tl := range body.Tools {
+		hasExec = hasExec || tl.Name == "exec_command"
+	}
+	s.mu.Lock()
+	s.n++
+	id := s.n
+	item := map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_stub_%d", id),
+		"content": []any{map[string]any{"type": "output_text", "text": "ok"}}}
+	for kw, calls := range s.script {
+		if !hasExec || !strings.Contains(prompt, kw) {
+			continue
+		}
+		if len(outputs) < len(calls) {
+			args, _ := json.Marshal(calls[len(outputs)])
+			item = map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args),
+				"call_id": fmt.Sprintf("call_stub_%d", id), "id": fmt.Sprintf("fc_stub_%d", id)}
+		} else {
+			last := outputs[len(outputs)-1]
+			s.seen = append(s.seen, last)
+			item["content"] = []any{map[string]any{"type": "output_text", "text": "stub-saw-output: " + strings.ReplaceAll(last, "\n", " ")}}
+		}
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	event := func(data map[string]any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
+	}
+	rid := fmt.Sprintf("resp_stub_%d", id)
+	event(map[string]any{"type": "response.created", "response": map[string]any{"id": rid}})
+	event(map[string]any{"type": "response.output_item.done", "item": item})
+	event(map[string]any{"type": "response.completed", "response": map[string]any{"id": rid,
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}})
+}
+
+// outputs returns the outputs the stub answered a finished script with, so far.
+func (s *responsesStub) outputs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+// TestEndToEndRealCodex: Codex 0.171.0, set up by `tickmux setup codex --write`, runs in a tickmux
+// pane; a command that asks to leave Codex's sandbox shows its card with the whole command, and y
+// runs it; n stops another, and the model's next request carries the denial; the pane's border
+// says what the agent does, and that its session ended.
+func TestEndToEndRealCodex(t *testing.T) {
+	codex := codexBin(t)
+	r := newTmuxRig(t)
+	work := filepath.Join(r.dir, "work")
+	home := filepath.Join(r.dir, "codex-home")
+	for _, d := range []string{work, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub := &responsesStub{script: map[string][]map[string]any{
+		"RUNCMD": {{"cmd": "echo codex-ran-$((6*7)) > " + filepath.Join(work, "ran.txt"),
+			"sandbox_permissions": "require_escalated", "justification": "Write a marker file"}},
+		"DENYCMD": {{"cmd": "touch " + filepath.Join(work, "denied.txt"),
+			"sandbox_permissions": "require_escalated", "justification": "Touch a file"}},
+	}}
+	api := httptest.NewServer(stub)
+	defer api.Close()
+	// The model provider is the stub (a key in the environment: no sign-in screen), the working
+	// directory is trusted (no trust screen), and a burst of typed keys is typing, not a paste.
+	config := fmt.Sprintf("model = \"gpt-5-test\"\nmodel_provider = \"stub\"\ndisable_paste_burst = true\n\n"+
+		"[model_providers.stub]\nname = \"stub\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n\n"+
+		"[projects.%q]\ntrust_level = \"trusted\"\n", api.URL+"/v1", work)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setup := r.cli("setup", "codex", "--write")
+	setup.Env = append(setup.Env, "CODEX_HOME="+home)
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+
+	r.start()
+	r.waitFor("shell:1")
+	// Codex runs a hook only once the person trusted it (/hooks); the flag stands for that step.
+	r.typeLine(fmt.Sprintf("cd %s && CODEX_HOME=%s STUB_API_KEY=dummy %s --dangerously-bypass-hook-trust", work, home, codex), "OpenAI Codex (v0.171.0)")
+	prompt := func(text string) {
+		r.keys("-l", text)
+		r.waitFor(text)
+		r.keys("Enter")
+	}
+	waitFile := func(path, want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			b, err := os.ReadFile(path)
+			if err == nil && string(b) == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s holds %q (%v), want %q:\n%s", path, b, err, want, r.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	// y: the command runs.
+	prompt("please RUNCMD")
+	s := r.waitFor("Codex wants to run its tool Bash in shell:1")
+	if !strings.Contains(s, "echo codex-ran-$((6*7)) >") || !strings.Contains(s, "shell:1 Codex waiting for you") {
+		t.Fatalf("the card or the border:\n%s", s)
+	}
+	r.prefix("a", "allow once")
+	r.keys("y")
+	waitFile(filepath.Join(work, "ran.txt"), "codex-ran-42\n")
+	r.waitFor("stub-saw-output:")
+
+	// n: the command does not run, and the model reads the denial.
+	prompt("please DENYCMD")
+	r.waitFor("the agent says: Touch a file") // the card (its command wraps in the panel's width)
+	r.waitFor("⚑ 1 pending")
+	r.prefix("a", "allow once")
+	r.keys("n")
+	r.waitFor("Blocked by hook")
+	deadline := time.Now().Add(30 * time.Second)
+	for len(stub.outputs()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := stub.outputs(); len(out) != 2 || !strings.Contains(out[1], "denied by the person in tickmux") {
+		t.Fatalf("the model was sent %q, want the denial second:\n%s", out, r.screen())
+	}
+	if _, err := os.Stat(filepath.Join(work, "denied.txt")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+	r.waitFor("shell:1 Codex done")
+
+	prompt("/quit")
+	r.waitFor("shell:1 Codex ended")
+}
