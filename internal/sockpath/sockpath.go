@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -20,7 +21,7 @@ const EnvSocket = "TICKMUX_SOCKET"
 var ErrAlreadyRunning = errors.New("another tickmux is already running")
 
 // Path returns the control socket's path: flag when it is not empty, else $TICKMUX_SOCKET, else
-// $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock.
+// Default.
 func Path(flag string) string {
 	if flag != "" {
 		return flag
@@ -31,12 +32,38 @@ func Path(flag string) string {
 	return Default()
 }
 
-// Default is the socket's path when neither the flag nor $TICKMUX_SOCKET names one.
+// Default is the socket's path when neither the flag nor $TICKMUX_SOCKET names one:
+// $XDG_RUNTIME_DIR/tickmux/default.sock; without that variable, the same file in the user's
+// runtime directory when the system made one (/run/user/$UID, ours and private), else
+// /tmp/tickmux-$UID/default.sock.
+//
+// The fallback is for programs started with a pruned environment: Codex starts its MCP servers
+// with a few variables only (HOME, PATH, USER, LANG and the like), so `tickmux mcp` started
+// there has no XDG_RUNTIME_DIR, and without the fallback it would look in /tmp while the tickmux
+// of the person's login listens in /run/user/$UID.
 func Default() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "tickmux", "default.sock")
 	}
-	return filepath.Join(os.TempDir(), "tickmux-"+strconv.Itoa(os.Getuid()), "default.sock")
+	uid := os.Getuid()
+	if d := filepath.Join(runUser, strconv.Itoa(uid)); privateDirOf(d, uid) {
+		return filepath.Join(d, "tickmux", "default.sock")
+	}
+	return filepath.Join(os.TempDir(), "tickmux-"+strconv.Itoa(uid), "default.sock")
+}
+
+// runUser is where the system keeps each user's runtime directory (systemd-logind's); tests
+// change it.
+var runUser = "/run/user"
+
+// privateDirOf reports whether dir is a directory (not a link to one) owned by uid that only its
+// owner may use, as the runtime directory of a login is.
+func privateDirOf(dir string, uid int) bool {
+	var st syscall.Stat_t
+	if syscall.Lstat(dir, &st) != nil {
+		return false
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFDIR && int(st.Uid) == uid && st.Mode&0o077 == 0
 }
 
 // Running reports whether a server answers on the socket at path (within a second).
