@@ -266,7 +266,9 @@ func codexSetup(home, exe string) []setupFile {
 	}
 	path := filepath.Join(dir, "config.toml")
 	bin := strings.Trim(exe, `"`)
-	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\n", tomlString(bin))
+	// Codex starts MCP servers with a pruned environment (HOME, PATH, USER, LANG and the like):
+	// env_vars passes on the two that say where the person's tickmux listens.
+	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\nenv_vars = [\"TICKMUX_SOCKET\", \"XDG_RUNTIME_DIR\"]\n", tomlString(bin))
 	block := func(e setupEvent) string {
 		b := fmt.Sprintf("[[hooks.%s]]\n", e.name)
 		if e.matcher != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +120,7 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 		MCPServers map[string]struct {
 			Command string
 			Args    []string
+			EnvVars []string `toml:"env_vars"`
 		} `toml:"mcp_servers"`
 		Hooks map[string][]struct {
 			Matcher string
@@ -130,6 +132,11 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 	}
 	if err := toml.Unmarshal(b, &cfg); err != nil {
 		t.Fatalf("config.toml after setup is not TOML: %v\n%s", err, b)
+	}
+	// Codex gives MCP servers only the variables it lists (and a few of its own choice): the
+	// socket's go through.
+	if ev := cfg.MCPServers["tickmux"].EnvVars; !slices.Contains(ev, "TICKMUX_SOCKET") || !slices.Contains(ev, "XDG_RUNTIME_DIR") {
+		t.Errorf("env_vars of the MCP server = %q, want the socket's variables", ev)
 	}
 	pr := cfg.Hooks["PermissionRequest"]
 	if cfg.Model != "gpt-5" || cfg.MCPServers["docs"].Command != "docs-mcp" || cfg.MCPServers["tickmux"].Args[0] != "mcp" ||

@@ -43,10 +43,18 @@ func codexBin(t *testing.T) string {
 // another (each after the previous one's output), then with a text naming the last output;
 // anything else (Codex's own requests, such as a task title, have no tools) gets "ok".
 type responsesStub struct {
-	script map[string][]map[string]any // keyword → exec_command's arguments, one call each
+	script map[string][]stubCall // keyword → the calls to make, one after another
 	mu     sync.Mutex
 	seen   []string // the last output of each script played to its end, in order
+	tools  []string // the tools of the last request that had any (NAMESPACE/NAME in a namespace)
 	n      int
+}
+
+// stubCall is a call of tool with args (an MCP server's tool is named as the server has it: Codex
+// offers them in a namespace of the server's).
+type stubCall struct {
+	tool string
+	args map[string]any
 }
 
 type responsesItem struct {
@@ -63,7 +71,10 @@ func (s *responsesStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Tools []struct{ Name string }
+		Tools []struct {
+			Type, Name string
+			Tools      []struct{ Name string } // a namespace's (an MCP server's tools)
+		}
 		Input []responsesItem
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -91,23 +102,41 @@ func (s *responsesStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	hasExec := false
-	for _, tl := range body.Tools {
-		hasExec = hasExec || tl.Name == "exec_command"
-	}
 	s.mu.Lock()
+	if len(body.Tools) > 0 {
+		s.tools = s.tools[:0]
+		for _, tl := range body.Tools {
+			if tl.Type != "namespace" {
+				s.tools = append(s.tools, tl.Name)
+			}
+			for _, in := range tl.Tools {
+				s.tools = append(s.tools, tl.Name+"/"+in.Name)
+			}
+		}
+	}
+	// call is the function_call item of the tool named name, in its namespace if it has one.
+	call := func(name string, args map[string]any) map[string]any {
+		b, _ := json.Marshal(args)
+		item := map[string]any{"type": "function_call", "name": name, "arguments": string(b),
+			"call_id": fmt.Sprintf("call_stub_%d", s.n), "id": fmt.Sprintf("fc_stub_%d", s.n)}
+		for _, full := range s.tools {
+			if ns, n, ok := strings.Cut(full, "/"); ok && n == name {
+				item["namespace"] = ns
+			}
+		}
+		return item
+	}
 	s.n++
 	id := s.n
 	item := map[string]any{"type": "message", "role": "assistant", "id": fmt.Sprintf("msg_stub_%d", id),
 		"content": []any{map[string]any{"type": "output_text", "text": "ok"}}}
 	for kw, calls := range s.script {
-		if !hasExec || !strings.Contains(prompt, kw) {
+		if len(body.Tools) == 0 || !strings.Contains(prompt, kw) {
 			continue
 		}
 		if len(outputs) < len(calls) {
-			args, _ := json.Marshal(calls[len(outputs)])
-			item = map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args),
-				"call_id": fmt.Sprintf("call_stub_%d", id), "id": fmt.Sprintf("fc_stub_%d", id)}
+			c := calls[len(outputs)]
+			item = call(c.tool, c.args)
 		} else {
 			last := outputs[len(outputs)-1]
 			s.seen = append(s.seen, last)
@@ -127,6 +156,13 @@ func (s *responsesStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}})
 }
 
+// toolNames returns the tools Codex offered the model last.
+func (s *responsesStub) toolNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.tools...)
+}
+
 // outputs returns the outputs the stub answered a finished script with, so far.
 func (s *responsesStub) outputs() []string {
 	s.mu.Lock()
@@ -136,8 +172,9 @@ func (s *responsesStub) outputs() []string {
 
 // TestEndToEndRealCodex: Codex 0.171.0, set up by `tickmux setup codex --write`, runs in a tickmux
 // pane; a command that asks to leave Codex's sandbox shows its card with the whole command, and y
-// runs it; n stops another, and the model's next request carries the denial; the pane's border
-// says what the agent does, and that its session ended.
+// runs it; n stops another, and the model's next request carries the denial; tickmux's MCP server,
+// which Codex starts with a pruned environment, reaches this tickmux; the pane's border says what
+// the agent does, and that its session ended.
 func TestEndToEndRealCodex(t *testing.T) {
 	codex := codexBin(t)
 	r := newTmuxRig(t)
@@ -148,11 +185,12 @@ func TestEndToEndRealCodex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stub := &responsesStub{script: map[string][]map[string]any{
-		"RUNCMD": {{"cmd": "echo codex-ran-$((6*7)) > " + filepath.Join(work, "ran.txt"),
-			"sandbox_permissions": "require_escalated", "justification": "Write a marker file"}},
-		"DENYCMD": {{"cmd": "touch " + filepath.Join(work, "denied.txt"),
-			"sandbox_permissions": "require_escalated", "justification": "Touch a file"}},
+	stub := &responsesStub{script: map[string][]stubCall{
+		"RUNCMD": {{"exec_command", map[string]any{"cmd": "echo codex-ran-$((6*7)) > " + filepath.Join(work, "ran.txt"),
+			"sandbox_permissions": "require_escalated", "justification": "Write a marker file"}}},
+		"DENYCMD": {{"exec_command", map[string]any{"cmd": "touch " + filepath.Join(work, "denied.txt"),
+			"sandbox_permissions": "require_escalated", "justification": "Touch a file"}}},
+		"LISTTICKS": {{"list_ticks", map[string]any{}}},
 	}}
 	api := httptest.NewServer(stub)
 	defer api.Close()
@@ -169,6 +207,14 @@ func TestEndToEndRealCodex(t *testing.T) {
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
+	// tickmux is this test binary: told so in the MCP server's environment, which Codex prunes
+	// to a few variables and the ones setup lists (the socket's).
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n[mcp_servers.tickmux.env]\n%s = \"1\"\n", envAsMain)
+	f.Close()
 
 	r.start()
 	r.waitFor("shell:1")
@@ -223,6 +269,17 @@ func TestEndToEndRealCodex(t *testing.T) {
 		t.Fatal("the denied command ran")
 	}
 	r.waitFor("shell:1 Codex done")
+
+	// tickmux's MCP server, started by Codex with its pruned environment, finds this tickmux
+	// through the socket's variable setup passed on: list_ticks lists the pane Codex runs in.
+	prompt("please LISTTICKS")
+	r.waitFor("stub-saw-output:")
+	for deadline := time.Now().Add(30 * time.Second); len(stub.outputs()) < 3 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := stub.outputs(); len(out) != 3 || !strings.Contains(out[2], "shell:1") {
+		t.Fatalf("list_ticks through Codex gave %q (tools offered: %q):\n%s", out, stub.toolNames(), r.screen())
+	}
 
 	prompt("/quit")
 	r.waitFor("shell:1 Codex ended")
