@@ -194,8 +194,9 @@ func (s *messagesStub) results() []toolResult {
 
 // TestEndToEndRealClaudeCode: Claude Code 2.1.197, set up by `tickmux setup claude-code --write`,
 // runs in a tickmux pane; a Bash call shows its card with the whole command and y runs it; n stops
-// another, and the model's next request carries the denial; an Edit shows its diff; the pane's
-// border says what the agent does.
+// another, and the model's next request carries the denial; an Edit shows its diff; an MCP tool of
+// tickmux's shows its card, and tickmux's MCP server reaches this tickmux; the pane's border says
+// what the agent does.
 func TestEndToEndRealClaudeCode(t *testing.T) {
 	claude := claudeCode(t)
 	r := newTmuxRig(t)
@@ -228,6 +229,7 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 		"DENYBASH": {{"Bash", map[string]any{"command": "touch " + filepath.Join(work, "denied.txt"), "description": "Touch a file"}}},
 		"EDITFILE": {{"Read", map[string]any{"file_path": filepath.Join(work, "f.txt")}},
 			{"Edit", map[string]any{"file_path": filepath.Join(work, "f.txt"), "old_string": "alpha", "new_string": "beta"}}},
+		"LISTTICKS": {{"mcp__tickmux__list_ticks", map[string]any{}}},
 	}}
 	api := httptest.NewServer(stub)
 	defer api.Close()
@@ -293,6 +295,20 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	waitFile(filepath.Join(work, "f.txt"), "one\nbeta\nthree\n")
 	r.waitFor("stub-saw-result is_error=false: The file")
 	r.waitFor("shell:1 Claude Code done")
+
+	// tickmux's MCP server, as setup registered it, reaches this tickmux: Claude Code asks before
+	// it calls an MCP tool (a card naming the server and the tool), and list_ticks lists the pane
+	// Claude Code runs in.
+	prompt("please LISTTICKS")
+	r.waitFor("MCP tool list_ticks")
+	r.prefix("a", "allow once")
+	r.keys("y")
+	for deadline := time.Now().Add(30 * time.Second); len(stub.results()) < 4 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res := stub.results(); len(res) != 4 || res[3].IsError || !strings.Contains(res[3].Content, `"shell:1"`) {
+		t.Fatalf("list_ticks through Claude Code gave %+v:\n%s", res, r.screen())
+	}
 
 	prompt("/exit")
 	r.waitFor("Resume this session with")
