@@ -268,7 +268,7 @@ func codexSetup(home, exe string) []setupFile {
 	bin := strings.Trim(exe, `"`)
 	// Codex starts MCP servers with a pruned environment (HOME, PATH, USER, LANG and the like):
 	// env_vars passes on the two that say where the person's tickmux listens.
-	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\nenv_vars = [\"TICKMUX_SOCKET\", \"XDG_RUNTIME_DIR\"]\n", tomlString(bin))
+	mcpBlock := fmt.Sprintf("[mcp_servers.tickmux]\ncommand = %s\nargs = [\"mcp\"]\n%s\n", tomlString(bin), codexEnvVars)
 	block := func(e setupEvent) string {
 		b := fmt.Sprintf("[[hooks.%s]]\n", e.name)
 		if e.matcher != "" {
@@ -282,6 +282,7 @@ func codexSetup(home, exe string) []setupFile {
 	}
 	return []setupFile{{path: path, what: "the MCP server and the hooks (PermissionRequest, and the events that show the agent's state)", snippet: snippet,
 		merge: func(old []byte) ([]byte, bool, error) {
+			original := old
 			var cur struct {
 				MCPServers map[string]any `toml:"mcp_servers"`
 				Hooks      map[string]any `toml:"hooks"`
@@ -290,8 +291,15 @@ func codexSetup(home, exe string) []setupFile {
 				return nil, false, fmt.Errorf("the file is not valid TOML (%v); fix it, then run setup again", err)
 			}
 			var add []string
-			if cur.MCPServers["tickmux"] == nil {
+			switch t, _ := cur.MCPServers["tickmux"].(map[string]any); {
+			case cur.MCPServers["tickmux"] == nil:
 				add = append(add, mcpBlock)
+			case t != nil && t["env_vars"] == nil:
+				// An earlier setup's table, written before it passed the socket's variables on.
+				var err error
+				if old, err = withCodexEnvVars(old); err != nil {
+					return nil, false, err
+				}
 			}
 			for _, e := range codexEvents {
 				groups, _ := cur.Hooks[e.name].([]any)
@@ -304,7 +312,7 @@ func codexSetup(home, exe string) []setupFile {
 				}
 			}
 			if len(add) == 0 {
-				return old, false, nil
+				return old, !bytes.Equal(old, original), nil
 			}
 			out := append([]byte(nil), old...)
 			if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
@@ -318,6 +326,43 @@ func codexSetup(home, exe string) []setupFile {
 			}
 			return out, true, nil
 		}}}
+}
+
+// codexEnvVars is the line of Codex's MCP server table that passes the socket's variables on.
+const codexEnvVars = `env_vars = ["TICKMUX_SOCKET", "XDG_RUNTIME_DIR"]`
+
+// withCodexEnvVars puts codexEnvVars in the [mcp_servers.tickmux] table of config, under its
+// header line; a table written in another form is left to the person, with the line to add.
+func withCodexEnvVars(config []byte) ([]byte, error) {
+	lines := strings.SplitAfter(string(config), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "[mcp_servers.tickmux]" {
+			if at >= 0 {
+				at = -1
+				break
+			}
+			at = i
+		}
+	}
+	manual := fmt.Errorf("tickmux's MCP server table has no env_vars, and setup cannot place it in this file's form; add `%s` to it by hand", codexEnvVars)
+	if at < 0 {
+		return nil, manual
+	}
+	out := strings.Join(lines[:at+1], "")
+	if !strings.HasSuffix(out, "\n") { // the header is the file's last line
+		out += "\n"
+	}
+	out += codexEnvVars + "\n" + strings.Join(lines[at+1:], "")
+	var check struct {
+		MCPServers map[string]struct {
+			EnvVars []string `toml:"env_vars"`
+		} `toml:"mcp_servers"`
+	}
+	if err := toml.Unmarshal([]byte(out), &check); err != nil || len(check.MCPServers["tickmux"].EnvVars) != 2 {
+		return nil, manual
+	}
+	return []byte(out), nil
 }
 
 // tomlString quotes s as a TOML basic string.

@@ -165,3 +165,42 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 		t.Fatal("setup without --write wrote something")
 	}
 }
+
+// TestSetupCodexAddsEnvVarsToAnEarlierSetup: a config.toml set up before the MCP server's table
+// passed the socket's variables on gets env_vars under the table's header, the rest of the file as
+// it was; a table in a form setup cannot edit safely is an error saying the line to add, and the
+// file is left alone.
+func TestSetupCodexAddsEnvVarsToAnEarlierSetup(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	fresh := setupIn(t, t.TempDir(), "codex") // the printed tables: the hooks as setup writes them
+	hooks := fresh[strings.Index(fresh, "\n[[hooks."):]
+	hooks = hooks[:strings.LastIndex(hooks, "\n# tickmux setup codex --write")]
+	earlier := "model = \"gpt-5\"\n\n[mcp_servers.tickmux]\ncommand = \"tickmux\"\nargs = [\"mcp\"]\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n" + hooks + "\n"
+	if err := os.WriteFile(path, []byte(earlier), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := setupIn(t, home, "codex", "--write")
+	b, _ := os.ReadFile(path)
+	want := strings.Replace(earlier, "[mcp_servers.tickmux]\n", "[mcp_servers.tickmux]\n"+codexEnvVars+"\n", 1)
+	if string(b) != want {
+		t.Fatalf("after setup (%s):\n%s\nwant:\n%s", out, b, want)
+	}
+	if out := setupIn(t, home, "codex", "--write"); !strings.Contains(out, "already set up") {
+		t.Fatalf("the second run: %s", out)
+	}
+
+	// An inline table: setup says what to add and changes nothing.
+	inline := "mcp_servers.tickmux = { command = \"tickmux\", args = [\"mcp\"] }\n" + hooks + "\n"
+	if err := os.WriteFile(path, []byte(inline), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"setup", "codex", "--write"}, stdio{in: strings.NewReader(""), out: &stdout, err: &stderr}); code == 0 || !strings.Contains(stderr.String(), codexEnvVars) {
+		t.Fatalf("setup on an inline table exited %d:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if b, _ := os.ReadFile(path); string(b) != inline {
+		t.Fatalf("the file changed:\n%s", b)
+	}
+}
