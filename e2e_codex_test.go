@@ -195,10 +195,12 @@ func TestEndToEndRealCodex(t *testing.T) {
 	api := httptest.NewServer(stub)
 	defer api.Close()
 	// The model provider is the stub (a key in the environment: no sign-in screen), the working
-	// directory is trusted (no trust screen), and a burst of typed keys is typing, not a paste.
+	// directory is trusted (no trust screen), a burst of typed keys is typing, not a paste, and
+	// the session ends with the TUI: by default Codex hands it to a background app-server when the
+	// TUI quits ("Any running work continues"), which sends no SessionEnd and outlives the test.
 	config := fmt.Sprintf("model = \"gpt-5-test\"\nmodel_provider = \"stub\"\ndisable_paste_burst = true\n\n"+
 		"[model_providers.stub]\nname = \"stub\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n\n"+
-		"[projects.%q]\ntrust_level = \"trusted\"\n", api.URL+"/v1", work)
+		"[projects.%q]\ntrust_level = \"trusted\"\n\n[features]\ndaemon_auto_start = false\n", api.URL+"/v1", work)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -218,8 +220,12 @@ func TestEndToEndRealCodex(t *testing.T) {
 
 	r.start()
 	r.waitFor("shell:1")
-	// Codex runs a hook only once the person trusted it (/hooks); the flag stands for that step.
-	r.typeLine(fmt.Sprintf("cd %s && CODEX_HOME=%s STUB_API_KEY=dummy %s --dangerously-bypass-hook-trust", work, home, codex), "OpenAI Codex (v0.171.0)")
+	// Codex runs a hook only once the person trusted it: at the first start after setup it asks.
+	r.typeLine(fmt.Sprintf("cd %s && CODEX_HOME=%s STUB_API_KEY=dummy %s", work, home, codex), "Hooks need review")
+	r.keys("2") // Trust all and continue
+	r.waitFor("› 2. Trust all")
+	r.keys("Enter")
+	r.waitFor("OpenAI Codex (v0.171.0)")
 	prompt := func(text string) {
 		r.keys("-l", text)
 		r.waitFor(text)
