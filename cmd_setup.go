@@ -84,7 +84,7 @@ func runSetup(args []string, std stdio) int {
 func printSetupNotes(w io.Writer, agent string) {
 	fmt.Fprintln(w, "# The hook asks the running tickmux (the one whose pane the agent runs in, else the default socket's); with none running, or nobody to answer, the agent asks on its own prompt.")
 	if agent == "codex" {
-		fmt.Fprintln(w, "# Codex runs a new or changed hook only once you trust it: type /hooks in Codex and trust the tickmux hook.")
+		fmt.Fprintln(w, "# Codex runs a new or changed hook only once you trust it: it asks at its next start (\"Trust all and continue\"), or type /hooks in Codex.")
 	}
 }
 
