@@ -195,12 +195,10 @@ func TestEndToEndRealCodex(t *testing.T) {
 	api := httptest.NewServer(stub)
 	defer api.Close()
 	// The model provider is the stub (a key in the environment: no sign-in screen), the working
-	// directory is trusted (no trust screen), a burst of typed keys is typing, not a paste, and
-	// the session ends with the TUI: by default Codex hands it to a background app-server when the
-	// TUI quits ("Any running work continues"), which sends no SessionEnd and outlives the test.
+	// directory is trusted (no trust screen), and a burst of typed keys is typing, not a paste.
 	config := fmt.Sprintf("model = \"gpt-5-test\"\nmodel_provider = \"stub\"\ndisable_paste_burst = true\n\n"+
 		"[model_providers.stub]\nname = \"stub\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n\n"+
-		"[projects.%q]\ntrust_level = \"trusted\"\n\n[features]\ndaemon_auto_start = false\n", api.URL+"/v1", work)
+		"[projects.%q]\ntrust_level = \"trusted\"\n", api.URL+"/v1", work)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -287,6 +285,9 @@ func TestEndToEndRealCodex(t *testing.T) {
 		t.Fatalf("list_ticks through Codex gave %q (tools offered: %q):\n%s", out, stub.toolNames(), r.screen())
 	}
 
+	// Codex 0.171.0 hands the session to a background app-server as its TUI quits ("Any running
+	// work continues") and sends no SessionEnd: the border says the session ended because tickmux
+	// watched the agent's process exit.
 	prompt("/quit")
 	r.waitFor("shell:1 Codex ended")
 }

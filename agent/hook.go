@@ -47,12 +47,13 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	}
 	call := describeAgentCall(name, in)
 	req := host.ApprovalRequest{Action: host.ActionAgent, Client: name, Agent: &call}
-	if pane := s.paneOfConn(c); pane != nil {
+	pane := s.paneOfConn(c)
+	if pane != nil {
 		req.Instance, req.Title = pane.ID(), pane.Title()
 	}
 	// The agent's state on its pane: waiting for the person while the card is up; working once
 	// allowed or denied (the agent goes on); still waiting when its own prompt takes over.
-	sess := host.AgentSession{Agent: name, Session: in.SessionID, Pane: req.Instance, Cwd: in.Cwd}
+	sess := host.AgentSession{Agent: name, Session: in.SessionID, Pane: req.Instance, Cwd: in.Cwd, PID: agentPID(pane)}
 	board := s.h.Agents()
 	board.Set(withDetail(sess, "a card: "+in.ToolName), host.AgentWaiting, time.Now())
 	defer func() {
@@ -134,7 +135,7 @@ func (s *Server) agentEvent(c *conn, p AgentEventParams) (struct{}, error) {
 	}
 	sess := host.AgentSession{Agent: name, Session: in.SessionID, Cwd: in.Cwd}
 	if pane := s.paneOfConn(c); pane != nil {
-		sess.Pane = pane.ID()
+		sess.Pane, sess.PID = pane.ID(), agentPID(pane)
 	}
 	switch in.HookEventName {
 	case "PreToolUse":
@@ -175,6 +176,17 @@ func (s *Server) paneOfConn(c *conn) *host.Instance {
 		return nil
 	}
 	return s.paneOf(pid)
+}
+
+// agentPID is the agent's process in pane, whose hook is running: the job in the pane's
+// foreground (the agent started from the pane's shell, or the pane's program itself); 0 when
+// not known. Not the hook's ancestor below the pane: an agent that is the pane's program runs its
+// hook under a shell of its own, which would be taken for the agent and end at once.
+func agentPID(pane *host.Instance) int {
+	if pane == nil || pane.Process() == nil {
+		return 0
+	}
+	return pane.Process().ForegroundPID()
 }
 
 // agentNames are the agents' names as cards show them.

@@ -1,9 +1,12 @@
 package host
 
 import (
+	"os"
 	"sort"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // An agent program running in a pane (Claude Code, Codex) tells tickmux what it does through its
@@ -33,21 +36,38 @@ type AgentSession struct {
 	Since   time.Time // when it entered State
 	// Detail says more about the state: the tool that runs, what the agent waits for.
 	Detail string
+	// PID is the agent's process: the job in its pane's foreground when the hook ran (0 when not
+	// known). The session ends when it exits, whether or not the agent said so.
+	PID int
 }
 
 // AgentBoard holds the agent sessions' states. Its methods are safe for concurrent use.
+//
+// An agent that exits without its SessionEnd (killed, crashed, or Codex handing its session to a
+// background app-server as its TUI quits) would leave its pane's border saying "working 3h". So
+// the board watches each session's process through a pidfd (the kernel says when it exits: no
+// polling, nothing runs while it lives) and ends the session when it exits.
 type AgentBoard struct {
 	changed func(pane string) // after every change; must not block
 
 	mu       sync.Mutex
 	sessions map[string]*AgentSession // by session id
+	watches  map[string]*agentWatch   // by session id: the process watched
+	closed   bool
+	wg       sync.WaitGroup // the watches' goroutines
+}
+
+// agentWatch waits for one agent process to exit; closing f ends the wait.
+type agentWatch struct {
+	pid int
+	f   *os.File // the pidfd
 }
 
 // maxAgentSessions bounds the board: the oldest ended sessions go first.
 const maxAgentSessions = 256
 
 func newAgentBoard(changed func(pane string)) *AgentBoard {
-	return &AgentBoard{changed: changed, sessions: map[string]*AgentSession{}}
+	return &AgentBoard{changed: changed, sessions: map[string]*AgentSession{}, watches: map[string]*agentWatch{}}
 }
 
 // Set records that session s is now in state st (Since is set here). A session already in st
@@ -58,7 +78,11 @@ func (b *AgentBoard) Set(s AgentSession, st AgentState, at time.Time) {
 	}
 	b.mu.Lock()
 	cur := b.sessions[s.Session]
-	if cur != nil && cur.State == st && cur.Pane == s.Pane && cur.Detail == s.Detail {
+	if s.PID == 0 && cur != nil {
+		s.PID = cur.PID // an event whose hook found no pane: the process stays the one known
+	}
+	b.watchLocked(s.Session, s.PID, st)
+	if cur != nil && cur.State == st && cur.Pane == s.Pane && cur.Detail == s.Detail && cur.PID == s.PID {
 		b.mu.Unlock()
 		return
 	}
@@ -93,6 +117,87 @@ func (b *AgentBoard) dropOldest() {
 		}
 	}
 	delete(b.sessions, oldest.Session)
+	b.watchLocked(oldest.Session, 0, AgentEnded)
+}
+
+// watchLocked makes session's watch follow process pid while the session is in state st: a new
+// process is watched (the one watched before is let go), and an ended session watches none.
+// b.mu is held.
+func (b *AgentBoard) watchLocked(session string, pid int, st AgentState) {
+	w := b.watches[session]
+	if st == AgentEnded || pid <= 0 || b.closed {
+		if w != nil {
+			w.f.Close()
+			delete(b.watches, session)
+		}
+		return
+	}
+	if w != nil && w.pid == pid {
+		return
+	}
+	if w != nil {
+		w.f.Close()
+		delete(b.watches, session)
+	}
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err == unix.EINVAL { // before Linux 5.10: no PIDFD_NONBLOCK
+		if fd, err = unix.PidfdOpen(pid, 0); err == nil {
+			if err = unix.SetNonblock(fd, true); err != nil {
+				unix.Close(fd)
+			}
+		}
+	}
+	if err != nil {
+		return // gone already (its exit is for the next event to tell), or no pidfds here
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return
+	}
+	w = &agentWatch{pid: pid, f: f}
+	b.watches[session] = w
+	b.wg.Add(1)
+	go func() { // owner: the board; ends when the process exits or the watch is let go (f closed)
+		defer b.wg.Done()
+		exited := false
+		err := rc.Read(func(fd uintptr) bool {
+			p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, _ := unix.Poll(p, 0)
+			exited = n > 0 && p[0].Revents&unix.POLLIN != 0
+			return exited
+		})
+		if err == nil && exited {
+			b.exited(session, w)
+		}
+	}()
+}
+
+// exited ends session, if its watch w is still the one in place: its process exited.
+func (b *AgentBoard) exited(session string, w *agentWatch) {
+	b.mu.Lock()
+	cur := b.sessions[session]
+	if b.watches[session] != w || cur == nil {
+		b.mu.Unlock()
+		return
+	}
+	s := *cur
+	b.mu.Unlock()
+	s.Detail = "its program exited"
+	b.Set(s, AgentEnded, time.Now())
+}
+
+// Close lets every watch go and waits for their goroutines; the board keeps its states.
+func (b *AgentBoard) Close() {
+	b.mu.Lock()
+	b.closed = true
+	for id, w := range b.watches {
+		w.f.Close()
+		delete(b.watches, id)
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
 }
 
 // Get returns session id's state.

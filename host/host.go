@@ -262,6 +262,7 @@ func (h *Host) WaitTold(d time.Duration) bool {
 // be opened afterwards.
 func (h *Host) Close() {
 	defer hearGuardian(h, false)
+	defer h.agents.Close()
 	h.mu.Lock()
 	h.closed = true
 	all := make([]*Instance, 0, len(h.instances))

@@ -808,6 +808,10 @@ var waitGroupGone = guardian.WaitGroupsGone
 
 // foreground is the process group leading the terminal's foreground (TIOCGPGRP on the master),
 // else the program's own pid.
+// ForegroundPID is the leader of the process group in the terminal's foreground now: the job the
+// shell runs (an agent, say), or the program itself when nothing else runs.
+func (p *Process) ForegroundPID() int { return p.foreground() }
+
 func (p *Process) foreground() int {
 	pid := p.pid
 	if rc, err := p.master.SyscallConn(); err == nil {
