@@ -21,21 +21,49 @@ import (
 const claudeCodeDir = "testdata/claudecode"
 
 // claudeCode returns the claude executable, or skips (fails in CI) saying why it is missing.
-func claudeCode(t *testing.T) string {
+func claudeCode(t *testing.T) string { return pinnedAgent(t, "Claude Code", claudeCodeDir, "claude") }
+
+// pinnedAgent returns the executable bin of an agent (what) that scripts/install-test-deps
+// installs with npm ci in dir, or skips (fails in CI) saying why it is missing.
+func pinnedAgent(t *testing.T, what, dir, bin string) string {
 	t.Helper()
-	bin, _ := filepath.Abs(filepath.Join(claudeCodeDir, "node_modules", ".bin", "claude"))
-	if _, err := os.Stat(bin); err == nil {
-		return bin
+	path, _ := filepath.Abs(filepath.Join(dir, "node_modules", ".bin", bin))
+	if _, err := os.Stat(path); err == nil {
+		return path
 	}
-	if why, err := os.ReadFile(filepath.Join(claudeCodeDir, ".install-failed")); err == nil {
-		t.Skipf("Claude Code could not be installed (npm ci in %s): %s", claudeCodeDir, strings.TrimSpace(string(why)))
+	if why, err := os.ReadFile(filepath.Join(dir, ".install-failed")); err == nil {
+		t.Skipf("%s could not be installed (npm ci in %s): %s", what, dir, strings.TrimSpace(string(why)))
 	}
-	msg := "Claude Code is not installed: run ./scripts/install-test-deps (it runs npm ci in " + claudeCodeDir + ")"
+	msg := what + " is not installed: run ./scripts/install-test-deps (it runs npm ci in " + dir + ")"
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// prompt types text into the agent's prompt as keys (not a paste), then Enter to submit it.
+func (r *tmuxRig) prompt(text string) {
+	r.t.Helper()
+	r.keys("-l", text)
+	r.waitFor(text)
+	r.keys("Enter")
+}
+
+// waitFile waits until the file at path holds want.
+func (r *tmuxRig) waitFile(path, want string) {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && string(b) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("%s holds %q (%v), want %q:\n%s", path, b, err, want, r.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // toolCall is one scripted tool_use.
@@ -238,39 +266,19 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	r.waitFor("shell:1")
 	r.typeLine(fmt.Sprintf("cd %s && ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=dummy CLAUDE_CONFIG_DIR=%s %s --debug-file %s", work, api.URL, cfg, claude, filepath.Join(r.dir, "claude-debug.log")), "Claude Code v2.1.197")
 	r.waitFor("shell:1 Claude Code started")
-	prompt := func(text string) {
-		r.keys("-l", text)
-		r.waitFor(text) // typed as keys, not a paste: then Enter submits
-		r.keys("Enter")
-	}
-	waitFile := func(path, want string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			b, err := os.ReadFile(path)
-			if err == nil && string(b) == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s holds %q (%v), want %q:\n%s", path, b, err, want, r.screen())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-
 	// y: the command runs.
-	prompt("please RUNBASH")
+	r.prompt("please RUNBASH")
 	s := r.waitFor("Claude Code wants to run its tool Bash in shell:1")
 	if !strings.Contains(s, "echo hook-ran-$((6*7)) >") || !strings.Contains(s, "shell:1 Claude Code waiting for you") {
 		t.Fatalf("the card or the border:\n%s", s)
 	}
 	r.prefix("a", "allow once")
 	r.keys("y")
-	waitFile(filepath.Join(work, "ran.txt"), "hook-ran-42\n")
+	r.waitFile(filepath.Join(work, "ran.txt"), "hook-ran-42\n")
 	r.waitFor("Allowed by PermissionRequest hook")
 
 	// n: the command does not run, and the model reads the denial.
-	prompt("please DENYBASH")
+	r.prompt("please DENYBASH")
 	r.waitFor("touch " + filepath.Join(work, "denied.txt"))
 	r.waitFor("⚑ 1 pending")
 	r.prefix("a", "allow once")
@@ -284,7 +292,7 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	}
 
 	// An Edit shows its diff against the file on disk.
-	prompt("please EDITFILE")
+	r.prompt("please EDITFILE")
 	s = r.waitFor("Claude Code wants to run its tool Edit in shell:1")
 	card := s[strings.Index(s, "diff against the file on disk"):]
 	if !strings.Contains(card, "-alpha") || !strings.Contains(card, "+beta") {
@@ -292,14 +300,14 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	}
 	r.prefix("a", "allow once")
 	r.keys("y")
-	waitFile(filepath.Join(work, "f.txt"), "one\nbeta\nthree\n")
+	r.waitFile(filepath.Join(work, "f.txt"), "one\nbeta\nthree\n")
 	r.waitFor("stub-saw-result is_error=false: The file")
 	r.waitFor("shell:1 Claude Code done")
 
 	// tickmux's MCP server, as setup registered it, reaches this tickmux: Claude Code asks before
 	// it calls an MCP tool (a card naming the server and the tool), and list_ticks lists the pane
 	// Claude Code runs in.
-	prompt("please LISTTICKS")
+	r.prompt("please LISTTICKS")
 	r.waitFor("MCP tool list_ticks")
 	r.prefix("a", "allow once")
 	r.keys("y")
@@ -310,7 +318,7 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 		t.Fatalf("list_ticks through Claude Code gave %+v:\n%s", res, r.screen())
 	}
 
-	prompt("/exit")
+	r.prompt("/exit")
 	r.waitFor("Resume this session with")
 	ended := false
 	for deadline := time.Now().Add(30 * time.Second); !ended && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -21,22 +21,7 @@ import (
 const codexDir = "testdata/codex"
 
 // codexBin returns the codex executable, or skips (fails in CI) saying why it is missing.
-func codexBin(t *testing.T) string {
-	t.Helper()
-	bin, _ := filepath.Abs(filepath.Join(codexDir, "node_modules", ".bin", "codex"))
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	if why, err := os.ReadFile(filepath.Join(codexDir, ".install-failed")); err == nil {
-		t.Skipf("Codex could not be installed (npm ci in %s): %s", codexDir, strings.TrimSpace(string(why)))
-	}
-	msg := "Codex is not installed: run ./scripts/install-test-deps (it runs npm ci in " + codexDir + ")"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
+func codexBin(t *testing.T) string { return pinnedAgent(t, "Codex", codexDir, "codex") }
 
 // responsesStub plays the OpenAI Responses API as Codex streams it: when the person's last prompt
 // holds a keyword of the script, it answers with the keyword's exec_command calls one after
@@ -224,39 +209,19 @@ func TestEndToEndRealCodex(t *testing.T) {
 	r.waitFor("› 2. Trust all")
 	r.keys("Enter")
 	r.waitFor("OpenAI Codex (v0.171.0)")
-	prompt := func(text string) {
-		r.keys("-l", text)
-		r.waitFor(text)
-		r.keys("Enter")
-	}
-	waitFile := func(path, want string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			b, err := os.ReadFile(path)
-			if err == nil && string(b) == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s holds %q (%v), want %q:\n%s", path, b, err, want, r.screen())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-
 	// y: the command runs.
-	prompt("please RUNCMD")
+	r.prompt("please RUNCMD")
 	s := r.waitFor("Codex wants to run its tool Bash in shell:1")
 	if !strings.Contains(s, "echo codex-ran-$((6*7)) >") || !strings.Contains(s, "shell:1 Codex waiting for you") {
 		t.Fatalf("the card or the border:\n%s", s)
 	}
 	r.prefix("a", "allow once")
 	r.keys("y")
-	waitFile(filepath.Join(work, "ran.txt"), "codex-ran-42\n")
+	r.waitFile(filepath.Join(work, "ran.txt"), "codex-ran-42\n")
 	r.waitFor("stub-saw-output:")
 
 	// n: the command does not run, and the model reads the denial.
-	prompt("please DENYCMD")
+	r.prompt("please DENYCMD")
 	r.waitFor("the agent says: Touch a file") // the card (its command wraps in the panel's width)
 	r.waitFor("⚑ 1 pending")
 	r.prefix("a", "allow once")
@@ -276,7 +241,7 @@ func TestEndToEndRealCodex(t *testing.T) {
 
 	// tickmux's MCP server, started by Codex with its pruned environment, finds this tickmux
 	// through the socket's variable setup passed on: list_ticks lists the pane Codex runs in.
-	prompt("please LISTTICKS")
+	r.prompt("please LISTTICKS")
 	r.waitFor("stub-saw-output:")
 	for deadline := time.Now().Add(30 * time.Second); len(stub.outputs()) < 3 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
@@ -288,6 +253,6 @@ func TestEndToEndRealCodex(t *testing.T) {
 	// Codex 0.171.0 hands the session to a background app-server as its TUI quits ("Any running
 	// work continues") and sends no SessionEnd: the border says the session ended because tickmux
 	// watched the agent's process exit.
-	prompt("/quit")
+	r.prompt("/quit")
 	r.waitFor("shell:1 Codex ended")
 }
