@@ -49,6 +49,9 @@ type AgentSession struct {
 // polling, nothing runs while it lives) and ends the session when it exits.
 type AgentBoard struct {
 	changed func(pane string) // after every change; must not block
+	// exitedHook is told of a session ended by its process's exit (the Host forgets the
+	// session's grants, as a SessionEnd does); must not block.
+	exitedHook func(session string)
 
 	mu       sync.Mutex
 	sessions map[string]*AgentSession // by session id
@@ -186,6 +189,9 @@ func (b *AgentBoard) exited(session string, w *agentWatch) {
 	b.mu.Unlock()
 	s.Detail = "its program exited"
 	b.Set(s, AgentEnded, time.Now())
+	if b.exitedHook != nil {
+		b.exitedHook(session)
+	}
 }
 
 // Close lets every watch go and waits for their goroutines; the board keeps its states.

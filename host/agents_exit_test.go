@@ -1,6 +1,8 @@
 package host
 
 import (
+	"context"
+	"encoding/json"
 	"os/exec"
 	"testing"
 	"time"
@@ -86,5 +88,36 @@ func TestAgentSessionEndsWhenItsProcessExits(t *testing.T) {
 	b.Close()
 	if s, _ := b.Get("s4"); s.State != AgentWorking {
 		t.Fatalf("closing the board changed s4: %+v", s)
+	}
+}
+
+// A session ended by its process's exit loses the person's "again this session" grants, as one
+// ended by its SessionEnd does: a resumed session of the same id asks again.
+func TestAgentExitForgetsTheSessionsGrants(t *testing.T) {
+	q := NewApprovalQueue(nil)
+	h := New(Config{Approver: q})
+	defer h.Close()
+	agent := startSleeper(t)
+	h.Agents().Set(AgentSession{Agent: "Codex", Session: "s1", Pane: "shell:1", PID: agent.Process.Pid}, AgentWaiting, time.Now())
+	req := ApprovalRequest{Action: ActionAgent, Client: "Codex", Instance: "shell:1",
+		Agent: &AgentCall{Agent: "Codex", Session: "s1", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)}}
+	done := make(chan error, 1)
+	go func() { done <- q.Approve(context.Background(), req) }()
+	for len(q.Pending()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := q.Answer(q.Pending()[0].ID, AllowRevision); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || !q.Granted(req) {
+		t.Fatalf("the grant was not made: %v", err)
+	}
+	agent.Process.Kill()
+	agent.Wait()
+	waitAgentState(t, h.Agents(), "s1", func(s AgentSession) bool { return s.State == AgentEnded })
+	for deadline := time.Now().Add(10 * time.Second); q.Granted(req); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session's grant outlived its program")
+		}
 	}
 }

@@ -71,6 +71,12 @@ func New(cfg Config) *Host {
 		h.logf = func(string, ...any) {}
 	}
 	h.agents = newAgentBoard(func(pane string) { h.bus.post(EventAgent, pane) })
+	h.agents.exitedHook = func(session string) {
+		h.logf("agent session %s ended: its program exited without saying so", session)
+		if q, ok := h.approver.(*ApprovalQueue); ok {
+			q.ForgetAgentSession(session) // "again this session" ends with it, as at its SessionEnd
+		}
+	}
 	if h.initTimeout <= 0 {
 		h.initTimeout = InitTimeout
 	}
