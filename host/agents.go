@@ -177,7 +177,9 @@ func (b *AgentBoard) watchLocked(session string, pid int, st AgentState) {
 	}()
 }
 
-// exited ends session, if its watch w is still the one in place: its process exited.
+// exited ends session, if its watch w is still the one in place (checked and changed under one
+// lock: an event that moved the session to another process meanwhile keeps it): its process
+// exited.
 func (b *AgentBoard) exited(session string, w *agentWatch) {
 	b.mu.Lock()
 	cur := b.sessions[session]
@@ -185,10 +187,15 @@ func (b *AgentBoard) exited(session string, w *agentWatch) {
 		b.mu.Unlock()
 		return
 	}
+	w.f.Close()
+	delete(b.watches, session)
 	s := *cur
+	s.State, s.Since, s.Detail = AgentEnded, time.Now(), "its program exited"
+	b.sessions[session] = &s
 	b.mu.Unlock()
-	s.Detail = "its program exited"
-	b.Set(s, AgentEnded, time.Now())
+	if b.changed != nil {
+		b.changed(s.Pane)
+	}
 	if b.exitedHook != nil {
 		b.exitedHook(session)
 	}
