@@ -133,10 +133,36 @@ func (r *tmuxRig) waitUntil(session, what string, ok func(string) bool) string {
 			return s
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("the screen of %s did not %s:\n%s\nlog:\n%s", session, what, s, r.log())
+			r.t.Fatalf("the screen of %s did not %s:\n%s\nlog:\n%s%s", session, what, s, r.log(), r.serverGoroutines())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// serverGoroutines asks the rig's server for its goroutines (SIGUSR2) and returns them, for a
+// screen that did not come: what the server waited on. "" when there is no server or no dump.
+func (r *tmuxRig) serverGoroutines() string {
+	dir := filepath.Join(r.dir, "tickmux")
+	before, _ := filepath.Glob(filepath.Join(dir, "goroutines-*.txt"))
+	for _, pid := range r.launched() {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "server" {
+			syscall.Kill(pid, syscall.SIGUSR2)
+		}
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		after, _ := filepath.Glob(filepath.Join(dir, "goroutines-*.txt"))
+		if len(after) > len(before) {
+			time.Sleep(100 * time.Millisecond) // written in one go; let it finish
+			b, _ := os.ReadFile(after[len(after)-1])
+			const most = 64 << 10
+			if len(b) > most {
+				b = append(b[:most], "\n(cut)"...)
+			}
+			return "\nthe server's goroutines:\n" + string(b)
+		}
+	}
+	return ""
 }
 
 func (r *tmuxRig) log() string {
