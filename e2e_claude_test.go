@@ -50,6 +50,14 @@ func (r *tmuxRig) prompt(text string) {
 	r.keys("Enter")
 }
 
+// waitUntilTrue polls ok until it holds or 30 s pass (only a guard against hanging); the caller
+// then checks what it waited for and says what it found.
+func waitUntilTrue(ok func() bool) {
+	for deadline := time.Now().Add(30 * time.Second); !ok() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // waitFile waits until the file at path holds want.
 func (r *tmuxRig) waitFile(path, want string) {
 	r.t.Helper()
@@ -311,20 +319,15 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	r.waitFor("MCP tool list_ticks")
 	r.prefix("a", "allow once")
 	r.keys("y")
-	for deadline := time.Now().Add(30 * time.Second); len(stub.results()) < 4 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntilTrue(func() bool { return len(stub.results()) >= 4 })
 	if res := stub.results(); len(res) != 4 || res[3].IsError || !strings.Contains(res[3].Content, `"shell:1"`) {
 		t.Fatalf("list_ticks through Claude Code gave %+v:\n%s", res, r.screen())
 	}
 
 	r.prompt("/exit")
 	r.waitFor("Resume this session with")
-	ended := false
-	for deadline := time.Now().Add(30 * time.Second); !ended && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		ended = strings.Contains(r.screen(), "shell:1 Claude Code ended")
-	}
-	if !ended {
+	ended := func() bool { return strings.Contains(r.screen(), "shell:1 Claude Code ended") }
+	if waitUntilTrue(ended); !ended() {
 		debug, _ := os.ReadFile(filepath.Join(r.dir, "claude-debug.log"))
 		var lines []string
 		for _, l := range strings.Split(string(debug), "\n") {

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 const codexDir = "testdata/codex"
@@ -227,10 +226,7 @@ func TestEndToEndRealCodex(t *testing.T) {
 	r.prefix("a", "allow once")
 	r.keys("n")
 	r.waitFor("Blocked by hook")
-	deadline := time.Now().Add(30 * time.Second)
-	for len(stub.outputs()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntilTrue(func() bool { return len(stub.outputs()) >= 2 })
 	if out := stub.outputs(); len(out) != 2 || !strings.Contains(out[1], "denied by the person in tickmux") {
 		t.Fatalf("the model was sent %q, want the denial second:\n%s", out, r.screen())
 	}
@@ -243,9 +239,7 @@ func TestEndToEndRealCodex(t *testing.T) {
 	// through the socket's variable setup passed on: list_ticks lists the pane Codex runs in.
 	r.prompt("please LISTTICKS")
 	r.waitFor("stub-saw-output:")
-	for deadline := time.Now().Add(30 * time.Second); len(stub.outputs()) < 3 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntilTrue(func() bool { return len(stub.outputs()) >= 3 })
 	if out := stub.outputs(); len(out) != 3 || !strings.Contains(out[2], "shell:1") {
 		t.Fatalf("list_ticks through Codex gave %q (tools offered: %q):\n%s", out, stub.toolNames(), r.screen())
 	}
