@@ -112,9 +112,10 @@ type App struct {
 	sub      *host.Subscription
 	approved chan struct{} // the approval queue changed
 	drawReq  chan struct{}
-	echoReq  chan struct{} // a pane's program answered a key: draw now (keys first)
-	echoes   atomic.Int64  // frames drawn at once for an echo (tests read it)
-	tickReq  chan time.Time
+	// echoQueued: a frame for a key's echo waits for the UI goroutine (keys first).
+	echoQueued atomic.Bool
+	echoes     atomic.Int64 // frames drawn at once for an echo (tests read it)
+	tickReq    chan time.Time
 	// titlesUntil: after Enter in a plain program's pane, the clock ticks each second until then,
 	// so that a shell's title follows the command it started (which may draw nothing).
 	titlesUntil time.Time
@@ -148,7 +149,6 @@ func New(opts Options) *App {
 		view:     &viewState{mode: keymap.ModeRoot},
 		approved: make(chan struct{}, 1),
 		drawReq:  make(chan struct{}, 1),
-		echoReq:  make(chan struct{}, 1),
 		tickReq:  make(chan time.Time, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
@@ -250,15 +250,45 @@ func (a *App) requestDraw() {
 	}
 }
 
-// requestEcho asks for a draw at once: a program drew after a key was typed into it, so its
-// output is most likely the key's echo, which waits for neither the burst nor the frame pacing.
-// One typed key allows one such draw; output without a key in front is paced as usual. Any
-// goroutine.
+// requestEcho draws at once: a program drew after a key was typed into it, so its output is
+// most likely the key's echo, which waits for neither the burst nor the frame pacing. The frame
+// is handed from here (the PTY reader's goroutine) straight to the UI goroutine, not through
+// the draw loop: a hand-off less on the echo's path (each wakes a thread, 10-20 µs). One such
+// frame waits at a time, and draws whatever output came meanwhile. One typed key allows one
+// such draw; output without a key in front is paced as usual. Any goroutine.
 func (a *App) requestEcho() {
-	select {
-	case a.echoReq <- struct{}{}:
-	default:
+	if !a.drawing() {
+		a.requestDraw() // nobody to draw for: the draw loop keeps the panes dirty
+		return
 	}
+	if !a.echoQueued.CompareAndSwap(false, true) {
+		return // the frame waiting draws this output too
+	}
+	if _, ok := a.hand(a.echoFrame, true); !ok {
+		a.echoQueued.Store(false) // stopping
+	}
+}
+
+// echoFrame sets up the frame drawn for an echo, as the draw loop sets up its frames. UI
+// goroutine.
+func (a *App) echoFrame() {
+	// Cleared before the frame draws: output after this point asks for a frame of its own.
+	a.echoQueued.Store(false)
+	a.frameSetup()
+	a.echoes.Add(1)
+}
+
+// frameSetup readies the UI for a frame asked for by output (the draw loop's, or an echo's).
+// UI goroutine.
+func (a *App) frameSetup() {
+	a.forgetViews()
+	if a.redrawAll.Swap(false) {
+		a.full = true
+	}
+	if a.redrawViews.Swap(false) {
+		a.chrome, a.viewFrame = true, true
+	}
+	a.frameDue = true
 }
 
 // frame is the shortest time between two draws caused by output (120 per second; panes without
@@ -288,11 +318,11 @@ func (a *App) drawLater(d time.Duration) {
 // keys echoed one by one, land in one frame instead of two 16 ms apart.
 const burst = 3 * time.Millisecond
 
-// pause is how long a draw asked for now waits to gather more output: nothing for a key's echo
-// or a view's first frame (its attach waits for it, and there is no output to gather); else the
-// burst, and at least a frame since the last draw.
-func (a *App) pause(echo bool, last time.Time) time.Duration {
-	if now := a.drawNow.Swap(false); echo || now {
+// pause is how long a draw asked for now waits to gather more output: nothing for a view's
+// first frame (its attach waits for it, and there is no output to gather); else the burst, and
+// at least a frame since the last draw.
+func (a *App) pause(last time.Time) time.Duration {
+	if a.drawNow.Swap(false) {
 		return 0
 	}
 	wait := burst
@@ -306,19 +336,13 @@ func (a *App) drawLoop() {
 	defer a.wg.Done()
 	var last time.Time
 	for {
-		echo := false
 		select {
 		case <-a.done:
 			return
 		case <-a.drawReq:
-		case <-a.echoReq:
-			echo = true
 		}
-		if wait := a.pause(echo, last); wait > 0 {
-			var ok bool
-			if echo, ok = a.restOrEcho(wait); !ok {
-				return
-			}
+		if wait := a.pause(last); wait > 0 && !a.rest(wait) {
+			return
 		}
 		if !a.drawing() {
 			// Nobody to draw for: panes stay dirty until a view attaches. The frame after the
@@ -333,23 +357,10 @@ func (a *App) drawLoop() {
 			}
 			continue
 		}
-		if !a.post(func() {
-			a.forgetViews()
-			if a.redrawAll.Swap(false) {
-				a.full = true
-			}
-			if a.redrawViews.Swap(false) {
-				a.chrome, a.viewFrame = true, true
-			}
-			a.frameDue = true
-		}) {
+		if !a.post(a.frameSetup) {
 			return
 		}
 		last = time.Now()
-		if echo {
-			// A request pending now may have come after the frame drew its pane: it is kept.
-			a.echoes.Add(1)
-		}
 	}
 }
 
@@ -362,21 +373,6 @@ func (a *App) rest(d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
-	}
-}
-
-// restOrEcho waits d, or less if the App stops or a key's echo comes (echo); ok reports whether
-// the App still runs.
-func (a *App) restOrEcho(d time.Duration) (echo, ok bool) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-a.done:
-		return false, false
-	case <-a.echoReq:
-		return true, true
-	case <-t.C:
-		return false, true
 	}
 }
 

@@ -22,22 +22,19 @@ func newFramesScreen(t *testing.T, w, h int) *framesScreen { return screentest.N
 // any output does.
 func TestAnnouncedViewDrawnWithoutPause(t *testing.T) {
 	a := &App{}
-	if w := a.pause(false, time.Now().Add(-time.Millisecond)); w <= burst || w > frame-time.Millisecond {
+	if w := a.pause(time.Now().Add(-time.Millisecond)); w <= burst || w > frame-time.Millisecond {
 		t.Fatalf("a draw 1 ms after the last waits %v, want the rest of a frame", w)
 	}
 	a.viewsChanged("", true) // Mirror.Expect
-	if w := a.pause(false, time.Time{}); w != 0 {
+	if w := a.pause(time.Time{}); w != 0 {
 		t.Fatalf("the announced view's frame waits %v", w)
 	}
-	if w := a.pause(false, time.Time{}); w != burst {
+	if w := a.pause(time.Time{}); w != burst {
 		t.Fatalf("the draw after it waits %v, want the burst", w)
 	}
 	a.viewsChanged("view-1", true)
-	if w := a.pause(false, time.Time{}); w != burst {
+	if w := a.pause(time.Time{}); w != burst {
 		t.Fatalf("a draw for an attached view waits %v, want the burst", w)
-	}
-	if w := a.pause(true, time.Time{}); w != 0 {
-		t.Fatalf("an echo waits %v", w)
 	}
 }
 

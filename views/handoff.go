@@ -56,14 +56,29 @@ func (a *App) post(f func()) bool { return a.postThen(f, a.drawing()) }
 
 // postThen is post, drawing after f only if draw is set.
 func (a *App) postThen(f func(), draw bool) bool {
+	ran, ok := a.hand(f, draw)
+	if !ok {
+		return false
+	}
+	select {
+	case <-ran:
+		return true
+	case <-a.uiStopped:
+		return false
+	}
+}
+
+// hand queues f (then a draw, if draw is set) for the UI goroutine without waiting for it to
+// run; ran is closed once it has. ok is false once the App is stopping: f will not run.
+func (a *App) hand(f func(), draw bool) (ran chan struct{}, ok bool) {
 	a.postMu.Lock()
 	if a.postsClosed {
 		a.postMu.Unlock()
-		return false
+		return nil, false
 	}
 	a.posting.Add(1)
 	a.postMu.Unlock()
-	ran := make(chan struct{})
+	ran = make(chan struct{})
 	// tview's QueueUpdate has no way out, so it waits on a goroutine of its own. Only a tview
 	// loop that stopped by itself could strand it, and failed and Stop see that it never does:
 	// screen errors stop the App in order, and Stop lets every hand-over it accepted run
@@ -87,12 +102,7 @@ func (a *App) postThen(f func(), draw bool) bool {
 		close(ran)
 		a.posting.Done()
 	}()
-	select {
-	case <-ran:
-		return true
-	case <-a.uiStopped:
-		return false
-	}
+	return ran, true
 }
 
 // failed handles an error from the screen (the terminal went away): instead of letting tview stop
