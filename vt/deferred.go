@@ -24,9 +24,12 @@ import (
 
 // overlay holds printed cells not yet handed to vt10x, by row.
 type overlay struct {
-	rows   []ovRow
-	n      int // rows holding cells
-	drains int // for tests
+	rows []ovRow
+	n    int // rows holding cells
+	// touched is the guard's record of changed rows: a row is touched as cells wait on it, for
+	// a snapshot that reads them with vt10x's grid instead of draining them (onlyCells).
+	touched *touched
+	drains  int // for tests
 	// cancels counts deferred scrolls a scroll back cancelled (deferScroll), for tests.
 	cancels int
 }
@@ -42,8 +45,8 @@ type ovRow struct {
 
 func (r *ovRow) waiting() bool { return r.cleared || r.lo < r.hi }
 
-func (o *overlay) reset(rows int) {
-	o.rows, o.n = make([]ovRow, rows), 0
+func (o *overlay) reset(rows int, t *touched) {
+	o.rows, o.n, o.touched = make([]ovRow, rows), 0, t
 }
 
 // cells returns the waiting cells x..x+n-1 of row y, to be filled in.
@@ -55,6 +58,7 @@ func (o *overlay) cells(y, x, n, cols int) ([]rune, []uint32) {
 	if !row.waiting() {
 		o.n++
 	}
+	o.touched.touch(y)
 	if row.lo >= row.hi {
 		row.lo, row.hi = x, x+n
 	} else {
@@ -92,6 +96,7 @@ func (o *overlay) blank(y, x, n, cols int, id uint32) {
 // scroll moves the rows top..bottom by n (up when n > 0), as a scroll of that region moves
 // the rows under them; the rows it brings in wait for nothing.
 func (o *overlay) scroll(top, bottom, n int) {
+	o.touched.touchRows(top, bottom)
 	for ; n > 0; n-- {
 		o.rotate(top, bottom, 1)
 	}
@@ -129,9 +134,41 @@ func (o *overlay) clearRow(y int, id uint32) {
 	if !row.waiting() {
 		o.n++
 	}
+	o.touched.touch(y)
 	clear(row.r[row.lo:row.hi])
 	row.lo, row.hi = 0, 0
 	row.cleared, row.clearID = true, id
+}
+
+// glyph is cell x of row, a row of the overlay, as vt10x will hold it once the overlay is drained:
+// what waits there (a cell written loses vt10x's wrap mark), else what vt10x has.
+func (g *guard) glyph(row *ovRow, x, y int) (ch rune, style uint32, wrapped bool) {
+	if row != nil {
+		if x >= row.lo && x < row.hi && row.r[x] != 0 {
+			return row.r[x], row.st[x], false
+		}
+		if row.cleared {
+			return ' ', row.clearID, false
+		}
+	}
+	return g.e.glyph(x, y)
+}
+
+// waitingRow is row y of the overlay if cells wait on it, else nil.
+func (g *guard) waitingRow(y int) *ovRow {
+	if g.ov.n == 0 || y >= len(g.ov.rows) || !g.ov.rows[y].waiting() {
+		return nil
+	}
+	return &g.ov.rows[y]
+}
+
+// onlyCells reports whether all the guard deferred is cells in the overlay: vt10x's grid is
+// current under them (no scroll, no line mode, no byte queued for it), so its rows read with the
+// overlay's cells over them are the screen, and a snapshot needs no drain. A key's echo is such
+// a change: a drain would hand its cells to vt10x's parser (an allocating CSI parse per run of
+// cells) on the echo's path.
+func (g *guard) onlyCells() bool {
+	return !g.lm.active && g.scrolls == 0 && len(g.e.out) == 0
 }
 
 // overlayOK reports whether a run of printable ASCII at the cursor may go to the overlay: it
@@ -353,8 +390,8 @@ func (g *guard) drain() {
 				g.rawPen(st)
 			}
 			// The cell goes where a CUP on this row or the cell before it left vt10x's cursor,
-			// never after the last column: vt10x neither wraps nor scrolls.
-			g.touched.touch(y)
+			// never after the last column: vt10x neither wraps nor scrolls. The row was touched
+			// when the cell was put in the overlay, and a snapshot since read it there.
 			if r < utf8.RuneSelf {
 				g.e.out = append(g.e.out, byte(r))
 			} else {

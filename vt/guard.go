@@ -129,7 +129,7 @@ func (g *guard) init(cols, rows int) {
 	g.pen, g.penID, g.eraseID, g.engPen, g.wantPen = Style{}, 0, 0, 0, 0
 	g.lazy, g.scrolls = false, 0
 	g.vtSavedHome = true // vt10x starts with its cursor saved there
-	g.ov.reset(rows)
+	g.ov.reset(rows, &g.touched)
 	g.g, g.gl = [4]bool{}, 0
 	g.modes = Modes{}
 	g.insert, g.origin, g.autowrap, g.cursorVisible, g.shape = false, false, true, true, CursorDefault

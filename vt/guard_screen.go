@@ -18,8 +18,9 @@ func (g *guard) rowHash(y int, gen [3]uint64, enc []byte) (uint64, []byte) {
 	for _, n := range gen {
 		enc = binary.LittleEndian.AppendUint64(enc, n)
 	}
+	ov := g.waitingRow(y)
 	for x := 0; x < g.cols; x++ {
-		ch, st, w := g.e.glyph(x, y)
+		ch, st, w := g.glyph(ov, x, y)
 		v := uint64(uint32(ch))<<32 | uint64(st)
 		if w && x == g.cols-1 {
 			v |= 1 << 63 // no character has bit 31
@@ -32,10 +33,12 @@ func (g *guard) rowHash(y int, gen [3]uint64, enc []byte) (uint64, []byte) {
 // Reading vt10x's grid back, sweeping unused ids, resizing.
 
 // readRow decodes screen row y into row; it reports whether the row wrapped onto the next. The
-// caller has flushed.
+// caller has flushed, or nothing but the overlay's cells waits (onlyCells): they are read over
+// vt10x's.
 func (g *guard) readRow(y int, row []Cell) (wrapped bool) {
+	ov := g.waitingRow(y)
 	for x := 0; x < g.cols; x++ {
-		ch, st, w := g.e.glyph(x, y)
+		ch, st, w := g.glyph(ov, x, y)
 		if x == g.cols-1 {
 			wrapped = w
 		}
@@ -121,7 +124,7 @@ func (g *guard) resize(cols, rows int) {
 	g.prep()
 	g.e.resize(cols, rows)
 	g.touched.reset(rows)
-	g.ov.reset(rows)
+	g.ov.reset(rows, &g.touched)
 	g.cols, g.rows = cols, rows
 	g.top, g.bottom = 0, rows-1
 	g.vtTop, g.vtBottom = 0, rows-1

@@ -308,7 +308,7 @@ func (g *guard) reflow(cols, rows int) {
 	g.vtTop, g.vtBottom = 0, rows-1
 	g.tabs = defaultTabs(g.tabs, cols)
 	g.row = make([]Cell, cols)
-	g.ov.reset(rows)
+	g.ov.reset(rows, &g.touched)
 	g.putString("\x1b[2J")
 	if !g.autowrap {
 		g.putString("\x1b[?7h")

@@ -123,6 +123,9 @@ func TestSnapshotChangedKeepsTheScreen(t *testing.T) {
 			if term.g.styles.reused == 0 {
 				t.Fatal("no style id was given again: the test did not cover it")
 			}
+			if mode != "no overlay" && term.overRead == 0 {
+				t.Fatal("no snapshot read the overlay's cells over vt10x's: the test did not cover it")
+			}
 			if term.Fault() != nil {
 				t.Fatalf("the terminal was reset: %v", term.Fault())
 			}
@@ -142,9 +145,16 @@ func TestSnapshotChangedHashesTheTouchedRow(t *testing.T) {
 	var rd snapReader
 	rd.snap(term)
 	for _, w := range []string{"x", "y", "\r$ \x1b[K", "abc", "\b\b\x1b[P", "\x1b[@z", "\r$ hello\x1b[K", "\x1b[1K"} {
-		before := term.hashed
+		before, parsed := term.hashed, term.g.e.parsed
 		term.Write([]byte(w))
 		rd.snap(term)
+		if w == "x" || w == "abc" {
+			// A typed key's echo: its cells wait in the overlay, and the snapshot reads them
+			// there, handing vt10x's parser nothing on the echo's path.
+			if term.g.e.parsed != parsed || term.g.ov.n == 0 {
+				t.Errorf("after %q: the snapshot had vt10x parse %d bytes (overlay rows %d)", w, term.g.e.parsed-parsed, term.g.ov.n)
+			}
+		}
 		if n := term.hashed - before; n != 1 {
 			t.Errorf("after %q: %d rows hashed, want 1", w, n)
 		}

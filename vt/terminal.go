@@ -52,6 +52,7 @@ type Terminal struct {
 	resets   uint64 // resets after a fault: the ids' meanings start again (SnapshotChanged)
 	enc      []byte // SnapshotChanged's scratch
 	hashed   int    // rows SnapshotChanged hashed, for tests
+	overRead int    // snapshots that read the overlay over vt10x instead of draining it, for tests
 }
 
 // New returns a terminal of cols x rows with the default scrollback. Answers to the program's
@@ -231,7 +232,13 @@ func (t *Terminal) SnapshotChanged(s *Screen, r *RowHashes, changed []bool) []bo
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	g := t.g
-	g.settle()
+	if g.onlyCells() {
+		if g.ov.n > 0 {
+			t.overRead++ // the overlay's cells are read over vt10x's, not drained into it
+		}
+	} else {
+		g.settle()
+	}
 	s.setSize(g.cols, g.rows)
 	all := r.t != t || len(r.h) != g.rows
 	if all {
