@@ -115,6 +115,7 @@ type App struct {
 	// echoQueued: a frame for a key's echo waits for the UI goroutine (keys first).
 	echoQueued atomic.Bool
 	echoes     atomic.Int64 // frames drawn at once for an echo (tests read it)
+	echoDraw   bool         // the frame being drawn is an echo's: panes keep their titles (UI goroutine)
 	tickReq    chan time.Time
 	// titlesUntil: after Enter in a plain program's pane, the clock ticks each second until then,
 	// so that a shell's title follows the command it started (which may draw nothing).
@@ -264,18 +265,42 @@ func (a *App) requestEcho() {
 	if !a.echoQueued.CompareAndSwap(false, true) {
 		return // the frame waiting draws this output too
 	}
-	if _, ok := a.hand(a.echoFrame, true); !ok {
+	if _, ok := a.hand(a.echoFrame, false); !ok {
 		a.echoQueued.Store(false) // stopping
 	}
 }
 
-// echoFrame sets up the frame drawn for an echo, as the draw loop sets up its frames. UI
-// goroutine.
+// echoFrame draws the frame for an echo, set up as the draw loop sets up its frames, with the
+// panes' titles as they were; once it is out, the titles are read again. UI goroutine.
 func (a *App) echoFrame() {
 	// Cleared before the frame draws: output after this point asks for a frame of its own.
 	a.echoQueued.Store(false)
 	a.frameSetup()
+	a.echoDraw = true
+	a.app.ForceDraw() // tview allows it in a queued update
+	a.echoDraw = false
 	a.echoes.Add(1)
+	a.checkTitles()
+}
+
+// checkTitles reads again the titles that the last frames drew as they were (an echo's): a pane
+// whose title changed is drawn again by the next frame. UI goroutine.
+func (a *App) checkTitles() {
+	changed := false
+	for _, p := range a.panes {
+		if !p.titleKept {
+			continue
+		}
+		p.titleKept = false
+		if t := programTitle(p.inst); t != p.title {
+			p.title = t
+			p.dirty.Store(true) // its frame is drawn again, with the title read then
+			changed = true
+		}
+	}
+	if changed {
+		a.requestDraw()
+	}
 }
 
 // frameSetup readies the UI for a frame asked for by output (the draw loop's, or an echo's).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -449,5 +450,57 @@ func TestTileKey(t *testing.T) {
 			t.Fatalf("not tiled: %v", rects)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A key's echo frame draws the pane's frame with the title it had (reading it is an ioctl and a
+// read of /proc on the echo's path) and reads it again once the frame is out: a program whose
+// name changes on a key with no Enter after it (an editor's command, less's q) has its new name
+// on its pane's border. The screen is read here without drawing (a harness draw would read the
+// title itself).
+func TestEchoFrameReadsTheTitleAfter(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	self, _ := os.Executable()
+	var in *host.Instance
+	var err error
+	hs.onUI(func() {
+		in, err = hs.app.Open(host.OpenSpec{Argv: []string{self}, Env: []string{envTick + "=renames"}, Shell: true})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.start()
+	hs.waitFor("press a key")
+	p := onUIValue(hs, func() *Pane { return hs.app.panes[in.ID()] })
+	if title := onUIValue(hs, func() string { return p.title }); title == "renamed" || title == "" {
+		t.Fatalf("the title before the key: %q", title)
+	}
+	echoes := hs.app.echoes.Load()
+	hs.typeText("x")
+	deadline := time.Now().Add(20 * time.Second) // a hang guard
+	for {
+		// The frame for the key's echo, and the title read after it, are one task of the UI
+		// goroutine: once the frame is counted, the title is read.
+		type seen struct {
+			echoes int64
+			title  string
+		}
+		s := onUIValue(hs, func() seen { return seen{hs.app.echoes.Load(), p.title} })
+		if s.echoes > echoes {
+			if s.title != "renamed" {
+				t.Fatalf("the echo's frame is out and the title is still %q", s.title)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no frame was drawn for the key's echo")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for !strings.Contains(onUIValue(hs, hs.rawText), in.ID()+" renamed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane's border never showed the new title:\n%s", onUIValue(hs, hs.rawText))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"go.uber.org/goleak"
+	"golang.org/x/term"
 
 	"tickmux/config"
 	"tickmux/host"
@@ -24,7 +25,9 @@ import (
 const envTick = "VIEWTEST_TICK"
 
 func TestMain(m *testing.M) {
-	if mode := os.Getenv(envTick); mode != "" {
+	if mode := os.Getenv(envTick); mode == "renames" {
+		os.Exit(renamesOnAKey())
+	} else if mode != "" {
 		os.Exit(fakeTick(mode))
 	}
 	goleak.VerifyTestMain(m,
@@ -32,6 +35,25 @@ func TestMain(m *testing.M) {
 		goleak.IgnoreTopFunction("tickmux/host.exitLoop"),
 		goleak.IgnoreTopFunction("os/signal.signal_recv"),
 	)
+}
+
+// renamesOnAKey is a plain program that, on the first key typed into it (its terminal raw, no
+// Enter), renames itself ("renamed": its pane's title) and then prints a line, and waits.
+func renamesOnAKey() int {
+	if _, err := term.MakeRaw(0); err != nil {
+		return 1
+	}
+	fmt.Print("press a key")
+	var b [1]byte
+	if _, err := os.Stdin.Read(b[:]); err != nil {
+		return 1
+	}
+	if err := os.WriteFile("/proc/self/comm", []byte("renamed"), 0); err != nil {
+		return 1
+	}
+	fmt.Print("\r\nrenamed-now")
+	time.Sleep(time.Hour)
+	return 0
 }
 
 // fakeTick is a small Tick written with the SDK: a value, a mutating increment, a query, and a

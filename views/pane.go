@@ -44,6 +44,13 @@ type Pane struct {
 	// the border crosses.
 	frame   frameKey
 	frameOK bool
+	// The program's title as the frame last read it. A key's echo frame draws with it
+	// (keepTitle) and the title is read again once that frame is out (App.checkTitles): the
+	// read is an ioctl and a read of /proc, 10-15 µs of the echo's path.
+	title     string
+	titleOK   bool
+	keepTitle bool // set by the frame being drawn: an echo's
+	titleKept bool // the frame drew with the kept title: checkTitles reads it again
 }
 
 // frameKey is what a pane's frame shows.
@@ -106,7 +113,14 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if w < 2 || h < 2 {
 		return
 	}
-	progTitle := programTitle(p.inst) // read once a frame: for a shell, a syscall or two
+	progTitle, keep := p.title, p.keepTitle
+	p.keepTitle = false // for this frame only
+	if keep && p.titleOK {
+		p.titleKept = true
+	} else {
+		progTitle = programTitle(p.inst) // read once a frame: for a shell, a syscall or two
+		p.title, p.titleOK = progTitle, true
+	}
 	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,
 		title: progTitle, status: p.inst.Status(), unguarded: p.inst.GuardError() != "", agent: p.agent}
 	if e := p.inst.EndInfo(); e != nil {

@@ -78,6 +78,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		p.zoomed = a.tab.layout.Zoomed() == id
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
+			p.keepTitle = a.echoDraw
 			p.drawFrame(screen)
 		}
 		if full || dirty {
