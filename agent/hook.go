@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,7 +174,7 @@ func (s *Server) paneOfConn(c *conn) *host.Instance {
 	if err != nil {
 		return nil
 	}
-	return s.paneOf(pid)
+	return s.h.PaneOf(pid)
 }
 
 // agentPID is the agent's process in pane, whose hook is running: the job in the pane's
@@ -239,43 +238,6 @@ func peerPID(nc *net.UnixConn) (int, error) {
 		return 0, serr
 	}
 	return int(cred.Pid), nil
-}
-
-// paneOf finds the pane whose program is pid or one of its ancestors (the hook runs under the
-// agent, which runs under the pane's shell), or nil.
-func (s *Server) paneOf(pid int) *host.Instance {
-	panes := map[int]*host.Instance{}
-	for _, in := range s.h.Instances() {
-		if in.Visible() && in.Process() != nil {
-			panes[in.Process().Pid()] = in
-		}
-	}
-	for i := 0; i < 64 && pid > 1; i++ {
-		if in, ok := panes[pid]; ok {
-			return in
-		}
-		pid = parentOf(pid)
-	}
-	return nil
-}
-
-// parentOf reads a process's parent from /proc/PID/stat; 0 when it cannot.
-func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// "pid (comm) state ppid ...": comm may hold spaces and parentheses, so look after the last ")".
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
 }
 
 // describeAgentCall picks out of a hook's input what the card shows besides the whole input: a

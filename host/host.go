@@ -54,6 +54,11 @@ type Host struct {
 	jr          journalState
 	agents      *AgentBoard
 
+	// opening is held (read) by each Open from before its program starts until its instance is
+	// listed: a process of the new pane may ask which pane it runs in before then (a hook run at
+	// once, on a loaded machine). PaneOf waits for those in flight.
+	opening sync.RWMutex
+
 	mu        sync.Mutex
 	instances map[string]*Instance
 	order     []string
@@ -138,10 +143,18 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 
 	env := append(append([]string(nil), h.env...), spec.Env...)
 	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback}
+	h.opening.RLock()
+	listed := false
+	defer func() {
+		if !listed {
+			h.opening.RUnlock()
+		}
+	}()
 	proc, err := Launch(ls)
 	if err != nil {
 		return nil, err
 	}
+	afterLaunch(proc)
 	in := &Instance{
 		id:      id,
 		isTick:  !spec.Shell,
@@ -178,6 +191,8 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.instances[id] = in
 	h.order = append(h.order, id)
 	h.mu.Unlock()
+	h.opening.RUnlock()
+	listed = true
 
 	// A pane whose group no guardian watches says so, in the log and on the pane (GuardError).
 	if err := proc.whenGuardChanges(func(err error) {
@@ -199,6 +214,47 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.bus.post(EventAdded, id)
 	return in, nil
 }
+
+// PaneOf finds the pane whose program is pid or one of its ancestors (a client run in a pane
+// descends from its program: an agent's hook runs under the agent, which runs under the pane's
+// shell), or nil. A process of a pane opened a moment ago may ask before that pane's Open has
+// listed it (a hook run at once, on a loaded machine): when none is found, it looks again once
+// the opens under way are done.
+func (h *Host) PaneOf(pid int) *Instance {
+	if pid <= 1 {
+		return nil
+	}
+	if in := h.paneOf(pid); in != nil {
+		return in
+	}
+	h.waitOpening()
+	return h.paneOf(pid)
+}
+
+func (h *Host) paneOf(pid int) *Instance {
+	panes := map[int]*Instance{}
+	for _, in := range h.Instances() {
+		if in.Visible() && in.Process() != nil {
+			panes[in.Process().Pid()] = in
+		}
+	}
+	for i := 0; i < 64 && pid > 1; i++ {
+		if in, ok := panes[pid]; ok {
+			return in
+		}
+		pid = parentPID(pid)
+	}
+	return nil
+}
+
+// waitOpening returns once every Open under way has listed its instance (or failed).
+func (h *Host) waitOpening() {
+	h.opening.Lock()
+	h.opening.Unlock() // nothing inside: the wait is all
+}
+
+// afterLaunch runs between a program's start and its instance's listing (a test widens the gap).
+var afterLaunch = func(*Process) {}
 
 // Get returns the instance with id, or nil.
 func (h *Host) Get(id string) *Instance {

@@ -118,7 +118,9 @@ func (h *Host) NewRecord(req ApprovalRequest, peer Peer) *Record {
 	if peer.PID > 0 || peer.UID > 0 {
 		uid := peer.UID
 		e.Client.UID = &uid
-		e.Client.Pane = h.paneOf(peer.PID)
+		if in := h.PaneOf(peer.PID); in != nil {
+			e.Client.Pane = in.ID()
+		}
 	}
 	if in := h.Get(req.Instance); in != nil {
 		if cat := in.Catalog(); cat != nil {
@@ -355,30 +357,6 @@ func (r *Record) FinishWith(o journal.Outcome, err error) {
 
 // maxJournalText caps an error message kept in the journal.
 const maxJournalText = 4096
-
-// paneOf names the instance whose process tree holds pid ("" when none does): a client that
-// runs in a tickmux pane descends from that pane's program.
-func (h *Host) paneOf(pid int) string {
-	if pid <= 0 {
-		return ""
-	}
-	panes := map[int]string{}
-	for _, in := range h.Instances() {
-		if p := in.Process(); p != nil {
-			panes[p.Pid()] = in.ID()
-		}
-	}
-	for range 64 {
-		if id, ok := panes[pid]; ok {
-			return id
-		}
-		pid = parentPID(pid)
-		if pid <= 1 {
-			return ""
-		}
-	}
-	return ""
-}
 
 // parentPID reads a process's parent from /proc (0 when it cannot).
 func parentPID(pid int) int {

@@ -193,16 +193,16 @@ func seqText(p *uint64) string {
 	return fmt.Sprint(*p)
 }
 
-// A client that runs in a pane is named by that pane: paneOf walks the client's parents up to a
+// A client that runs in a pane is named by that pane: PaneOf walks the client's parents up to a
 // pane's program.
 func TestJournalPaneOf(t *testing.T) {
 	h := newTestHost(t, Config{})
 	in := openReady(t, h, "normal")
-	if got := h.paneOf(in.Process().Pid()); got != in.ID() {
-		t.Errorf("paneOf(the pane's program) = %q, want %q", got, in.ID())
+	if got := h.PaneOf(in.Process().Pid()); got != in {
+		t.Errorf("PaneOf(the pane's program) = %v, want %s", got, in.ID())
 	}
-	if got := h.paneOf(os.Getpid()); got != "" {
-		t.Errorf("paneOf(a process outside every pane) = %q", got)
+	if got := h.PaneOf(os.Getpid()); got != nil {
+		t.Errorf("PaneOf(a process outside every pane) = %s", got.ID())
 	}
 	if parentPID(os.Getpid()) != os.Getppid() {
 		t.Errorf("parentPID(%d) = %d, want %d", os.Getpid(), parentPID(os.Getpid()), os.Getppid())
