@@ -4,7 +4,7 @@
 //	host events ──▶ eventLoop ──QueueUpdateDraw──▶ UI goroutine (tview) ◀── keys, mouse, paste
 //	approvals   ──▶    (coalescing mailbox)              │ applies changes, rebuilds the panel
 //	vt output   ──▶ TerminalView ──requestDraw──▶ drawLoop (at most one draw per frame)
-//	echo of a typed key ──requestEcho──▶ drawLoop (drawn at once: keys first)
+//	echo of a typed key ──requestEcho──▶ UI goroutine (drawn at once: keys first)
 //	clock       ──▶ tickLoop (minute boundaries; each second only while a sparkline moves)
 //	a view's keys ──▶ Mirror (counted until taken) ──▶ while one waits, every draw is left to the
 //	                  draw after it (keysfirst.go)
@@ -83,7 +83,8 @@ type App struct {
 	// typing cost one pane, and a flood of updates the chrome, never the whole screen.
 	full   bool
 	chrome bool
-	// frameDue is set by drawLoop's paced frames: only they redraw panes whose programs drew.
+	// frameDue is set by the frames output asks for (drawLoop's, an echo's): only they redraw
+	// panes whose programs drew.
 	// tview also draws after every key; those draws leave output to the next paced frame, so a
 	// burst of typed keys never repaints a flooding neighbour once per key.
 	frameDue  bool
