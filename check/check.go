@@ -42,6 +42,9 @@ type Options struct {
 	CallTimeout time.Duration
 	// lateCall replaces the 60 s of C-K5 in tests.
 	lateCall time.Duration
+	// exitWait replaces promptExit (C-X1, C-X2) in tests: a conforming Tick built with -race, on
+	// a machine loaded by the whole suite, once took longer than 2 s to end.
+	exitWait time.Duration
 	// Logf receives the host's log; nil discards it.
 	Logf func(format string, args ...any)
 }
@@ -151,10 +154,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		time.Since(started).Round(time.Millisecond), d.Title, d.Kind, d.Revision, len(d.Tools))
 	lintDescriptor(r, cat)
 
+	if opts.exitWait <= 0 {
+		opts.exitWait = promptExit
+	}
 	if opts.lateCall <= 0 {
 		opts.lateCall = host.CallTimeout
 	}
-	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, ids: ids}
+	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, exitWait: opts.exitWait, ids: ids}
 	c.saw("the tick/describe result", cat.Raw)
 	c.watch(ctx, opts.Watch)
 	probes := []struct {

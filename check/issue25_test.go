@@ -13,7 +13,7 @@ import (
 // so no probe takes the legal refusal for a wrong answer.
 func TestProbesFollowACatalogThatMoves(t *testing.T) {
 	t.Parallel()
-	r, mutated := runFake(t, "catalogmoves")
+	r, mutated := runFakeWith(t, "catalogmoves", Options{exitWait: conformingExit})
 	if !r.OK || len(r.Findings) > 0 {
 		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
 	}
@@ -70,7 +70,7 @@ func TestPerlTickPasses(t *testing.T) {
 	for _, watch := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
 		// The catalog moves during the probes with the short watch, before them with the long one.
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		r, err := Run(ctx, Options{Argv: []string{perl, "testdata/ticker.pl"}, Watch: watch})
+		r, err := Run(ctx, Options{Argv: []string{perl, "testdata/ticker.pl"}, Watch: watch, exitWait: conformingExit})
 		cancel()
 		if err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ type checker struct {
 	cat         *host.Catalog
 	callTimeout time.Duration
 	lateCall    time.Duration // C-K5: an answer later than this is past the host's timeout
+	exitWait    time.Duration // C-X1: how long the Tick has to exit after EOF (promptExit)
 	ids         *idWatch
 }
 
@@ -732,7 +733,7 @@ func (c *checker) probeEOF(ctx context.Context) {
 			c.r.find("C-X4", SevWarning, "a call to %q in flight when stdin closed got no answer: %v (spec 4.5)", t.Name, err)
 		}
 	}
-	timer := time.NewTimer(promptExit)
+	timer := time.NewTimer(c.exitWait)
 	defer timer.Stop()
 	select {
 	case <-c.in.Process().Exited():
@@ -745,8 +746,8 @@ func (c *checker) probeEOF(ctx context.Context) {
 		case <-timer.C:
 		}
 	case <-timer.C:
-		c.r.step("exits on EOF", false, "still running %v after its stdin closed", promptExit)
-		c.r.find("C-X1", SevWarning, "the Tick did not exit within %v of EOF on stdin (spec 4.5)", promptExit)
+		c.r.step("exits on EOF", false, "still running %v after its stdin closed", c.exitWait)
+		c.r.find("C-X1", SevWarning, "the Tick did not exit within %v of EOF on stdin (spec 4.5)", c.exitWait)
 	}
 }
 

@@ -67,14 +67,14 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 	}
 	start := time.Now()
 	_ = in.Process().Signal(syscall.SIGTERM)
-	t := time.NewTimer(promptExit)
+	t := time.NewTimer(opts.exitWait)
 	defer t.Stop()
 	select {
 	case <-in.Process().Exited():
 		r.step("exits on SIGTERM", true, "exited %v after SIGTERM (%s)", time.Since(start).Round(time.Millisecond), in.Process().ExitStatus())
 	case <-t.C:
-		r.step("exits on SIGTERM", false, "still running %v after SIGTERM", promptExit)
-		r.find("C-X2", SevWarning, "the Tick did not exit within %v of SIGTERM (spec 4.5)", promptExit)
+		r.step("exits on SIGTERM", false, "still running %v after SIGTERM", opts.exitWait)
+		r.find("C-X2", SevWarning, "the Tick did not exit within %v of SIGTERM (spec 4.5)", opts.exitWait)
 	}
 	in.Close()
 	if logPath == "" {
