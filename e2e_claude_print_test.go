@@ -21,12 +21,7 @@ func TestEndToEndClaudePrintModeNeedsAllowedTools(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1")
-	work, cfg := filepath.Join(r.dir, "work"), filepath.Join(r.dir, "claude-config")
-	for _, d := range []string{work, cfg} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	work, cfg := r.mkdir("work"), r.mkdir("claude-config")
 	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "lastOnboardingVersion": "2.1.197",
 		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}}})
 	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), state, 0o600); err != nil {

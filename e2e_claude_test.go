@@ -58,6 +58,16 @@ func waitUntilTrue(ok func() bool) {
 	}
 }
 
+// mkdir makes the directory name in the rig's directory (private to the person) and returns it.
+func (r *tmuxRig) mkdir(name string) string {
+	r.t.Helper()
+	d := filepath.Join(r.dir, name)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		r.t.Fatal(err)
+	}
+	return d
+}
+
 // waitFile waits until the file at path holds want.
 func (r *tmuxRig) waitFile(path, want string) {
 	r.t.Helper()
@@ -236,13 +246,7 @@ func (s *messagesStub) results() []toolResult {
 func TestEndToEndRealClaudeCode(t *testing.T) {
 	claude := claudeCode(t)
 	r := newTmuxRig(t)
-	work := filepath.Join(r.dir, "work")
-	cfg := filepath.Join(r.dir, "claude-config")
-	for _, d := range []string{work, cfg} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	work, cfg := r.mkdir("work"), r.mkdir("claude-config")
 	if err := os.WriteFile(filepath.Join(work, "f.txt"), []byte("one\nalpha\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -162,13 +162,7 @@ func (s *responsesStub) outputs() []string {
 func TestEndToEndRealCodex(t *testing.T) {
 	codex := codexBin(t)
 	r := newTmuxRig(t)
-	work := filepath.Join(r.dir, "work")
-	home := filepath.Join(r.dir, "codex-home")
-	for _, d := range []string{work, home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	work, home := r.mkdir("work"), r.mkdir("codex-home")
 	stub := &responsesStub{script: map[string][]stubCall{
 		"RUNCMD": {{"exec_command", map[string]any{"cmd": "echo codex-ran-$((6*7)) > " + filepath.Join(work, "ran.txt"),
 			"sandbox_permissions": "require_escalated", "justification": "Write a marker file"}}},
