@@ -489,3 +489,9 @@ func lookupTerm(name, colorterm string) (*terminfo.Terminfo, error) {
 	}
 	return ti, nil
 }
+
+// A view's terminal takes typing lanes (server/mirror's lane.go).
+var _ interface {
+	EnableLanes()
+	SetLane(l mirror.Lane, seq uint64)
+} = (*viewterm.Terminal)(nil)

@@ -115,9 +115,13 @@ type App struct {
 	drawReq  chan struct{}
 	// echoQueued: a frame for a key's echo waits for the UI goroutine (keys first).
 	echoQueued atomic.Bool
-	echoes     atomic.Int64 // frames drawn at once for an echo (tests read it)
-	echoDraw   bool         // the frame being drawn is an echo's: panes keep their titles (UI goroutine)
-	tickReq    chan time.Time
+	// Typing lanes (lane.go): route counts the UI goroutine's work that may change where a key
+	// goes; plainFree: 0 not known yet, 1 no printable key is bound in root mode, 2 one is.
+	route     atomic.Uint64
+	plainFree int
+	echoes    atomic.Int64 // frames drawn at once for an echo (tests read it)
+	echoDraw  bool         // the frame being drawn is an echo's: panes keep their titles (UI goroutine)
+	tickReq   chan time.Time
 	// titlesUntil: after Enter in a plain program's pane, the clock ticks each second until then,
 	// so that a shell's title follows the command it started (which may draw nothing).
 	titlesUntil time.Time
@@ -172,6 +176,7 @@ func New(opts Options) *App {
 	a.app.SetRoot(a.root, true)
 	a.app.SetInputCapture(a.captureKey)
 	a.app.SetMouseCapture(func(ev *tcell.EventMouse, act tview.MouseAction) (*tcell.EventMouse, tview.MouseAction) {
+		a.routeChanged() // a click may focus another pane, a wheel scroll it (lane.go)
 		a.enterView(ev)
 		return ev, act
 	})
@@ -180,6 +185,7 @@ func New(opts Options) *App {
 		a.mirror = m
 		m.OnViews(a.viewsChanged)
 		m.OnPaste(a.choosePaste)
+		m.OnLane(a.laneFor)
 	}
 	screen, err := newScreen(opts.Screen)
 	if err != nil {
@@ -266,7 +272,7 @@ func (a *App) requestEcho() {
 	if !a.echoQueued.CompareAndSwap(false, true) {
 		return // the frame waiting draws this output too
 	}
-	if _, ok := a.hand(a.echoFrame, false); !ok {
+	if _, ok := a.handOver(a.echoFrame, false, true); !ok {
 		a.echoQueued.Store(false) // stopping
 	}
 }
@@ -383,7 +389,7 @@ func (a *App) drawLoop() {
 			}
 			continue
 		}
-		if !a.post(a.frameSetup) {
+		if !a.postFrame(a.frameSetup) {
 			return
 		}
 		last = time.Now()

@@ -162,6 +162,9 @@ func (a *App) forgetViews() {
 	left := a.views.left
 	a.views.left = nil
 	a.views.mu.Unlock()
+	if len(left) > 0 {
+		a.routeChanged() // a view's state goes (lane.go)
+	}
 	for _, id := range left {
 		delete(a.views.states, id)
 		a.views.mu.Lock()

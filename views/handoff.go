@@ -55,8 +55,14 @@ func (a *App) runError(err error) error {
 func (a *App) post(f func()) bool { return a.postThen(f, a.drawing()) }
 
 // postThen is post, drawing after f only if draw is set.
-func (a *App) postThen(f func(), draw bool) bool {
-	ran, ok := a.hand(f, draw)
+func (a *App) postThen(f func(), draw bool) bool { return a.postWait(f, draw, false) }
+
+// postFrame is post for a frame's setup, which leaves every key where it goes: it closes no
+// typing lane (lane.go).
+func (a *App) postFrame(f func()) bool { return a.postWait(f, a.drawing(), true) }
+
+func (a *App) postWait(f func(), draw, frame bool) bool {
+	ran, ok := a.handOver(f, draw, frame)
 	if !ok {
 		return false
 	}
@@ -71,6 +77,12 @@ func (a *App) postThen(f func(), draw bool) bool {
 // hand queues f (then a draw, if draw is set) for the UI goroutine without waiting for it to
 // run; ran is closed once it has. ok is false once the App is stopping: f will not run.
 func (a *App) hand(f func(), draw bool) (ran chan struct{}, ok bool) {
+	return a.handOver(f, draw, false)
+}
+
+// handOver is hand; frame: f draws a frame and changes nothing a key depends on, so it leaves
+// the typing lanes open (any other work closes them first: lane.go).
+func (a *App) handOver(f func(), draw, frame bool) (ran chan struct{}, ok bool) {
 	a.postMu.Lock()
 	if a.postsClosed {
 		a.postMu.Unlock()
@@ -95,6 +107,9 @@ func (a *App) hand(f func(), draw bool) (ran chan struct{}, ok bool) {
 			default:
 				if a.keysWaiting() {
 					a.kf.updates++ // applied now, drawn after the key (keysfirst.go)
+				}
+				if !frame {
+					a.routeChanged()
 				}
 				f()
 			}

@@ -14,12 +14,13 @@ import (
 // mode, and an approval card takes keys only in card mode, which the person enters on purpose
 // (prefix + a): typing into a pane can never answer a card.
 func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
-	a.keyTaken(ev)  // keys first (keysfirst.go)
-	a.enterView(ev) // several views: this key acts with its own view's state (clients.go)
-	a.full = true   // a key typed into a pane clears this again: only the pane will change
+	a.routeChanged() // the lanes close before anything a key does (lane.go)
+	a.keyTaken(ev)   // keys first (keysfirst.go)
+	a.enterView(ev)  // several views: this key acts with its own view's state (clients.go)
 	if a.runMark(ev) {
-		return nil // a paste's start or end (paste.go): never a key
+		return nil // a paste's start or end (paste.go), or a lane's question: never a key
 	}
+	a.full = true // a key typed into a pane clears this again: only the pane will change
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
 	case a.view.confirm != nil:

@@ -18,6 +18,10 @@ type MultiView interface {
 	// OnPaste sets the function that chooses where a paste starting now goes; it runs on the UI
 	// goroutine, and post runs a function there after everything the view sent before.
 	OnPaste(f func(post func(func())) PasteSink)
+	// OnLane sets the function that opens a typing lane for view id (lane.go), nil when a key
+	// typed now would not go to a pane as it is. It runs on the UI goroutine, after everything
+	// the view sent before.
+	OnLane(f func(id string) Lane)
 	// TakeMark is what to run for ev when it marks a paste's start or end, nil when it marks
 	// none. UI goroutine.
 	TakeMark(ev *tcell.EventKey) func()

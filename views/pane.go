@@ -81,6 +81,9 @@ type paneTerm interface {
 	StartScroll()
 	StopScroll()
 	Scrolling() bool
+	// Live reports that it shows the program's screen as it is: not scrolled back (the wheel)
+	// nor in scroll mode, so that a typed key changes nothing of its own (lane.go).
+	Live() bool
 	// Searching reports whether a search query is being typed: then every key is the query's.
 	Searching() bool
 	// Selection is the text copy would copy now ("" outside scroll mode).

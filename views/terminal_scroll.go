@@ -50,6 +50,9 @@ func (v *TerminalView) StopScroll() {
 // Scrolling reports whether the view is in scroll mode.
 func (v *TerminalView) Scrolling() bool { return v.sm != nil }
 
+// Live reports that the view is neither scrolled back with the wheel nor in scroll mode.
+func (v *TerminalView) Live() bool { return v.scroll == 0 && v.sm == nil }
+
 // Searching reports whether a search query is being typed (after / or ?): every key then
 // belongs to the query until Enter or Esc.
 func (v *TerminalView) Searching() bool { return v.sm != nil && v.sm.searching }

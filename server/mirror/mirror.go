@@ -73,6 +73,7 @@ type Mirror struct {
 	// Keys posted as a paste's marks, and what the App runs for each (paste.go); pasteTo is the
 	// App's choice of where a paste starting now goes.
 	marks    map[*tcell.EventKey]func()
+	laneFor  func(id string) Lane // the App's (lane.go)
 	pasteTo  func(post func(func())) PasteSink
 	finished bool
 	wg       sync.WaitGroup // every view's goroutines
@@ -225,6 +226,7 @@ func (m *Mirror) Attach(id string, sc ViewScreen, gone func(reason string)) erro
 	notify := m.onViews
 	m.wg.Add(2)
 	m.mu.Unlock()
+	m.startLanes(sc)
 	if mouseOn {
 		sc.EnableMouse(mouse...)
 	}
@@ -1021,6 +1023,11 @@ func (v *mirrorView) readLoop() {
 			continue
 		case *tcell.EventError:
 			v.m.Detach(v.id, "the terminal went away")
+			continue
+		case feedDone:
+			if !pasting {
+				v.askLane(e.FeedSeq())
+			}
 			continue
 		case *tcell.EventPaste:
 			endPaste()

@@ -39,6 +39,13 @@ type inputSplit struct {
 	held    []byte // the start of a marker cut at the end of the last read
 	utf8    []byte // the start of a UTF-8 sequence cut at the end of the last read
 	escFed  bool   // the last byte the input processor got was an ESC that may start a marker
+	sh      shadow // the input processor's state (lane.go)
+}
+
+// idle reports that nothing the view sent is held here or in the input processor: printable
+// ASCII now would come out as the same keys, alone (lane.go).
+func (s *inputSplit) idle() bool {
+	return !s.pasting && len(s.held) == 0 && len(s.utf8) == 0 && !s.escFed && s.sh.idle()
 }
 
 // feed takes one read's bytes.
@@ -122,6 +129,7 @@ func (s *inputSplit) toProcessor(b []byte) {
 	whole := completeUTF8(b)
 	if whole > 0 {
 		s.t.ip.ScanUTF8(b[:whole])
+		s.sh.scan(b[:whole])
 	}
 	if whole < len(b) {
 		s.utf8 = append([]byte(nil), b[whole:]...)
@@ -132,6 +140,7 @@ func (s *inputSplit) toProcessor(b []byte) {
 func (s *inputSplit) flushUTF8() {
 	if len(s.utf8) > 0 {
 		s.t.ip.ScanUTF8(s.utf8)
+		s.sh.scan(s.utf8)
 		s.utf8 = nil
 	}
 }

@@ -63,6 +63,7 @@ type Terminal struct {
 	unsent []byte // what ShowNow could not write: the next write's start
 
 	ip       tcell.InputProcessor
+	ln       lanes // lane.go
 	evs      chan tcell.Event
 	quit     chan struct{}
 	readDone chan struct{}
@@ -183,8 +184,9 @@ func (t *Terminal) read() {
 	in := inputSplit{t: t}
 	for {
 		n, err := t.tty.Read(buf)
-		if n > 0 {
+		if n > 0 && !t.byLane(&in, buf[:n]) {
 			in.feed(buf[:n])
+			t.fedDone(&in)
 		}
 		if err != nil {
 			select {
