@@ -119,6 +119,7 @@ type App struct {
 	// goes; plainFree: 0 not known yet, 1 no printable key is bound in root mode, 2 one is.
 	route     atomic.Uint64
 	plainFree int
+	laned     atomic.Int64 // bytes typed through lanes (the log's keys first line)
 	echoes    atomic.Int64 // frames drawn at once for an echo (tests read it)
 	echoDraw  bool         // the frame being drawn is an echo's: panes keep their titles (UI goroutine)
 	tickReq   chan time.Time

@@ -74,14 +74,10 @@ func (a *App) postWait(f func(), draw, frame bool) bool {
 	}
 }
 
-// hand queues f (then a draw, if draw is set) for the UI goroutine without waiting for it to
-// run; ran is closed once it has. ok is false once the App is stopping: f will not run.
-func (a *App) hand(f func(), draw bool) (ran chan struct{}, ok bool) {
-	return a.handOver(f, draw, false)
-}
-
-// handOver is hand; frame: f draws a frame and changes nothing a key depends on, so it leaves
-// the typing lanes open (any other work closes them first: lane.go).
+// handOver queues f (then a draw, if draw is set) for the UI goroutine without waiting for it
+// to run; ran is closed once it has. ok is false once the App is stopping: f will not run.
+// frame: f draws a frame and changes nothing a key depends on, so it leaves the typing lanes
+// open (any other work closes them first: lane.go).
 func (a *App) handOver(f func(), draw, frame bool) (ran chan struct{}, ok bool) {
 	a.postMu.Lock()
 	if a.postsClosed {

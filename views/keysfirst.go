@@ -80,6 +80,6 @@ func (a *App) logKeysFirst() {
 	if a.mirror == nil {
 		return
 	}
-	a.logf("keys first: %d keys taken, %d of them with more keys waiting; %d draws and %d updates left to the draw after a waiting key; %d frames shown while a key waited",
-		a.kf.taken, a.kf.behind, a.kf.deferred, a.kf.updates, a.mirror.ShownWhileKeysWaited())
+	a.logf("keys first: %d keys taken, %d of them with more keys waiting; %d draws and %d updates left to the draw after a waiting key; %d frames shown while a key waited; %d keys typed through a lane",
+		a.kf.taken, a.kf.behind, a.kf.deferred, a.kf.updates, a.mirror.ShownWhileKeysWaited(), a.laned.Load())
 }

@@ -80,5 +80,6 @@ func (l *lane) Type(b []byte) bool {
 		l.p.typed.Add(1) // its echo is drawn at once (requestEcho), as a key's
 	}
 	_ = l.proc.Input(b) // full: dropped, as a key would be
+	l.a.laned.Add(int64(len(b)))
 	return true
 }
