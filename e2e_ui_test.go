@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -582,4 +583,32 @@ func TestEndToEndPaneTitles(t *testing.T) {
 	r.waitFor("shell:1 sh ")
 	r.typeLine(`printf '\033]2;my-title-%s\007' 42; echo set-$((6*7))`, "set-42")
 	r.waitFor("shell:1 my-title-42")
+}
+
+// spec: issue 29 (quiet key echo). Typed one key a read, as a person types, a line reaches the
+// shell whole and in order, most of it through a typing lane (the server's log counts what went
+// through one); a prefix read after them closes the lane, so the key after it acts as the
+// prefix's (a split), not as text for the shell.
+func TestEndToEndTypingTakesTheLane(t *testing.T) {
+	t.Parallel()
+	r := shellRig(t)
+	r.typeSlowly("echo lane-$((6*7))-typed-one-key-a-read", "lane-42-typed-one-key-a-read")
+	r.typeSlowly("echo again-$((6*7))", "again-42")
+	r.keys("C-b")
+	r.keys("-l", "%")
+	r.waitFor("shell:2")
+	r.typeSlowly("echo second-$((6*7))", "second-42")
+	if s := r.screen(); strings.Contains(s, "%echo") {
+		t.Fatalf("the key after the prefix went to the shell:\n%s", s)
+	}
+	r.killServer()
+	m := regexp.MustCompile(`(\d+) keys typed through a lane`).FindStringSubmatch(r.log())
+	if m == nil {
+		t.Fatalf("the server did not log its lanes:\n%s", r.log())
+	}
+	n, _ := strconv.Atoi(m[1])
+	t.Logf("%d keys typed through a lane", n)
+	if n == 0 {
+		t.Fatalf("no key typed one a read went through a lane:\n%s", r.log())
+	}
 }
