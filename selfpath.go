@@ -77,13 +77,17 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// copyExecutable copies the executable src to dst (mode 0700).
+// copyExecutable copies the executable src to dst (mode 0700). No program is started meanwhile
+// (syscall.ForkLock, which every start takes to fork): a child between its fork and its exec
+// would hold dst open for writing, and running dst then fails with "text file busy".
 func copyExecutable(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
 	if err != nil {
 		return err

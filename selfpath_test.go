@@ -107,3 +107,43 @@ func TestSelfDirsOfDeadProcessesAreSwept(t *testing.T) {
 		t.Fatalf("the directory of a running process was removed: %v", err)
 	}
 }
+
+// A copied executable runs at once though other goroutines start programs meanwhile: none of
+// their children, between its fork and its exec, holds the copy open for writing (which makes
+// the exec fail with "text file busy"; a CI run of the suite hit it once).
+func TestCopiedExecutableRunsWhileOthersFork(t *testing.T) {
+	src, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1)")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = exec.Command(src).Run()
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		<-done
+		<-done
+	}()
+	dir := t.TempDir()
+	for i := range 200 {
+		dst := filepath.Join(dir, "copy"+strconv.Itoa(i))
+		if err := copyExecutable(src, dst); err != nil {
+			t.Fatal(err)
+		}
+		if err := exec.Command(dst).Run(); err != nil {
+			t.Fatalf("copy %d: %v", i, err)
+		}
+	}
+}
