@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 type tmuxRig struct {
@@ -133,10 +135,28 @@ func (r *tmuxRig) waitUntil(session, what string, ok func(string) bool) string {
 			return s
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("the screen of %s did not %s:\n%s\nlog:\n%s%s", session, what, s, r.log(), r.serverGoroutines())
+			r.t.Fatalf("the screen of %s did not %s:\n%s\nlog:\n%s%s%s", session, what, s, r.log(), r.paneTermios(session), r.serverGoroutines())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// paneTermios is the settings of session's terminal (what tickmux's view reads), for a screen
+// that did not come: a terminal left in canonical mode holds input without a newline back.
+func (r *tmuxRig) paneTermios(session string) string {
+	tty := strings.TrimSpace(r.tmux("display", "-p", "-t", session, "#{pane_tty}"))
+	if tty == "" {
+		return ""
+	}
+	out, _ := exec.Command("stty", "-a", "-F", tty).CombinedOutput()
+	inq := ""
+	if f, err := os.OpenFile(tty, os.O_RDONLY|unix.O_NOCTTY, 0); err == nil {
+		if n, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCINQ); err == nil {
+			inq = fmt.Sprintf("%d bytes waiting to be read\n", n)
+		}
+		f.Close()
+	}
+	return "\nthe terminal " + tty + ":\n" + inq + string(out)
 }
 
 // serverGoroutines asks the rig's server for its goroutines (SIGUSR2) and returns them, for a
