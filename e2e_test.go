@@ -156,7 +156,9 @@ func (r *tmuxRig) paneTermios(session string) string {
 		}
 		f.Close()
 	}
-	return "\nthe terminal " + tty + ":\n" + inq + string(out)
+	// What the server's pane holds, beside what the view shows: which of the two stopped.
+	pane, _ := r.cli("screen", "shell:1").CombinedOutput()
+	return "\nthe terminal " + tty + ":\n" + inq + string(out) + "\nshell:1 in the server (tickmux screen):\n" + string(pane)
 }
 
 // serverGoroutines asks the rig's server for its goroutines (SIGUSR2) and returns them, for a
