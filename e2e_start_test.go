@@ -284,7 +284,9 @@ echo all-done; sleep 100`, dir, r.self)
 	r.typeLine(`echo "size=$(stty size)"`, "size=37 ") // 40 rows: the status bar and the pane's two borders
 	r.tmux("resize-window", "-t", "e2e", "-x", "100", "-y", "30")
 	r.keys("clear", "Enter")
-	r.typeLine(`echo "size=$(stty size)"`, "size=27 ")
+	// The new size reaches the pane through the view's process and the server, after keys typed
+	// at once may have run: the shell waits for it (5 s at most), then says what it has.
+	r.typeLine(`i=0; until [ "$(stty size | cut -d' ' -f1)" != 37 ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i+1)); done; echo "size=$(stty size)"`, "size=27 ")
 
 	if err := syscall.Kill(r.viewPID(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
