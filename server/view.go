@@ -207,17 +207,34 @@ func removeStale(path string) {
 
 // waitForeground waits until this process's group is the foreground of terminal fd, as a
 // background job's read of its terminal would: SIGTTIN stops the group until fg. It reports
-// false when the process stays in the background (SIGTTIN ignored); true too for a terminal
-// that is not this process's controlling one (no job control to follow there).
+// false when the process stays in the background (SIGTTIN ignored, or an orphaned group, where
+// the kernel drops it); true too for a terminal that is not this process's controlling one (no
+// job control to follow there).
 func waitForeground(fd int) bool {
-	for i := 0; i < 100; i++ {
+	return awaitForeground(func() bool {
 		pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-		if err != nil || pg == unix.Getpgrp() {
+		return err != nil || pg == unix.Getpgrp()
+	}, func() { unix.Kill(0, unix.SIGTTIN) }, 5*time.Millisecond)
+}
+
+// foregroundTries is how many times awaitForeground stops its group before it gives up: with
+// its pause, about a second of running in the background.
+const foregroundTries = 200
+
+// awaitForeground reports whether foreground() holds, calling stop() and pausing after each
+// miss. The pause lets the stop take effect: kill wakes one of the process's threads to stop
+// the group, and on a loaded machine that thread may run milliseconds later (a loop without
+// pauses used up its tries before it did, and the view gave up in the background). The tries
+// count running time only: a group stopped until fg spends none of them.
+func awaitForeground(foreground func() bool, stop func(), pause time.Duration) bool {
+	for i := 0; i < foregroundTries; i++ {
+		if foreground() {
 			return true
 		}
-		unix.Kill(0, unix.SIGTTIN)
+		stop()
+		time.Sleep(pause)
 	}
-	return false
+	return foreground()
 }
 
 // termState is a terminal's settings, to put back when the server could not, and whether its
