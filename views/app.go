@@ -424,25 +424,38 @@ func (a *App) eventLoop() {
 		case <-a.approved:
 			cards = true
 		}
-		if !a.post(func() { a.apply(evs, cards) }) {
+		if !a.applyEvents(evs, cards) {
 			return
 		}
 		// Nothing but new states (a flood of updates): the status bar's counts and the panel
 		// move at most at the rate of a pane without the focus. Anything else keeps the pace.
-		pause := background
-		if cards {
-			pause = eventFrame
-		}
-		for _, e := range evs {
-			if e.Kind != host.EventState {
-				pause = eventFrame
-				break
-			}
+		pause := eventFrame
+		if !cards && onlyStates(evs) {
+			pause = background
 		}
 		if !a.rest(pause) {
 			return
 		}
 	}
+}
+
+// applyEvents applies host events and approval changes on the UI goroutine, and waits. New
+// states alone (a Tick's update or read) change what the panel and the status bar show, never
+// where a key goes: they leave the typing lanes open (lane.go), so that a flood of
+// updates does not send every key the long way. Anything else may move a key's target (a pane
+// added or ended, a card, an agent's prompt) and closes them. False once the App is stopping.
+func (a *App) applyEvents(evs []host.Event, cards bool) bool {
+	return a.postWait(func() { a.apply(evs, cards) }, a.drawing(), !cards && onlyStates(evs))
+}
+
+// onlyStates reports whether every event is a new state.
+func onlyStates(evs []host.Event) bool {
+	for _, e := range evs {
+		if e.Kind != host.EventState {
+			return false
+		}
+	}
+	return true
 }
 
 // tickLoop wakes the UI for the clock (each minute) and, while the focused instance's sparkline

@@ -76,8 +76,8 @@ func (a *App) postWait(f func(), draw, frame bool) bool {
 
 // handOver queues f (then a draw, if draw is set) for the UI goroutine without waiting for it
 // to run; ran is closed once it has. ok is false once the App is stopping: f will not run.
-// frame: f draws a frame and changes nothing a key depends on, so it leaves the typing lanes
-// open (any other work closes them first: lane.go).
+// frame: f changes nothing a key depends on (a frame, a Tick's new state), so it leaves the
+// typing lanes open (any other work closes them first: lane.go).
 func (a *App) handOver(f func(), draw, frame bool) (ran chan struct{}, ok bool) {
 	a.postMu.Lock()
 	if a.postsClosed {

@@ -11,8 +11,9 @@ import (
 // view's terminal straight to the focused pane's program, without crossing the UI goroutine,
 // while a key typed now would go there as it is. The App opens a lane for one view, on the UI
 // goroutine, after it has taken everything that view sent (laneFor); the lane closes as soon
-// as anything else runs on the UI goroutine (route), but an output's frame. A read that finds
-// the lane closed takes the usual way, key by key through captureKey.
+// as anything else runs on the UI goroutine (route), but an output's frame or a Tick's new state
+// (applyEvents). A read that finds the lane closed takes the usual way, key by key through
+// captureKey.
 //
 // What a lane can never do: answer a card, a question or a prompt, or type while a prefix, a
 // mode, an overlay or a card's settling would take the key. Each of those is entered by work

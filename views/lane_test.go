@@ -54,6 +54,9 @@ func (v *laneView) fed(t *testing.T, seq uint64) mirror.Lane {
 	}
 }
 
+// seqOf numbers a read after each kind of event (TestLaneTypesWhereKeysGo).
+func seqOf(k host.EventKind) uint64 { return 10 + uint64(k) }
+
 // openCat opens a shell pane running cat, which echoes what is typed (the terminal's echo).
 func (vh *viewsHarness) openCat() *host.Instance {
 	vh.t.Helper()
@@ -117,6 +120,38 @@ func TestLaneTypesWhereKeysGo(t *testing.T) {
 	}
 	waitText(t, in, "xyzw")
 
+	// So do a Tick's new states (a flood of updates would otherwise send every key the long
+	// way); any other host event closes it: a pane added or ended, a card, an agent's prompt.
+	states := []host.Event{{Kind: host.EventState, ID: in.ID()}, {Kind: host.EventState, ID: "other"}}
+	if !vh.app.applyEvents(states, false) || !l.Type([]byte("o")) {
+		t.Fatal("a Tick's new state closed the lane")
+	}
+	waitText(t, in, "xyzwo")
+	for _, k := range []host.EventKind{host.EventAdded, host.EventStatus, host.EventCatalog, host.EventCalls, host.EventApprovals, host.EventRemoved, host.EventAgent} {
+		vh.keysIn("a", runeKey('n'))
+		if l = lv.fed(t, seqOf(k)); l == nil {
+			t.Fatalf("no lane before the %s event", k)
+		}
+		if !vh.app.applyEvents(append(states, host.Event{Kind: k, ID: "other"}), false) {
+			t.Fatal("the App stopped")
+		}
+		if l.Type([]byte("v")) {
+			t.Fatalf("the lane still typed after a %s event", k)
+		}
+	}
+	vh.keysIn("a", runeKey('n'))
+	if l = lv.fed(t, 100); l == nil {
+		t.Fatal("no lane before the cards changed")
+	}
+	if !vh.app.applyEvents(states, true) || l.Type([]byte("v")) {
+		t.Fatal("the lane still typed after the cards changed")
+	}
+	vh.keysIn("a", runeKey('w'))
+	waitText(t, in, "xyzwonnnnnnnnw")
+	if l = lv.fed(t, 101); l == nil || !l.Type(nil) {
+		t.Fatal("no lane after the events")
+	}
+
 	// Any other work closes it: it may have moved the focus, opened a prompt...
 	if !vh.app.post(func() {}) {
 		t.Fatal("the App stopped")
@@ -125,25 +160,25 @@ func TestLaneTypesWhereKeysGo(t *testing.T) {
 		t.Fatal("the lane still typed after other work ran on the UI goroutine")
 	}
 	vh.keysIn("a", runeKey('u'))
-	waitText(t, in, "xyzwu")
+	waitText(t, in, "xyzwonnnnnnnnwu")
 
 	// A prefix: the next read takes the usual way, and acts in prefix mode.
 	vh.keysIn("a", prefixKey)
-	if l := lv.fed(t, 2); l != nil {
+	if l := lv.fed(t, 102); l != nil {
 		t.Fatal("a lane opened in prefix mode")
 	}
 	vh.keysIn("a", tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone))
 	if m := onUIValue(vh.harness, func() keymap.Mode { return vh.app.view.mode }); m != keymap.ModeRoot {
 		t.Fatalf("mode %s after the prefix and Esc", m)
 	}
-	if l := lv.fed(t, 3); l == nil || !l.Type([]byte("t")) {
+	if l := lv.fed(t, 103); l == nil || !l.Type([]byte("t")) {
 		t.Fatal("no lane back in root mode")
 	}
-	waitText(t, in, "xyzwut")
+	waitText(t, in, "xyzwonnnnnnnnwut")
 
 	// Another view's key closes the lane: the keys now act with that view's state.
 	vh.attach("b", 120, 40)
-	l = lv.fed(t, 4)
+	l = lv.fed(t, 104)
 	if l == nil {
 		t.Fatal("no lane with a second view attached")
 	}
@@ -153,7 +188,7 @@ func TestLaneTypesWhereKeysGo(t *testing.T) {
 	}
 	// So does the mouse: a click may focus another pane, the wheel scroll this one back.
 	vh.keysIn("a", runeKey('q'))
-	if l = lv.fed(t, 5); l == nil {
+	if l = lv.fed(t, 105); l == nil {
 		t.Fatal("no lane after the view typed again")
 	}
 	vh.views["a"].InjectMouse(5, 5, tcell.WheelUp, tcell.ModNone)
@@ -161,7 +196,7 @@ func TestLaneTypesWhereKeysGo(t *testing.T) {
 	if l.Type([]byte("p")) {
 		t.Fatal("the lane still typed after the mouse")
 	}
-	waitText(t, in, "xyzwutsq")
+	waitText(t, in, "xyzwonnnnnnnnwutsq")
 }
 
 // spec: issue 29. No lane opens while a key would not go to the focused pane's program as it
