@@ -182,10 +182,16 @@ func (s *messagesStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var content []map[string]any
 	stop := "end_turn"
 	text := "ok"
-	for kw, calls := range s.script {
-		if !hasBash || !strings.Contains(prompt, kw) {
-			continue
+	// The keyword typed last: under load, Claude Code once sent a prompt with the one before
+	// it in front ("please DENYBASHplease EDITFILE", typed at its input as the earlier turn
+	// ended), and which of the two the stub followed was left to the map's order.
+	kw, at := "", -1
+	for k := range s.script {
+		if i := strings.LastIndex(prompt, k); i > at {
+			kw, at = k, i
 		}
+	}
+	if calls := s.script[kw]; hasBash && kw != "" {
 		if len(results) < len(calls) {
 			c := calls[len(results)]
 			content = []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_stub_%d", id), "name": c.Name, "input": c.Input}}
