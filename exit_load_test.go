@@ -315,17 +315,24 @@ func (h *floodHub) flood(send func(string) error, stop chan struct{}) {
 // start runs tickmux in the rig with the hub's Ticks, and returns once they flood. The first
 // Tick opens with tickmux, the others as `tickmux -- CMD` opens one on a running server (a
 // person's own command: no approval), whose terminal then goes away. The Ticks flood once all
-// are open.
+// are open. At most openers views open at a time: 49 at once (each a view attached and drawn,
+// and a Tick started) once starved this process so long under a loaded CI machine that the
+// server refused views whose terminal had not come within 10 s, and Ticks that had not answered
+// tick/describe within the spec's 10 s.
 func (h *floodHub) start(t *testing.T, r *tmuxRig) {
 	t.Helper()
 	r.start("--", h.command(0))
 	r.waitFor("hosted:1")
 	var opens sync.WaitGroup
 	failed := make(chan error, h.n)
+	const openers = 4
+	slots := make(chan struct{}, openers)
 	for n := 1; n < h.n; n++ {
 		opens.Add(1)
 		go func() { // owner: start; returns once the server has opened the Tick, or failed
 			defer opens.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			if err := openForView(r.socket, "flood", strconv.Itoa(n)); err != nil {
 				failed <- err
 			}
