@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Keys first under a flood: keys typed through a real terminal (tmux) into a shell beside 50
 // Ticks that each send about 1,000 updates a second reach the shell in order, and no frame goes
 // to the view while a key it sent waits in the server's queue: the keys that pile up are all
-// taken first, then one frame shows them. The server counts it (its log's "keys first:" line,
+// taken first, then one frame shows them; printable ASCII typed into the shell goes through a
+// typing lane, which the flood leaves open. The server counts it (its log's "keys first:" line,
 // written when its UI stops); nothing here is timed.
 func TestKeysFirstUnderFlood(t *testing.T) {
 	if testing.Short() {
@@ -38,14 +40,23 @@ func TestKeysFirstUnderFlood(t *testing.T) {
 	r.waitFor("PANE[shell:1]")
 
 	// Bursts of keys, each one write to the terminal: a command line the shell runs only if its
-	// keys arrived whole and in order.
+	// keys arrived whole and in order. Every other burst is printable ASCII alone, which a typing
+	// lane takes once the App opened one (the flood's updates leave it open), then Enter. The
+	// others hold a character that is not ASCII and end with their Enter, all one write: they
+	// take the usual way, through the queue, key by key.
 	typed := 0
 	for i := 0; i < bursts; i++ {
 		word := fmt.Sprintf("KEYS%02dFIRST", i)
 		line := "echo " + strings.Repeat(": ", 40) + word + "$((6*7))"
-		r.keys("-l", line)
-		r.keys("Enter")
-		typed += len(line) + 1
+		if i%2 == 0 {
+			line = "echo é " + strings.Repeat(": ", 40) + word + "$((6*7))\r"
+			r.keys("-l", line)
+		} else {
+			r.keys("-l", line)
+			r.keys("Enter")
+			typed++
+		}
+		typed += utf8.RuneCountInString(line)
 		r.waitFor(word + "42")
 	}
 
@@ -60,6 +71,9 @@ func TestKeysFirstUnderFlood(t *testing.T) {
 		typed, taken, behind, draws, updates, shown, laned)
 	if taken+laned < typed {
 		t.Errorf("the server took %d keys and typed %d through a lane, fewer than the %d typed", taken, laned, typed)
+	}
+	if laned == 0 {
+		t.Errorf("no key went through a typing lane: beside %d flooding Ticks every key took the long way", ticks)
 	}
 	if behind == 0 {
 		t.Errorf("no key ever waited behind another: bursts of %d keys beside %d flooding Ticks did not exercise keys first", typed/bursts, ticks)
