@@ -300,3 +300,83 @@ func TestEndToEndAttachAfterSu(t *testing.T) {
 	r.keys("typed", "Enter")
 	r.waitFor("read-typed")
 }
+
+// pidReuseAttack is the pane program of issue 38's first attack: it makes a socket, has a
+// child connect it to the server and exit (the socket's peer credentials name the child), writes
+// the child's pid to PID, waits for GO (by then an outside process has the child's pid), asks to
+// attach a view and writes the server's answer to ANSWER.
+const pidReuseAttack = `import json, os, socket, sys, time
+path, pidfile, gofile, answer = sys.argv[1:5]
+s = socket.socket(socket.AF_UNIX)
+child = os.fork()
+if child == 0:
+    s.connect(path)
+    os._exit(0)
+os.waitpid(child, 0)
+open(pidfile + ".tmp", "w").write(str(child))
+os.rename(pidfile + ".tmp", pidfile)
+while not os.path.exists(gofile):
+    time.sleep(0.02)
+s.sendall((json.dumps({"id": 1, "method": "view/attach", "params": {"term": "xterm-256color"}}) + "\n").encode())
+f = s.makefile()
+open(answer, "w").write(f.readline())
+`
+
+// spec: issue 38 item 1. A pane's program connects from a child that exits at once, an
+// outside process is handed the child's pid (ns_last_pid, as root, makes it certain), and the
+// program asks to attach a view: the server pins the process that connected, finds it gone, and
+// refuses; it never walks the outside process's ancestry in its place.
+func TestEndToEndAttachByAReusedPidIsRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("handing a pid to a chosen process (ns_last_pid) needs root")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 plays the pane's program (scripts/install-test-deps installs it)")
+	}
+	t.Parallel()
+	r := shellRig(t)
+	script := filepath.Join(r.dir, "attack.py")
+	if err := os.WriteFile(script, []byte(pidReuseAttack), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pidFile, goFile, answer := filepath.Join(r.dir, "pid"), filepath.Join(r.dir, "go"), filepath.Join(r.dir, "answer")
+	r.typeLine(fmt.Sprintf(`python3 %s "$TICKMUX_SOCKET" %s %s %s; echo "attack-$((6*7))"`, script, pidFile, goFile, answer), "")
+	var b []byte
+	for deadline := time.Now().Add(30 * time.Second); len(b) == 0; b, _ = os.ReadFile(pidFile) {
+		if time.Now().After(deadline) {
+			t.Fatal("the pane's program never wrote its child's pid")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var pid int
+	fmt.Sscan(string(b), &pid)
+	// An outside process (a child of this test, which no pane contains) takes the pid.
+	var outside *exec.Cmd
+	for try := 0; try < 200 && outside == nil; try++ {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(fmt.Sprint(pid-1)), 0); err != nil {
+			t.Skipf("cannot write ns_last_pid: %v", err)
+		}
+		cmd := exec.Command("/bin/sleep", "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if cmd.Process.Pid == pid {
+			outside = cmd
+			break
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	if outside == nil {
+		t.Skip("other processes took the pid each time")
+	}
+	defer func() { _ = outside.Process.Kill(); _ = outside.Wait() }()
+	if err := os.WriteFile(goFile, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFor("attack-42")
+	got, _ := os.ReadFile(answer)
+	if strings.Contains(string(got), "send_fd") || !strings.Contains(string(got), "has exited") {
+		t.Fatalf("an attach from a connection whose process had exited (its pid now an outside process's) was not refused: %q\nlog:\n%s", got, r.log())
+	}
+}

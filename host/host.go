@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"tickmux/internal/peer"
 )
 
 // Config sets up a Host.
@@ -40,6 +42,9 @@ type Config struct {
 	// Journal records every decision on a card and every call under a grant (journaling.go);
 	// nil records nothing.
 	Journal JournalWriter
+	// Sandbox says which panes run sandboxed and how (sandbox.go); nil sandboxes only those
+	// asked for (OpenSpec.Sandbox), with the defaults.
+	Sandbox *Sandbox
 }
 
 // Host is the registry of instances.
@@ -53,6 +58,7 @@ type Host struct {
 	scrollback  int
 	jr          journalState
 	agents      *AgentBoard
+	sandbox     Sandbox
 
 	// opening is held (read) by each Open from before its program starts until its instance is
 	// listed: a process of the new pane may ask which pane it runs in before then (a hook run at
@@ -72,6 +78,9 @@ func New(cfg Config) *Host {
 	h := &Host{approver: cfg.Approver, logf: cfg.Logf, instances: map[string]*Instance{},
 		initTimeout: cfg.InitTimeout, callTimeout: cfg.CallTimeout, env: cfg.Env, scrollback: cfg.Scrollback,
 		jr: journalState{w: cfg.Journal}}
+	if cfg.Sandbox != nil {
+		h.sandbox = *cfg.Sandbox
+	}
 	if h.logf == nil {
 		h.logf = func(string, ...any) {}
 	}
@@ -110,6 +119,22 @@ type OpenSpec struct {
 	Shell bool
 	// Cols and Rows are the first PTY size; zero means 120x30 (H-S2).
 	Cols, Rows int
+	// Sandbox runs the program in a sandbox whatever the policy (sandbox.go).
+	Sandbox bool
+	// ByAgent: an agent asked for it (the open method); sandboxed unless the policy is off.
+	ByAgent bool
+}
+
+// Sandboxed reports whether Open would run spec in a sandbox: asked for, or by the policy.
+func (h *Host) Sandboxed(spec OpenSpec) bool {
+	switch h.sandbox.Policy {
+	case SandboxAll:
+		return true
+	case SandboxOff:
+		return spec.Sandbox
+	default:
+		return spec.Sandbox || spec.ByAgent
+	}
 }
 
 // ErrHostClosed: the host is shutting down.
@@ -143,6 +168,10 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 
 	env := append(append([]string(nil), h.env...), spec.Env...)
 	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback}
+	if h.Sandboxed(spec) {
+		sb := h.sandbox
+		ls.Sandbox = &sb
+	}
 	h.opening.RLock()
 	listed := false
 	defer func() {
@@ -210,7 +239,11 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	if in.isTick {
 		go in.initialize() // owner: in; exits when initialization succeeds or fails (10 s at most)
 	}
-	h.logf("%s opened: %q in %q (pid %d)", id, argv, spec.Dir, proc.Pid())
+	sandboxed := ""
+	if ls.Sandbox != nil {
+		sandboxed = ", sandboxed"
+	}
+	h.logf("%s opened: %q in %q (pid %d%s)", id, argv, spec.Dir, proc.Pid(), sandboxed)
 	h.bus.post(EventAdded, id)
 	return in, nil
 }
@@ -232,12 +265,7 @@ func (h *Host) PaneOf(pid int) *Instance {
 }
 
 func (h *Host) paneOf(pid int) *Instance {
-	panes := map[int]*Instance{}
-	for _, in := range h.Instances() {
-		if in.Visible() && in.Process() != nil {
-			panes[in.Process().Pid()] = in
-		}
-	}
+	panes := h.panesByPid()
 	for i := 0; i < 64 && pid > 1; i++ {
 		if in, ok := panes[pid]; ok {
 			return in
@@ -245,6 +273,37 @@ func (h *Host) paneOf(pid int) *Instance {
 		pid = parentPID(pid)
 	}
 	return nil
+}
+
+// panesByPid maps each visible pane's program's pid to its instance.
+func (h *Host) panesByPid() map[int]*Instance {
+	panes := map[int]*Instance{}
+	for _, in := range h.Instances() {
+		if in.Visible() && in.Process() != nil {
+			panes[in.Process().Pid()] = in
+		}
+	}
+	return panes
+}
+
+// PaneOfPeer is PaneOf for a pinned process (the client of a socket, internal/peer): its
+// ancestry is read so that no pid along it can have been taken by another process meanwhile, so
+// a client cannot pass for one in another pane by exiting and having its pid reused. Nil when
+// the process runs in no pane, or has exited.
+func (h *Host) PaneOfPeer(p *peer.Process) *Instance {
+	find := func() *Instance {
+		panes := h.panesByPid()
+		var found *Instance
+		if ok, _ := p.Ancestry(func(pid int) bool { found = panes[pid]; return found != nil }); ok {
+			return found
+		}
+		return nil
+	}
+	if in := find(); in != nil {
+		return in
+	}
+	h.waitOpening()
+	return find()
 }
 
 // waitOpening returns once every Open under way has listed its instance (or failed).

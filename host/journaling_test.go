@@ -1,6 +1,8 @@
 package host
 
 import (
+	"tickmux/internal/peer"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,6 +205,22 @@ func TestJournalPaneOf(t *testing.T) {
 	}
 	if got := h.PaneOf(os.Getpid()); got != nil {
 		t.Errorf("PaneOf(a process outside every pane) = %s", got.ID())
+	}
+	pinned, err := peer.Child(in.Process().Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.Close()
+	if got := h.PaneOfPeer(pinned); got != in {
+		t.Errorf("PaneOfPeer(the pane's program) = %v, want %s", got, in.ID())
+	}
+	self, err := peer.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Close()
+	if got := h.PaneOfPeer(self); got != nil {
+		t.Errorf("PaneOfPeer(a process outside every pane) = %s", got.ID())
 	}
 	if parentPID(os.Getpid()) != os.Getppid() {
 		t.Errorf("parentPID(%d) = %d, want %d", os.Getpid(), parentPID(os.Getpid()), os.Getppid())

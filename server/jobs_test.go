@@ -1,6 +1,8 @@
 package server
 
 import (
+	"tickmux/internal/peer"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,7 +71,12 @@ func TestProcStatOfAChildOnAPTY(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { kept.foreground(fs.Rdev) }); n != 0 {
 		t.Fatalf("a look at the view's process allocates %v times: it opens the file again", n)
 	}
-	if inside, err := insideServer(cmd.Process.Pid); !inside || err != nil {
+	pinned, err := peer.Child(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.Close()
+	if inside, err := insideServer(pinned); !inside || err != nil {
 		t.Fatalf("a child of this process is not seen inside it: %v %v", inside, err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {

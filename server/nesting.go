@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"tickmux/internal/peer"
 )
 
 // Views come from the person's terminals, never from inside tickmux. A program in a pane has
@@ -16,7 +18,8 @@ import (
 // refuses such a view; unlike tmux it decides itself, from what the kernel says, not from an
 // environment variable the client could unset:
 //
-//   - the process that connected (SO_PEERCRED) descends from the server: every program in a
+//   - the process that connected (pinned by a pidfd, internal/peer) descends from the server:
+//     every program in a
 //     pane is a child of the server, and the host is a child subreaper (host/reaper.go), so what
 //     a program leaves behind (double-forked, setsid, daemonised) is reparented to the server,
 //     not to init, and still descends from it;
@@ -111,37 +114,18 @@ func atoi(b []byte) (int, bool) {
 	return n, true
 }
 
-// insideServer reports whether process pid is this server or descends from it; an error when
-// its ancestry cannot be read (the process is gone already). An ancestor that ends during the
-// walk has its children reparented: the walk starts again.
-func insideServer(pid int) (bool, error) {
-	var err error
-	for try := 0; try < 3; try++ {
-		var inside, again bool
-		if inside, again, err = walkUp(pid); !again {
-			return inside, err
-		}
-	}
-	return false, err
-}
-
-func walkUp(pid int) (inside, again bool, err error) {
+// insideServer reports whether the pinned process p is this server or descends from it; an
+// error when its ancestry cannot be read, or when p has exited (peer.ErrGone): a process that
+// connected and exited cannot be told from a later one that took its pid, which is how a pane's
+// program once passed as a process outside tickmux.
+func insideServer(p *peer.Process) (bool, error) {
 	self := os.Getpid()
-	if pid <= 0 {
-		return false, false, errors.New("the view's process is not known")
+	inside, err := p.Ancestry(func(pid int) bool { return pid == self })
+	if errors.Is(err, peer.ErrGone) {
+		return false, errors.New("the process that asked to attach has exited")
 	}
-	for i := 0; i < 1<<16 && pid > 1; i++ {
-		if pid == self {
-			return true, false, nil
-		}
-		st, err := readProcStat(pid)
-		if err != nil {
-			if i == 0 {
-				return false, false, fmt.Errorf("cannot read the view's process: %w", err)
-			}
-			return false, true, fmt.Errorf("cannot read process %d, an ancestor of the view's: %w", pid, err)
-		}
-		pid = st.ppid
+	if err != nil {
+		return false, fmt.Errorf("cannot read the view's process: %w", err)
 	}
-	return pid == self, false, nil
+	return inside, nil
 }

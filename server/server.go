@@ -42,6 +42,7 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/internal/peer"
 	"tickmux/server/mirror"
 	"tickmux/server/viewterm"
 	"tickmux/views"
@@ -306,8 +307,19 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
-	client := peerPID(nc)
-	if inside, err := insideServer(client); inside || err != nil {
+	pinned, err := peer.Of(nc)
+	if err != nil {
+		msg := "cannot attach: " + err.Error()
+		if errors.Is(err, peer.ErrGone) {
+			msg = "cannot attach: the process that asked to attach has exited"
+		}
+		s.logf("attach refused (process %d): %s", peerPID(nc), msg)
+		reply(nc, req.ID, nil, &agent.Error{Message: msg, Reason: agent.ReasonFailed})
+		return
+	}
+	defer pinned.Close()
+	client := pinned.Pid
+	if inside, err := insideServer(pinned); inside || err != nil {
 		msg := errNested
 		if err != nil {
 			msg = "cannot attach: " + err.Error()
