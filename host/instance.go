@@ -153,6 +153,9 @@ func (in *Instance) IsTick() bool { return in.isTick }
 // Argv is the command as given; Dir the working directory.
 func (in *Instance) Argv() []string { return append([]string(nil), in.spec.Argv...) }
 
+// Sandboxed reports whether the program runs in a sandbox (sandbox.go).
+func (in *Instance) Sandboxed() bool { return in.spec.Sandbox != nil }
+
 // Dir is the working directory the instance was started in ("" for tickmux's own).
 func (in *Instance) Dir() string { return in.spec.Dir }
 

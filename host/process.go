@@ -54,6 +54,8 @@ type LaunchSpec struct {
 	// Scrollback is how many lines the terminal keeps once they scroll off: 0 means
 	// vt.DefaultScrollback, a negative number none.
 	Scrollback int
+	// Sandbox, when set, runs the program under bubblewrap (sandbox.go); Argv stays as given.
+	Sandbox *Sandbox
 }
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
@@ -144,6 +146,13 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	var bwrap string
+	if spec.Sandbox != nil {
+		// Never unsandboxed instead: where bwrap cannot make the sandbox, nothing starts.
+		if bwrap, err = SandboxAvailable(); err != nil {
+			return nil, fmt.Errorf("cannot start %q: %w", spec.Argv[0], err)
+		}
+	}
 	if spec.Cols <= 0 || spec.Rows <= 0 {
 		spec.Cols, spec.Rows = DefaultCols, DefaultRows
 	}
@@ -183,6 +192,9 @@ func Launch(spec LaunchSpec) (*Process, error) {
 
 	argv := append([]string{path}, spec.Argv[1:]...)
 	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: buildEnv(spec)}
+	if spec.Sandbox != nil {
+		cmd.Path, cmd.Args = bwrap, sandboxArgv(planSandbox(spec.Sandbox, bwrap, dir, argv))
+	}
 	// The child leads a new session whose controlling terminal is the PTY; it is then in the
 	// terminal's foreground process group. Ctty is a descriptor number in the child.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
