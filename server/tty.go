@@ -30,9 +30,11 @@ type viewTty struct {
 	f      *os.File
 	fd     int
 	shared bool // f is the client's own file description
-	nowOK  bool // fd is non-blocking: WriteNow may write
-	saved  *term.State
-	raw    *unix.Termios // what Start set: resume sets it again
+	// wasExclusive: the terminal was exclusive (TIOCEXCL) before the view; it stays so after.
+	wasExclusive bool
+	nowOK        bool // fd is non-blocking: WriteNow may write
+	saved        *term.State
+	raw          *unix.Termios // what Start set: resume sets it again
 
 	// The view's process and the terminal's device, to read and draw only while that process
 	// runs in the terminal's foreground (jobs.go); no process: not known, always.
@@ -71,7 +73,8 @@ func openViewTty(received int) (*viewTty, error) {
 	// O_NOCTTY: the server has no controlling terminal and must never get one.
 	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(received), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	shared := false
-	if errors.Is(err, fs.ErrPermission) {
+	// EBUSY: the terminal is exclusive already (exclusive.go), which stops a new open.
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.EBUSY) {
 		f, err = shareViewTty(received, name)
 		shared = true
 	}
@@ -91,7 +94,7 @@ func openViewTty(received int) (*viewTty, error) {
 	// relies on it, and does nothing should it not be.
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	nowOK := err == nil && fl&unix.O_NONBLOCK != 0
-	return &viewTty{name: name, f: f, fd: fd, shared: shared, rc: rc, nowOK: nowOK, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
+	return &viewTty{name: name, f: f, fd: fd, shared: shared, wasExclusive: isExclusive(fd), rc: rc, nowOK: nowOK, resumed: make(chan struct{}), drained: make(chan struct{})}, nil
 }
 
 // shareViewTty uses the received descriptor of a terminal the server may not open again: a
@@ -118,10 +121,12 @@ func (t *viewTty) Start() error {
 	if raw, err := unix.IoctlGetTermios(t.fd, unix.TCGETS); err == nil {
 		t.raw = raw
 	}
+	t.own(true) // no process but root opens it now (exclusive.go)
 	return nil
 }
 
 func (t *viewTty) Stop() error {
+	t.own(false)
 	if t.saved != nil && !t.suspended.Load() { // a suspended view's terminal is its shell's now
 		if err := term.Restore(t.fd, t.saved); err != nil {
 			return err
@@ -275,8 +280,11 @@ func (t *viewTty) suspend() {
 // shell's again meanwhile: blocking, as the shell expects. Under jobMu.
 func (t *viewTty) suspendLocked() {
 	t.sawForeground.Store(0)
-	if !t.suspended.Swap(true) && t.shared {
-		_ = unix.SetNonblock(t.fd, false)
+	if !t.suspended.Swap(true) {
+		t.own(false) // the shell's programs may open it (/dev/tty) meanwhile
+		if t.shared {
+			_ = unix.SetNonblock(t.fd, false)
+		}
 	}
 }
 
@@ -308,6 +316,7 @@ func (t *viewTty) resume() bool {
 	if t.raw != nil {
 		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, t.raw)
 	}
+	t.own(true)
 	if !t.suspended.Load() {
 		return false
 	}
@@ -395,6 +404,7 @@ func (t *viewTty) Close() error {
 			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
 		}
 	}
+	t.own(false)
 	t.client.close()
 	return t.f.Close()
 }
