@@ -2,6 +2,7 @@ package viewterm
 
 import (
 	"bytes"
+	"sync"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -18,6 +19,13 @@ const (
 	pasteEndSeq   = "\x1b[201~"
 )
 
+// pasteQuiet is how long a paste may go without a byte before it is taken as ended, as if its end
+// marker had come (issue 38 item 6): a start with no end (a terminal that dropped it, a program
+// that wrote the start marker to the view's terminal) would otherwise take every later key, the
+// prefix included, as paste text for ever. A terminal sends a paste as fast as it can; a pause of
+// seconds inside one is a paste that will not end. A test shortens it.
+var pasteQuiet = 2 * time.Second
+
 // EventPasteText is a piece of a bracketed paste's text, byte for byte as the terminal sent it,
 // between a tcell.EventPaste start and end (at most one read's worth).
 type EventPasteText struct {
@@ -32,24 +40,33 @@ func (e *EventPasteText) When() time.Time { return e.t }
 func (e *EventPasteText) PastedBytes() []byte { return e.text }
 
 // inputSplit feeds what the terminal sends to the input processor, but for a bracketed paste's
-// text. The read goroutine's alone.
+// text. The read goroutine's, but for the end of a paste gone quiet (quietEnd), which mu orders
+// with the reads.
 type inputSplit struct {
-	t       *Terminal
-	pasting bool
-	held    []byte // the start of a marker cut at the end of the last read
-	utf8    []byte // the start of a UTF-8 sequence cut at the end of the last read
-	escFed  bool   // the last byte the input processor got was an ESC that may start a marker
-	sh      shadow // the input processor's state (lane.go)
+	mu       sync.Mutex
+	quiet    *time.Timer // while pasting: fires pasteQuiet after the paste's last read
+	lastRead time.Time   // the paste's last read
+	t        *Terminal
+	pasting  bool
+	held     []byte // the start of a marker cut at the end of the last read
+	utf8     []byte // the start of a UTF-8 sequence cut at the end of the last read
+	escFed   bool   // the last byte the input processor got was an ESC that may start a marker
+	sh       shadow // the input processor's state (lane.go)
 }
 
 // idle reports that nothing the view sent is held here or in the input processor: printable
 // ASCII now would come out as the same keys, alone (lane.go).
 func (s *inputSplit) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return !s.pasting && len(s.held) == 0 && len(s.utf8) == 0 && !s.escFed && s.sh.idle()
 }
 
 // feed takes one read's bytes.
 func (s *inputSplit) feed(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.watchQuiet()
 	data := b
 	if len(s.held) > 0 {
 		data = append(s.held, b...)
@@ -105,6 +122,46 @@ func (s *inputSplit) feed(b []byte) {
 		s.pasting = false
 		data = data[i+len(pasteEndSeq):]
 	}
+}
+
+// watchQuiet starts the wait for a paste under way to go quiet, or stops it once no paste is.
+// Under mu, after each read.
+func (s *inputSplit) watchQuiet() {
+	switch {
+	case s.pasting:
+		s.lastRead = time.Now()
+		if s.quiet == nil {
+			s.quiet = time.AfterFunc(pasteQuiet, s.quietEnd)
+		} else {
+			s.quiet.Reset(pasteQuiet)
+		}
+	case s.quiet != nil:
+		s.quiet.Stop()
+	}
+}
+
+// quietEnd ends a paste that has had no byte for pasteQuiet as its end marker would: the text held
+// (the start of an end marker, maybe) goes as paste text, the paste's end follows, and what the
+// terminal sends next is keys again. The timer's goroutine.
+func (s *inputSplit) quietEnd() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pasting {
+		return
+	}
+	if left := pasteQuiet - time.Since(s.lastRead); left > 0 { // a read came as the timer fired
+		s.quiet.Reset(left)
+		return
+	}
+	select {
+	case <-s.t.quit:
+		return // finalized: nobody reads the events
+	default:
+	}
+	s.postText(s.held)
+	s.held = nil
+	s.post(tcell.NewEventPaste(false))
+	s.pasting = false
 }
 
 // cutMarker is the length of the longest end of b that begins marker without completing it.
