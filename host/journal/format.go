@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,6 +36,12 @@ func Summary(e Entry) string {
 		fmt.Fprintf(&b, " %s", capRunes(strconv.Quote(strings.Join(e.Argv, " ")), maxArgs))
 	case "send":
 		fmt.Fprintf(&b, " %s %s", e.Instance, capRunes(strconv.Quote(e.Text), maxArgs))
+	case "agent": // an agent's own tool call (its permission hook): the pane, the tool, what it runs
+		for _, s := range []string{e.Instance, capRunes(e.Tool, maxValue), agentSubject(e.Args)} {
+			if s != "" {
+				b.WriteString(" " + s)
+			}
+		}
 	default:
 		fmt.Fprintf(&b, " %s", e.Instance)
 	}
@@ -55,6 +63,41 @@ func Summary(e Entry) string {
 	}
 	b.WriteString("  by " + capRunes(who, 80))
 	return b.String()
+}
+
+// agentSubject is what an agent's tool call acts on, on one line and cut at maxArgs: its command
+// (a string, or an argv as Codex sends it) or the file it writes, quoted; else its input as JSON.
+func agentSubject(args json.RawMessage) string {
+	var in struct {
+		Command      json.RawMessage `json:"command"`
+		FilePath     string          `json:"file_path"`
+		NotebookPath string          `json:"notebook_path"`
+	}
+	_ = json.Unmarshal(args, &in) // an input that is no object shows as it is
+	var argv []string
+	switch {
+	case json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0:
+		for i, a := range argv {
+			if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#") {
+				argv[i] = strconv.Quote(a)
+			}
+		}
+		return capRunes(strconv.Quote(strings.Join(argv, " ")), maxArgs)
+	case len(in.Command) > 0:
+		var cmd string
+		if json.Unmarshal(in.Command, &cmd) == nil {
+			return capRunes(strconv.Quote(cmd), maxArgs)
+		}
+	case in.FilePath != "":
+		return capRunes(strconv.Quote(in.FilePath), maxArgs)
+	case in.NotebookPath != "":
+		return capRunes(strconv.Quote(in.NotebookPath), maxArgs)
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, args) != nil || c.String() == "{}" {
+		return ""
+	}
+	return capRunes(c.String(), maxArgs)
 }
 
 // DecisionText says the decision with the view that answered, the granting card and the wait.

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // DefaultMaxTotal bounds all the journal's files together when the config says nothing.
@@ -66,16 +68,38 @@ func Open(dir string, maxTotal int64) (*Journal, error) {
 	return j, j.open()
 }
 
+// open opens journal.jsonl as logfile.go opens a log in a shared place: a directory or a file
+// by that name that is a symbolic link, or not this uid's, is refused (someone may have planted
+// it to have tickmux write, or chmod, where it should not), and only what was found to be ours
+// is made private. Called with mu (or before the Journal is shared).
 func (j *Journal) open() error {
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create the journal's directory: %w", err)
 	}
-	_ = os.Chmod(j.dir, 0o700) // made wider by hand or by an older tickmux: the journal is the person's alone
-	f, err := os.OpenFile(filepath.Join(j.dir, Name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	dfd, err := unix.Open(j.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		return fmt.Errorf("refusing the journal's directory %s: it is a symbolic link or not a directory; remove it", j.dir)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot open the journal's directory: %w", err)
+	}
+	defer unix.Close(dfd)
+	if err := mine(dfd, "the journal's directory "+j.dir, unix.S_IFDIR, 0o700); err != nil {
+		return err
+	}
+	name := path(j.dir, 0)
+	fd, err := unix.Openat(dfd, Name, unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		return fmt.Errorf("refusing the journal %s: it is a symbolic link; remove it", name)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot open the journal: %w", err)
 	}
-	_ = f.Chmod(0o600)
+	f := os.NewFile(uintptr(fd), name)
+	if err := mine(fd, "the journal "+name, unix.S_IFREG, 0o600); err != nil {
+		f.Close()
+		return err
+	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -85,11 +109,29 @@ func (j *Journal) open() error {
 	if st.Size() > 0 {
 		// A server killed in the middle of a write left a torn last line.
 		var last [1]byte
-		if r, err := os.Open(f.Name()); err == nil {
-			if _, err := r.ReadAt(last[:], st.Size()-1); err == nil && last[0] != '\n' {
-				j.needsNL = true
-			}
-			r.Close()
+		if _, err := f.ReadAt(last[:], st.Size()-1); err == nil && last[0] != '\n' {
+			j.needsNL = true
+		}
+	}
+	return nil
+}
+
+// mine checks that fd (what names says) is of type typ and this uid's, and makes it private
+// (perm) when it is wider: made so by hand, or by an older tickmux. Only a descriptor found to be
+// ours is changed.
+func mine(fd int, names string, typ uint32, perm uint32) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("cannot check %s: %w", names, err)
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != typ:
+		return fmt.Errorf("refusing %s: it is not a %s; remove it", names, map[uint32]string{unix.S_IFDIR: "directory", unix.S_IFREG: "regular file"}[typ])
+	case int(st.Uid) != os.Getuid():
+		return fmt.Errorf("refusing %s: it belongs to uid %d, not to you (uid %d)", names, st.Uid, os.Getuid())
+	case st.Mode&0o077 != 0:
+		if err := unix.Fchmod(fd, perm); err != nil {
+			return fmt.Errorf("cannot make %s private: %w", names, err)
 		}
 	}
 	return nil
