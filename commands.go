@@ -16,6 +16,8 @@ func mainCommands() []*command {
 		{name: "demo", usage: "demo [--socket PATH] [--log PATH]",
 			summary: "open the bundled example Ticks in a ready layout", run: runDemo},
 		verb(agent.Describe),
+		{name: "doctor", usage: "doctor [--json]",
+			summary: "what this machine lets a program in a pane do against the cards, and what tickmux does about it", run: runDoctor},
 		verb(agent.HookVerb),
 		{name: "kill-server", usage: "kill-server [--socket PATH]",
 			summary: "end the running tickmux and every program in it", run: runKillServer},
