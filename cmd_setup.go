@@ -66,6 +66,12 @@ func runSetup(args []string, std stdio) int {
 			fmt.Fprintf(std.out, "# %s: %s\n%s\n", f.path, f.what, f.snippet)
 		}
 		fmt.Fprintf(std.out, "# tickmux setup %s --write merges these into the files above (each is backed up first).\n", pos[0])
+		if pos[0] == "claude-code" {
+			dir, _ := os.Getwd()
+			for _, n := range claudeModeNotes(files[0].path, dir) {
+				fmt.Fprintf(std.out, "# %s\n", n)
+			}
+		}
 		printSetupNotes(std.out, pos[0])
 		return 0
 	}
@@ -76,6 +82,19 @@ func runSetup(args []string, std stdio) int {
 			return 1
 		}
 		fmt.Fprintf(std.out, "%s: %s\n", f.path, msg)
+		if f.said != nil {
+			if said, only := f.said(); said != "" && !only {
+				fmt.Fprintf(std.out, "%s: %s\n", f.path, said)
+			}
+		}
+	}
+	if pos[0] == "claude-code" {
+		dir, _ := os.Getwd()
+		for _, n := range claudeModeNotes(files[0].path, dir) {
+			if !strings.HasPrefix(n, files[0].path+":") { // the user's own was just set
+				fmt.Fprintf(std.out, "%s\n", n)
+			}
+		}
 	}
 	printSetupNotes(std.out, pos[0])
 	return 0
@@ -111,6 +130,9 @@ type setupFile struct {
 	// merge returns the file's new content from its current one ("" when it does not exist) and
 	// whether it changed; it keeps everything that is there.
 	merge func(old []byte) ([]byte, bool, error)
+	// said, when set, is what the last merge has to tell besides what it added ("" for nothing),
+	// and whether that was all it changed.
+	said func() (string, bool)
 }
 
 // hookTimeout is the timeout the hooks are registered with, in seconds; the hook gives up a little
@@ -135,47 +157,124 @@ func claudeSetup(home, exe string) []setupFile {
 		groups[e.name] = g
 		events[e.name] = []any{g}
 	}
-	hooks := map[string]any{"hooks": events}
-	mcp := map[string]any{"mcpServers": map[string]any{"tickmux": map[string]any{"type": "stdio", "command": strings.Trim(exe, `"`), "args": []any{"mcp"}}}}
+	hooks := map[string]any{"hooks": events, "permissions": map[string]any{"defaultMode": "default"}}
+	mcp := map[string]any{"hasSeenAutoDefaultNudge": true, "mcpServers": map[string]any{"tickmux": map[string]any{"type": "stdio", "command": strings.Trim(exe, `"`), "args": []any{"mcp"}}}}
+	var modeSaid string
+	var modeOnly bool // the hooks were there: only the mode changed
+	settingsFile := setupFile{path: settings, what: "the hooks (PermissionRequest, and the events that show the agent's state)", snippet: indent(hooks)}
+	settingsFile.said = func() (string, bool) { return modeSaid, modeOnly }
+	settingsFile.merge = func(old []byte) ([]byte, bool, error) {
+		return mergeJSON(old, func(m map[string]any) (bool, error) {
+			modeChanged, said, err := claudeDefaultMode(m)
+			if err != nil {
+				return false, err
+			}
+			modeSaid = said
+			hm, err := objectAt(m, "hooks")
+			if err != nil {
+				return false, err
+			}
+			changed := false
+			for _, e := range claudeEvents {
+				list, _ := hm[e.name].([]any)
+				if hm[e.name] != nil && list == nil {
+					return false, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
+				}
+				found := false
+				for _, g := range list {
+					found = found || hasHookCommand(g, " hook claude-code")
+				}
+				if !found {
+					hm[e.name] = append(list, groups[e.name])
+					changed = true
+				}
+			}
+			modeOnly = modeChanged && !changed
+			return changed || modeChanged, nil
+		})
+	}
 	return []setupFile{
-		{path: settings, what: "the hooks (PermissionRequest, and the events that show the agent's state)", snippet: indent(hooks), merge: func(old []byte) ([]byte, bool, error) {
-			return mergeJSON(old, func(m map[string]any) (bool, error) {
-				hm, err := objectAt(m, "hooks")
-				if err != nil {
-					return false, err
-				}
-				changed := false
-				for _, e := range claudeEvents {
-					list, _ := hm[e.name].([]any)
-					if hm[e.name] != nil && list == nil {
-						return false, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
-					}
-					found := false
-					for _, g := range list {
-						found = found || hasHookCommand(g, " hook claude-code")
-					}
-					if !found {
-						hm[e.name] = append(list, groups[e.name])
-						changed = true
-					}
-				}
-				return changed, nil
-			})
-		}},
+		settingsFile,
 		{path: state, what: "the MCP server (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)", snippet: indent(mcp), merge: func(old []byte) ([]byte, bool, error) {
 			return mergeJSON(old, func(m map[string]any) (bool, error) {
 				servers, err := objectAt(m, "mcpServers")
 				if err != nil {
 					return false, err
 				}
+				// The nudge at start ("Make auto mode your default permission mode?", Yes
+				// preselected) would turn the cards off again with one Enter.
+				changed := m["hasSeenAutoDefaultNudge"] != true
+				m["hasSeenAutoDefaultNudge"] = true
 				if servers["tickmux"] != nil {
-					return false, nil
+					return changed, nil
 				}
 				servers["tickmux"] = mcp["mcpServers"].(map[string]any)["tickmux"]
 				return true, nil
 			})
 		}},
 	}
+}
+
+// claudeDefaultMode makes Claude Code ask (so that its prompts, and so the cards, come): its
+// permissions.defaultMode "auto" (the default since 2.1.3xx when unset) lets a classifier decide
+// and runs no PermissionRequest hook. Unset or "auto" becomes "default"; a mode the person chose
+// that asks even less (acceptEdits, bypassPermissions, dontAsk) is left, and said.
+func claudeDefaultMode(m map[string]any) (changed bool, said string, err error) {
+	perms, err := objectAt(m, "permissions")
+	if err != nil {
+		return false, "", err
+	}
+	switch mode, _ := perms["defaultMode"].(string); {
+	case perms["defaultMode"] == nil || mode == "auto":
+		perms["defaultMode"] = "default"
+		was := "unset, which is auto"
+		if mode == "auto" {
+			was = `"auto"`
+		}
+		return true, fmt.Sprintf(`set permissions.defaultMode to "default" (it was %s): in auto mode Claude Code asks nothing, so no card would come`, was), nil
+	case mode == "default" || mode == "plan":
+		return false, "", nil
+	default:
+		return false, claudeModeWarning(fmt.Sprintf("%q", mode)), nil
+	}
+}
+
+// claudeModeWarning says what a permission mode that asks less than "default" does to the cards.
+func claudeModeWarning(mode string) string {
+	return fmt.Sprintf("permissions.defaultMode is %s: Claude Code then runs some tools without asking, and those never come as cards; setup leaves your choice (set it to \"default\" for a card at every prompt)", mode)
+}
+
+// claudeModeNotes reads the settings Claude Code will use here (the user's, then this
+// directory's project and local settings, which win) and says when they will bypass the cards.
+func claudeModeNotes(userSettings, dir string) []string {
+	var notes []string
+	for _, p := range []string{userSettings, filepath.Join(dir, ".claude", "settings.json"), filepath.Join(dir, ".claude", "settings.local.json")} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			if p == userSettings {
+				notes = append(notes, p+": permissions.defaultMode is unset, which is auto: Claude Code asks nothing, so no card comes; --write sets \"default\"")
+			}
+			continue
+		}
+		var s struct {
+			Permissions struct {
+				DefaultMode *string `json:"defaultMode"`
+			} `json:"permissions"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			continue
+		}
+		switch mode := s.Permissions.DefaultMode; {
+		case mode == nil && p == userSettings:
+			notes = append(notes, p+": permissions.defaultMode is unset, which is auto: Claude Code asks nothing, so no card comes; --write sets \"default\"")
+		case mode == nil, *mode == "default", *mode == "plan":
+		case *mode == "auto" && p == userSettings:
+			notes = append(notes, p+`: permissions.defaultMode is "auto": Claude Code asks nothing, so no card comes; --write sets "default"`)
+		default:
+			notes = append(notes, p+": "+claudeModeWarning(fmt.Sprintf("%q", *mode)))
+		}
+	}
+	return notes
 }
 
 // setupEvent is one hook event setup registers tickmux for.
@@ -397,6 +496,11 @@ func (f setupFile) write(now time.Time) (string, error) {
 		return "", err
 	}
 	msg := "added " + f.what
+	if f.said != nil {
+		if said, only := f.said(); only {
+			msg = said
+		}
+	}
 	if old != nil {
 		backup := f.path + ".tickmux-backup-" + now.UTC().Format("20060102T150405Z")
 		if err := os.WriteFile(backup, old, mode); err != nil {

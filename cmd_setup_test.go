@@ -47,9 +47,12 @@ func TestSetupClaudeCodeMergesAndKeeps(t *testing.T) {
 	}
 	var got struct {
 		Model       string
-		Permissions map[string][]string
-		Cleanup     json.Number `json:"cleanupPeriodDays"`
-		Hooks       map[string][]struct {
+		Permissions struct {
+			Allow       []string
+			DefaultMode string
+		}
+		Cleanup json.Number `json:"cleanupPeriodDays"`
+		Hooks   map[string][]struct {
 			Matcher string
 			Hooks   []struct {
 				Type, Command string
@@ -67,7 +70,7 @@ func TestSetupClaudeCodeMergesAndKeeps(t *testing.T) {
 			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
 		}
 	}
-	if got.Model != "opus" || got.Permissions["allow"][0] != "Bash(ls:*)" || got.Cleanup != "30" || len(got.Hooks["Stop"]) != 2 || got.Hooks["Stop"][0].Hooks[0].Command != "notify.sh" ||
+	if got.Model != "opus" || got.Permissions.Allow[0] != "Bash(ls:*)" || got.Permissions.DefaultMode != "default" || got.Cleanup != "30" || len(got.Hooks["Stop"]) != 2 || got.Hooks["Stop"][0].Hooks[0].Command != "notify.sh" ||
 		len(pr) != 2 || pr[0].Hooks[0].Command != "mine.sh" || pr[1].Matcher != "*" ||
 		!strings.HasSuffix(pr[1].Hooks[0].Command, " hook claude-code") || pr[1].Hooks[0].Timeout != 600 {
 		t.Fatalf("settings after setup:\n%s", b)
@@ -202,5 +205,68 @@ func TestSetupCodexAddsEnvVarsToAnEarlierSetup(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != inline {
 		t.Fatalf("the file changed:\n%s", b)
+	}
+}
+
+// Issue 44 item 2: Claude Code's auto mode (its default when unset) asks nothing, so no card
+// comes. --write sets permissions.defaultMode "default" (and marks the start's "make auto mode
+// your default?" nudge seen, where one Enter would undo it), leaves a mode the person chose, and
+// says each; without --write setup says which settings will bypass the cards.
+func TestSetupClaudeCodePermissionMode(t *testing.T) {
+	for _, c := range []struct {
+		name, before, wantMode string
+		say                    []string
+	}{
+		{"unset", `{}`, "default", []string{`added the hooks`, `set permissions.defaultMode to "default" (it was unset, which is auto)`}},
+		{"auto, hooks there already", "", "default", []string{`: set permissions.defaultMode to "default" (it was "auto")`}},
+		{"bypassPermissions", `{"permissions":{"defaultMode":"bypassPermissions"}}`, "bypassPermissions", []string{`permissions.defaultMode is "bypassPermissions": Claude Code then runs some tools without asking`}},
+		{"default already", `{"permissions":{"defaultMode":"default"}}`, "default", []string{"added the hooks"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			settings := filepath.Join(home, ".claude", "settings.json")
+			os.MkdirAll(filepath.Dir(settings), 0o700)
+			before := c.before
+			if before == "" { // an earlier setup's file: the hooks, and the mode auto
+				setupIn(t, home, "claude-code", "--write")
+				b, _ := os.ReadFile(settings)
+				var m map[string]any
+				json.Unmarshal(b, &m)
+				m["permissions"] = map[string]any{"defaultMode": "auto"}
+				nb, _ := json.Marshal(m)
+				before = string(nb)
+			}
+			os.WriteFile(settings, []byte(before), 0o600)
+			out := setupIn(t, home, "claude-code", "--write")
+			for _, w := range c.say {
+				if !strings.Contains(out, w) {
+					t.Errorf("setup did not say %q:\n%s", w, out)
+				}
+			}
+			if c.before == "" && strings.Contains(out, "added the hooks") {
+				t.Errorf("setup says it added the hooks, which were there:\n%s", out)
+			}
+			var got struct{ Permissions struct{ DefaultMode string } }
+			b, _ := os.ReadFile(settings)
+			if json.Unmarshal(b, &got); got.Permissions.DefaultMode != c.wantMode {
+				t.Errorf("defaultMode %q, want %q:\n%s", got.Permissions.DefaultMode, c.wantMode, b)
+			}
+			var state map[string]any
+			b, _ = os.ReadFile(filepath.Join(home, ".claude.json"))
+			if json.Unmarshal(b, &state); state["hasSeenAutoDefaultNudge"] != true {
+				t.Errorf(".claude.json does not mark the auto-mode nudge seen:\n%s", b)
+			}
+		})
+	}
+	// Without --write: the user's unset mode, and a project's acceptEdits that wins over it.
+	home, project := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(project, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"permissions":{"defaultMode":"acceptEdits"}}`), 0o600)
+	t.Chdir(project)
+	out := setupIn(t, home, "claude-code")
+	for _, w := range []string{`"defaultMode": "default"`, "permissions.defaultMode is unset, which is auto", `settings.local.json: permissions.defaultMode is "acceptEdits"`} {
+		if !strings.Contains(out, w) {
+			t.Errorf("setup without --write did not say %q:\n%s", w, out)
+		}
 	}
 }
