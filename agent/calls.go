@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -22,7 +23,7 @@ import (
 // everything it still runs). The outcome is kept until this connection collects it, by wait with
 // calls or by cancel_call, in a book of at most maxTickets calls. A call with Keep (the CLI's
 // call --no-wait, whose process exits) runs under the server instead, in a server-wide book that
-// every connection may collect from, bounded per client (the peer's pid) and in all.
+// every connection may collect from, bounded per client (the peer's pid), per uid and in all.
 
 // maxTickets bounds the calls one connection may have running or uncollected, and the kept calls
 // (Keep) of one client: when the book holds that many, the oldest uncollected outcome is dropped;
@@ -34,6 +35,13 @@ const maxTickets = 64
 // cards still up) does not leave the others without any; this bound holds the server's memory
 // against many clients at once.
 const maxKept = 1024
+
+// maxKeptPerUID bounds the kept calls of one uid, all its processes together. A process is a
+// poor unit for a shell: `tickmux call --no-wait` in a loop is a new process each time, and so
+// filled all of maxKept in 36 s (issue 38). Well under maxKept, so such a loop leaves the book
+// room. Requests name no agent session (neither the CLI nor the MCP bridge sends one), so
+// there is no bound per session.
+const maxKeptPerUID = 256
 
 // maxTicketAfter bounds TicketAfterS (a longer bound is clamped: it only delays the ticket).
 const maxTicketAfter = 24 * time.Hour
@@ -61,6 +69,7 @@ type callBook struct {
 	calls   map[string]*ticket
 	order   []string      // names, oldest first
 	changed chan struct{} // closed and replaced whenever an outcome arrives
+	perUID  int           // the kept calls of one uid (the server's book); 0 means maxKeptPerUID
 }
 
 // watch returns a channel closed at the next outcome; take it before looking, so an outcome that
@@ -86,16 +95,27 @@ func (b *callBook) add(t *ticket, prefix string, logf func(string, ...any)) erro
 	}
 	kept := prefix == keptPrefix
 	if kept {
-		mine := 0
-		for _, o := range b.calls {
-			if o.client.pid == t.client.pid {
-				mine++
+		for _, bound := range []struct {
+			n       int
+			same    func(o *ticket) bool
+			whose   string
+			refusal string
+		}{
+			{maxTickets, func(o *ticket) bool { return o.client.uid == t.client.uid && o.client.pid == t.client.pid },
+				fmt.Sprintf("of %s", t.client), fmt.Sprintf("of this client (%s)", t.client)},
+			{cmp.Or(b.perUID, maxKeptPerUID), func(o *ticket) bool { return o.client.uid == t.client.uid },
+				fmt.Sprintf("of uid %d", t.client.uid), fmt.Sprintf("of uid %d, all its processes together,", t.client.uid)},
+		} {
+			mine := 0
+			for _, o := range b.calls {
+				if bound.same(o) {
+					mine++
+				}
 			}
-		}
-		if mine >= maxTickets && !b.dropOldestDone(func(o *ticket) bool { return o.client.pid == t.client.pid }, logf,
-			fmt.Sprintf("more than %d kept calls of %s", maxTickets, t.client)) {
-			return failure(ReasonTooMany, "%d kept calls (call --no-wait) of this client (%s) still wait for the person or their Tick; "+
-				"collect their outcomes (tickmux wait --call) or withdraw some (cancel_call) first", maxTickets, t.client)
+			if mine >= bound.n && !b.dropOldestDone(bound.same, logf, fmt.Sprintf("more than %d kept calls %s", bound.n, bound.whose)) {
+				return failure(ReasonTooMany, "%d kept calls (call --no-wait) %s still wait for the person or their Tick; "+
+					"answer their cards, or collect their outcomes (tickmux wait --call) or withdraw some (cancel_call) first", bound.n, bound.refusal)
+			}
 		}
 	}
 	limit := maxTickets
@@ -258,7 +278,7 @@ func outcomeOf(t *ticket, res CallResult, err error) CallOutcome {
 func (s *Server) callTicketed(ctx context.Context, c *conn, id uint64, in *host.Instance, req host.CallRequest,
 	bound time.Duration, keep bool, status func() Progress, card *atomic.Uint64) (any, error) {
 	t := &ticket{instance: in.ID(), tool: req.Tool, revision: req.Revision, card: card, done: make(chan struct{}),
-		client: peer{name: c.client(), pid: c.pid}}
+		client: peer{name: c.client(), uid: c.cred.uid, pid: c.pid}}
 	book, prefix, parent, wg := &c.calls, "call:", c.ctx, &c.reqs
 	if keep {
 		book, prefix, parent, wg = &s.kept, keptPrefix, s.ctx, &s.wg
@@ -346,9 +366,10 @@ func (s *Server) cancelCall(ctx context.Context, c *conn, p CancelCallParams) (C
 var errWithdrawnByClient = fmt.Errorf("the client withdrew the call: %w", context.Canceled)
 
 // peer is a client as the server knows it: the name it gave itself (hello; not authenticated)
-// and its process (SO_PEERCRED), which bounds its kept calls.
+// and its uid and process (SO_PEERCRED), which bound its kept calls.
 type peer struct {
 	name string
+	uid  int
 	pid  int
 }
 

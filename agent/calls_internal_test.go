@@ -43,23 +43,64 @@ func TestCallBookBounded(t *testing.T) {
 
 // The server's kept book is bounded per client (maxTickets), then in all (maxKept): once every
 // client's share is running, a new client is refused with the limit of all clients, not its own.
+// The clients here have a uid each, so the per-uid bound (below) is not what stops them.
 func TestKeptBookBoundedPerClientAndInAll(t *testing.T) {
 	t.Parallel()
 	var b callBook
 	logf := func(string, ...any) {}
 	for pid := 1; pid <= maxKept/maxTickets; pid++ {
 		for range maxTickets {
-			if err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid}}, keptPrefix, logf); err != nil {
+			if err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid, pid}}, keptPrefix, logf); err != nil {
 				t.Fatalf("client %d: %v", pid, err)
 			}
 		}
-		err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid}}, keptPrefix, logf)
+		err := b.add(&ticket{done: make(chan struct{}), client: peer{"c", pid, pid}}, keptPrefix, logf)
 		if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany || !strings.Contains(e.Message, "of this client (c, pid ") {
 			t.Fatalf("client %d past its share: %v", pid, err)
 		}
 	}
-	err := b.add(&ticket{done: make(chan struct{}), client: peer{"late", 9999}}, keptPrefix, logf)
+	err := b.add(&ticket{done: make(chan struct{}), client: peer{"late", 9999, 9999}}, keptPrefix, logf)
 	if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany || !strings.Contains(e.Message, "1024 kept calls (call --no-wait), of all clients together") {
 		t.Fatalf("a new client with the book full: %v", err)
+	}
+}
+
+// Issue 38: a shell loop of `tickmux call --no-wait` is a new process each time, so the bound per
+// process never met it and it filled the whole book. The kept calls of one uid are bounded
+// together, well under maxKept: the next process of that uid is refused (naming the uid's
+// bound), another uid still gets its calls kept, and a finished call of the uid makes room
+// again (its oldest uncollected outcome is dropped).
+func TestKeptBookBoundedPerUID(t *testing.T) {
+	t.Parallel()
+	if maxKeptPerUID >= maxKept/2 {
+		t.Fatalf("the per-uid bound (%d) should be well under the total (%d)", maxKeptPerUID, maxKept)
+	}
+	var b callBook
+	logf := func(string, ...any) {}
+	var first *ticket
+	for pid := 1; pid <= maxKeptPerUID; pid++ { // one call per process, as the loop made them
+		tk := &ticket{done: make(chan struct{}), client: peer{"tickmux-cli", 1000, pid}}
+		if err := b.add(tk, keptPrefix, logf); err != nil {
+			t.Fatalf("call %d: %v", pid, err)
+		}
+		if first == nil {
+			first = tk
+		}
+	}
+	err := b.add(&ticket{done: make(chan struct{}), client: peer{"tickmux-cli", 1000, 100000}}, keptPrefix, logf)
+	if e, ok := err.(*Error); !ok || e.Reason != ReasonTooMany ||
+		!strings.Contains(e.Message, "256 kept calls (call --no-wait) of uid 1000, all its processes together,") {
+		t.Fatalf("a new process of the uid past its bound: %v", err)
+	}
+	if err := b.add(&ticket{done: make(chan struct{}), client: peer{"other", 1001, 7}}, keptPrefix, logf); err != nil {
+		t.Fatalf("another uid: %v", err)
+	}
+	b.finish(first, CallResult{}, nil)
+	again := &ticket{done: make(chan struct{}), client: peer{"tickmux-cli", 1000, 100001}}
+	if err := b.add(again, keptPrefix, logf); err != nil {
+		t.Fatalf("after one of its calls ended: %v", err)
+	}
+	if b.get(first.name) != nil || b.get(again.name) == nil {
+		t.Errorf("want the finished call's outcome dropped for the new one")
 	}
 }

@@ -40,8 +40,12 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the accept loop and the connection readers
 
+	limits   ConnLimits    // connection bounds (connlimits.go)
+	refusing chan struct{} // one token per refused connection whose first request is being read
+
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
+	count  connCount // the connections by client and uid, for limits
 	closed bool
 
 	kept callBook // calls whose tickets outlive their connection (CallParams.Keep, calls.go)
@@ -62,6 +66,12 @@ type Options struct {
 	Views func(nc *net.UnixConn, req Request)
 	// Attached reports how many views are attached; ls and the MCP progress say when none is.
 	Attached func() int
+	// Limits bound the connections (per client, per uid, in all) and how long a new one may stay
+	// silent; zero fields take DefaultConnLimits, derived from RLIMIT_NOFILE.
+	Limits ConnLimits
+	// KeptPerUID bounds the kept calls (call --no-wait) of one uid, all its processes together;
+	// 0 means 256 (maxKeptPerUID).
+	KeptPerUID int
 }
 
 // DefaultProgressEvery keeps clients with a 60 s request timeout that resets on progress (the
@@ -97,13 +107,14 @@ func Serve(h *host.Host, path string, opts Options) (*Server, error) {
 
 func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
 	s := &Server{h: h, ln: ln, logf: opts.Logf, every: opts.ProgressEvery, uid: uid, conns: map[*conn]struct{}{},
-		views: opts.Views, attached: opts.Attached}
+		views: opts.Views, attached: opts.Attached, limits: opts.Limits.withDefaults(), refusing: make(chan struct{}, maxRefusing)}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
 	if s.every <= 0 {
 		s.every = DefaultProgressEvery
 	}
+	s.kept.perUID = opts.KeptPerUID
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.accept() // owner: s; exits when Close closes the listener
@@ -166,28 +177,38 @@ func (s *Server) accept() {
 			continue
 		}
 		c := newConn(s, nc)
-		c.pid = pid
+		c.pid, c.cred = pid, peerKey{uid: uid, pid: pid}
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
+			c.cancel()
 			nc.Close()
 			return
+		}
+		if why := s.count.admit(s.limits, c.cred); why != "" {
+			s.mu.Unlock()
+			c.cancel()
+			s.refuse(nc, c.cred, why)
+			continue
 		}
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
 		s.wg.Add(1)
-		go c.read() // owner: s; exits when the client hangs up or Close closes the connection
+		go c.read(nil) // owner: s; exits when the client hangs up, stays silent (limits.Silence) or Close closes the connection
 	}
 }
 
 // conn is one client connection.
 type conn struct {
-	s      *Server
-	nc     *net.UnixConn
-	pid    int             // the client's process (SO_PEERCRED): its kept calls are bounded together
-	ctx    context.Context // cancelled when the connection ends
-	cancel context.CancelFunc
-	reqs   sync.WaitGroup // the connection's request goroutines
+	s    *Server
+	nc   *net.UnixConn
+	pid  int     // the client's process (SO_PEERCRED): its kept calls are bounded together
+	cred peerKey // its uid and pid, as counted for the connection limits
+	// overCapView: a view's attach admitted past the connection limits (connlimits.go).
+	overCapView bool
+	ctx         context.Context // cancelled when the connection ends
+	cancel      context.CancelFunc
+	reqs        sync.WaitGroup // the connection's request goroutines
 
 	wmu sync.Mutex // one whole line per write
 	enc *json.Encoder
@@ -216,14 +237,27 @@ func newConn(s *Server, nc *net.UnixConn) *conn {
 var errCancelled = fmt.Errorf("the client cancelled the request: %w", context.Canceled)
 
 // read reads requests until the client hangs up, then cancels what is still running (withdrawing
-// its approval cards), waits for it and closes the connection.
-func (c *conn) read() {
+// its approval cards), waits for it and closes the connection. A connection that sends no
+// complete request within limits.Silence of connecting is closed. first, when not nil, is a
+// view's attach already read (connlimits.go): the connection is handed to the views at once.
+func (c *conn) read(first *Request) {
 	defer c.s.wg.Done()
+	defer c.end()
+	if first != nil {
+		c.s.views(c.nc, *first)
+		return
+	}
+	_ = c.nc.SetReadDeadline(time.Now().Add(c.s.limits.Silence))
+	spoke := false
 	sc := bufio.NewScanner(c.nc)
 	// The buffer grows as lines need (up to maxRequestLine): most connections send a few short
 	// lines, and a view's attach waits for this allocation's pages.
 	sc.Buffer(make([]byte, 0, 4<<10), maxRequestLine)
 	for sc.Scan() {
+		if !spoke {
+			spoke = true
+			_ = c.nc.SetReadDeadline(time.Time{}) // it spoke: it may now wait as long as it likes
+		}
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -265,14 +299,28 @@ func (c *conn) read() {
 		c.reqs.Add(1)
 		go c.serve(ctx, cancel, req) // owner: c; exits when the method returns (cancel, hang-up and Close cancel ctx)
 	}
-	if err := sc.Err(); err != nil && c.ctx.Err() == nil {
+	err := sc.Err()
+	switch {
+	case !spoke && errors.Is(err, os.ErrDeadlineExceeded):
+		c.s.logf("control socket: closed a silent connection (pid %d): no request within %v of connecting", c.pid, c.s.limits.Silence)
+		c.send(Message{Error: failure(ReasonBadRequest, "tickmux closed this connection: no request within %v of connecting", c.s.limits.Silence)})
+	case err != nil && c.ctx.Err() == nil:
 		c.s.logf("control socket: client %q: %v", c.client(), err)
 	}
+}
+
+// end cancels what the connection still runs (withdrawing its approval cards), waits for it,
+// closes the connection and uncounts it.
+func (c *conn) end() {
 	c.cancel()
 	c.reqs.Wait()
 	c.nc.Close()
 	c.s.mu.Lock()
 	delete(c.s.conns, c)
+	c.s.count.add(c.cred, -1)
+	if c.overCapView {
+		c.s.count.views--
+	}
 	c.s.mu.Unlock()
 }
 
