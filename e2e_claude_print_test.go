@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestEndToEndClaudePrintModeNeedsAllowedTools(t *testing.T) {
 	run := func(extra ...string) toolResult {
 		t.Helper()
 		before := len(stub.results())
-		args := append([]string{"-p", "LISTTICKS", "--mcp-config", string(mcpConfig)}, extra...)
+		args := append(append([]string{"-p", "LISTTICKS"}, extra...), "--mcp-config", string(mcpConfig))
 		cmd := exec.Command(claude, args...)
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+api.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CONFIG_DIR="+cfg, "HOME="+r.dir)
@@ -58,7 +59,16 @@ func TestEndToEndClaudePrintModeNeedsAllowedTools(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "permission") {
 		t.Errorf("without --allowedTools, list_ticks gave %q: the README says print mode refuses it for want of permission", res.Content)
 	}
-	res = run("--allowedTools", "mcp__tickmux")
+	// The line docs/agents.md gives, as written (its "..." the prompt), with the test's MCP config.
+	doc, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`claude -p \"\\.\\.\\.\" ([^`]*)`").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/agents.md gives no `claude -p \"...\" ...` line for print mode")
+	}
+	res = run(strings.Fields(string(m[1]))...)
 	t.Logf("with: %.200s", res.Content)
 	if res.IsError || !strings.Contains(res.Content, "shell:1") {
 		t.Errorf("with --allowedTools mcp__tickmux, list_ticks gave %q (error %v), want the list with shell:1", res.Content, res.IsError)
