@@ -72,6 +72,7 @@ const (
 	AllowOnce     Action = "allow-once"
 	AllowRevision Action = "allow-revision"
 	Deny          Action = "deny"
+	DenyAll       Action = "deny-all"
 	LeaveCard     Action = "leave-card"
 	NextCard      Action = "next-card"
 	PrevCard      Action = "prev-card"
@@ -180,6 +181,7 @@ var allActions = []struct {
 	{AllowOnce, "allow this request once"},
 	{AllowRevision, "allow this tool while the catalog revision stays the same"},
 	{Deny, "deny this request"},
+	{DenyAll, "deny every waiting card of this Tick or agent (asks first)"},
 	{LeaveCard, "leave the card pending"},
 	{NextCard, "next pending card"},
 	{PrevCard, "previous pending card"},

@@ -219,6 +219,7 @@ var defaultBindings = []struct {
 	{ModeCard, "y", AllowOnce},
 	{ModeCard, "r", AllowRevision},
 	{ModeCard, "n", Deny},
+	{ModeCard, "N", DenyAll},
 	{ModeCard, "Esc", LeaveCard},
 	{ModeCard, "Down", NextCard},
 	{ModeCard, "j", NextCard},

@@ -75,6 +75,7 @@ func TestDefaults(t *testing.T) {
 		{ModeCard, "y", AllowOnce},
 		{ModeCard, "r", AllowRevision},
 		{ModeCard, "n", Deny},
+		{ModeCard, "N", DenyAll},
 		{ModeCard, "Esc", LeaveCard},
 		{ModeLocked, "C-g", Unlock},
 		// The side panel, when it has the focus (prefix Tab), and a card taller than the panel.
@@ -110,8 +111,8 @@ func TestDefaults(t *testing.T) {
 	// Approvals are answered only in card mode: y/n/r typed into a pane or after the prefix
 	// never approve anything.
 	for _, m := range []Mode{ModeRoot, ModePrefix, ModeLocked, ModeScroll} {
-		for _, key := range []string{"y", "r", "n"} {
-			if a, ok := k.Lookup(m, MustParse(key)); ok && (a == AllowOnce || a == AllowRevision || a == Deny) {
+		for _, key := range []string{"y", "r", "n", "N"} {
+			if a, ok := k.Lookup(m, MustParse(key)); ok && (a == AllowOnce || a == AllowRevision || a == Deny || a == DenyAll) {
 				t.Errorf("%s %s answers a card", m, key)
 			}
 		}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 
@@ -154,6 +155,97 @@ func (a *App) answerCard(act keymap.Action) {
 		a.view.cards.settle = time.Now().Add(cardSettle)
 		a.wakeTick(a.view.cards.settle)
 	}
+}
+
+// askDenyAll asks whether to deny every card now waiting of the focused card's Tick or agent,
+// then denies each as n would (journaled one by one, answered from this view). The cards are
+// the ones counted in the question: a card that arrives while it is asked is never denied
+// unseen, and one answered, withdrawn or voided meanwhile is skipped.
+func (a *App) askDenyAll() {
+	if a.settling() {
+		a.say("the card changed: read it, then answer")
+		return
+	}
+	cards := a.queue.Pending()
+	var focused *host.Card
+	for i := range cards {
+		if cards[i].ID == a.view.cards.id {
+			focused = &cards[i]
+			break
+		}
+	}
+	if focused == nil {
+		a.say("that request was withdrawn or voided before the answer")
+		if len(cards) == 0 {
+			a.cardsGone()
+		} else {
+			a.view.cards.settle = time.Now().Add(cardSettle)
+		}
+		return
+	}
+	group, whose := denyGroup(focused.Req)
+	var ids []uint64
+	for _, c := range cards {
+		if g, _ := denyGroup(c.Req); g == group {
+			ids = append(ids, c.ID)
+		}
+	}
+	noun := "cards"
+	if len(ids) == 1 {
+		noun = "card"
+	}
+	a.ask(fmt.Sprintf("deny all %d waiting %s of %s?", len(ids), noun, whose), func() { a.denyAll(ids, whose) })
+}
+
+// denyAll denies the cards ids that still wait (the person said yes to askDenyAll).
+func (a *App) denyAll(ids []uint64, whose string) {
+	view := a.answeringView()
+	denied := 0
+	for _, id := range ids {
+		if a.queue.AnswerFrom(id, host.Deny, view) != nil {
+			continue // answered, withdrawn or voided since the question
+		}
+		a.panel.CardAnswered(id)
+		denied++
+	}
+	what := fmt.Sprintf("denied %d waiting cards of %s", denied, whose)
+	if by := a.viewName(); by != "" {
+		what += " by " + by
+	}
+	if gone := len(ids) - denied; gone > 0 {
+		what += fmt.Sprintf(" (%d went away before the answer)", gone)
+	}
+	a.say(what)
+	a.view.cards.id = 0
+	if len(a.queue.Pending()) == 0 {
+		if a.view.mode == keymap.ModeCard {
+			a.leaveCards()
+		}
+	} else {
+		a.view.cards.settle = time.Now().Add(cardSettle)
+		a.wakeTick(a.view.cards.settle)
+	}
+}
+
+// denyGroup says whose a card is, for askDenyAll: an agent's card belongs to its agent session
+// (else to the agent in its pane), a Tick's or pane's to the instance, an open to the client that
+// asked. whose names the group for the question, escaped for the screen.
+func denyGroup(r host.ApprovalRequest) (group, whose string) {
+	switch {
+	case r.Action == host.ActionAgent && r.Agent != nil && r.Agent.Session != "":
+		return "agent\x00" + r.Agent.Agent + "\x00" + r.Agent.Session,
+			host.Printable(capText(r.Agent.Agent, 40), false) + " session " + host.Printable(capText(r.Agent.Session, 40), false)
+	case r.Action == host.ActionAgent && r.Agent != nil:
+		where := r.Instance
+		if where == "" {
+			where = "outside tickmux"
+		}
+		return "agent\x00" + r.Agent.Agent + "\x00\x00" + r.Instance,
+			host.Printable(capText(r.Agent.Agent, 40), false) + " in " + host.Printable(capText(where, 40), false)
+	case r.Instance != "":
+		return "instance\x00" + r.Instance, host.Printable(capText(r.Instance, 40), false)
+	}
+	return "client\x00" + r.Client, host.Printable(capText(r.Client, 40), false)
 }
 
 // readCard runs a card-mode action that reads through a card taller than the panel (PgDn,

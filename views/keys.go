@@ -316,6 +316,8 @@ func (a *App) do(act keymap.Action) {
 		}
 	case keymap.AllowOnce, keymap.AllowRevision, keymap.Deny:
 		a.answerCard(act)
+	case keymap.DenyAll:
+		a.askDenyAll()
 	case keymap.LeaveCard:
 		a.leaveCards()
 	case keymap.NextCard, keymap.PrevCard:
