@@ -4,6 +4,7 @@
 package sockpath
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -74,4 +75,47 @@ func Running(path string) bool {
 	}
 	c.Close()
 	return true
+}
+
+// FromAncestors finds the socket this process's nearest ancestor was given in $TICKMUX_SOCKET,
+// for a program whose launcher dropped the variable (Codex and the MCP Inspector start MCP servers
+// with a pruned environment): the agent that started it runs in a tickmux pane, and its own
+// environment, as the kernel keeps it in /proc/PID/environ, still names the pane's server. It
+// returns the path and the ancestor's pid; ok is false when no ancestor of this user has it.
+func FromAncestors() (path string, pid int, ok bool) {
+	uid := os.Getuid()
+	for pid, i := os.Getppid(), 0; pid > 1 && i < 64; pid, i = parentOf(pid), i+1 {
+		var st syscall.Stat_t
+		if syscall.Stat("/proc/"+strconv.Itoa(pid), &st) != nil || int(st.Uid) != uid {
+			continue // another user's process: not where this user's server is named
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(b, []byte{0}) {
+			if v, found := bytes.CutPrefix(kv, []byte(EnvSocket+"=")); found && len(v) > 0 && filepath.IsAbs(string(v)) {
+				return string(v), pid, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// parentOf is pid's parent as /proc/PID/stat says (0 when it cannot be read).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(f[1]))
+	return n
 }
