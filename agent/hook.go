@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,9 +21,6 @@ import (
 
 // DefaultNoViewWait is how long an agent's card waits while no view is attached to answer it.
 const DefaultNoViewWait = 30 * time.Second
-
-// maxEditedFile bounds the file an edit's diff is made against.
-const maxEditedFile = 8 << 20
 
 // errNoView ends a card that waited with no view attached for the whole of its wait.
 var errNoView = errors.New("no view was attached to answer it")
@@ -44,6 +39,13 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	if in.ToolName == "" {
 		return PermissionResult{}, failure(ReasonBadRequest, "the hook's input names no tool (tool_name); is this a PermissionRequest hook?")
 	}
+	// Counted before the file is read and diffed: the bounds hold that work too.
+	leave, err := s.enterHook(c.pid)
+	if err != nil {
+		s.logf("agent hook: %s's %s refused: %s; the agent asks on its own prompt", name, in.ToolName, err.Error())
+		return PermissionResult{}, err
+	}
+	defer leave()
 	call := describeAgentCall(name, in)
 	req := host.ApprovalRequest{Action: host.ActionAgent, Client: name, Agent: &call}
 	pane := s.paneOfConn(c)
@@ -89,7 +91,7 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	var card atomic.Uint64
 	req.Shown = card.Store
 	rec.Watch(&req)
-	err := ap.Approve(ctx, req)
+	err = ap.Approve(ctx, req)
 	if err == nil {
 		rec.Sent() // the agent runs its tool: tickmux sees no outcome of it
 		rec.FinishWith(journalOutcome(nil), nil)
@@ -346,26 +348,14 @@ func editDiff(a *host.AgentCall, cwd, file string, edit func(old string) (string
 	if !filepath.IsAbs(path) && cwd != "" {
 		path = filepath.Join(cwd, path)
 	}
-	old, oldName := "", file
-	f, err := os.Open(path)
+	oldName := file
+	old, err := readEditedFile(path)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, errNoFile):
 		oldName = "/dev/null (a new file)"
 	case err != nil:
-		a.DiffNote = fmt.Sprintf("no diff: cannot read the file on disk: %v", err)
+		a.DiffNote = "no diff: " + err.Error()
 		return
-	default:
-		b, err := io.ReadAll(io.LimitReader(f, maxEditedFile+1))
-		f.Close()
-		if err != nil {
-			a.DiffNote = fmt.Sprintf("no diff: cannot read the file on disk: %v", err)
-			return
-		}
-		if len(b) > maxEditedFile {
-			a.DiffNote = fmt.Sprintf("no diff: the file on disk is larger than %d MiB", maxEditedFile>>20)
-			return
-		}
-		old = string(b)
 	}
 	new, err := edit(old)
 	if err != nil {
@@ -374,6 +364,10 @@ func editDiff(a *host.AgentCall, cwd, file string, edit func(old string) (string
 	}
 	d, err := linediff.Unified(oldName, file, old, new)
 	switch {
+	case errors.Is(err, linediff.ErrTooLarge):
+		// Too costly to diff: the whole new text instead, so the card still shows all of what
+		// will be written.
+		a.Diff = linediff.Replaced(oldName, file, old, new)
 	case err != nil:
 		a.DiffNote = "no diff: " + err.Error()
 	case d == "":

@@ -89,6 +89,11 @@ func runHook(r *runner, args []string) int {
 		return ExitOK
 	}
 	defer c.Close()
+	// Only the tickmux this hook runs under may answer: never a listener in its socket's place.
+	if err := checkOwnServer(c.nc); err != nil {
+		say("%s; %s asks on its own prompt", host.Printable(err.Error(), false), name)
+		return ExitOK
+	}
 	var res PermissionResult
 	err = c.Do(ctx, MethodPermission, PermissionParams{Agent: agent, Input: raw, NoViewWaitS: noView.Seconds()}, &res, nil)
 	if err != nil {
