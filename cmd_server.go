@@ -116,7 +116,7 @@ func runServer(args []string, std stdio) int {
 		}
 	}
 	err = server.Run(server.Options{
-		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm,
+		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm, LogPath: serverLogPath(f.logPath),
 		Initial: func(a *views.App) error {
 			if pathSet(); pathErr != nil {
 				logf("%v: programs in panes will not find tickmux by name", pathErr)
@@ -130,6 +130,14 @@ func runServer(args []string, std stdio) int {
 		return 1
 	}
 	return 0
+}
+
+// serverLogPath is the log a server writes to: path, else the default one.
+func serverLogPath(path string) string {
+	if path == "" {
+		path, _ = defaultLogPath()
+	}
+	return path
 }
 
 // writeHeapProfile writes the live heap (after a collection) to path, replacing it whole.

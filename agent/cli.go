@@ -57,7 +57,7 @@ func (v Verb) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 var (
 	Ls = Verb{Name: "ls", Usage: "ls", Summary: "list the Ticks and shells in the running tickmux", run: runLs}
 
-	Open = Verb{Name: "open", Usage: "open [--cwd DIR] [--shell] -- CMD [ARG...]",
+	Open = Verb{Name: "open", Usage: "open [--cwd DIR] [--shell] [--sandbox] -- CMD [ARG...]",
 		Summary: "open a Tick (or a shell) in a new pane, once the person approves", run: runOpen}
 
 	Describe = Verb{Name: "describe", Usage: "describe ID", Summary: "show a Tick's tools and catalog revision", run: runDescribe}
@@ -280,7 +280,11 @@ var runLs = request[struct{}, ListResult]{method: MethodList,
 			if kind == "" {
 				kind = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, t.Status, safe(t.Title), safe(kind), seq, updates, decisions)
+			status := t.Status
+			if t.Sandboxed {
+				status += ",sandboxed"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, status, safe(t.Title), safe(kind), seq, updates, decisions)
 		}
 		tw.Flush()
 		for _, t := range res.Ticks {
@@ -300,6 +304,7 @@ var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: t
 	flags: func(r *runner, fs *flag.FlagSet) func([]string) (OpenParams, int) {
 		cwd := fs.String("cwd", "", "the working `DIR` (default: this one)")
 		shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
+		sandbox := fs.Bool("sandbox", false, "run it in a sandbox (bubblewrap) whatever the config's sandbox setting")
 		return func(argv []string) (OpenParams, int) {
 			if len(argv) == 0 && !*shell {
 				fs.Usage()
@@ -309,7 +314,7 @@ var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: t
 			if err != nil {
 				return OpenParams{}, r.fail(err)
 			}
-			return OpenParams{Command: argv, Cwd: dir, Shell: *shell}, ExitOK
+			return OpenParams{Command: argv, Cwd: dir, Shell: *shell, Sandbox: *sandbox}, ExitOK
 		}
 	},
 	print: func(r *runner, _ OpenParams, t TickInfo) int {

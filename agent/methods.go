@@ -110,7 +110,7 @@ func (s *Server) tickOf(id, what string) (*host.Instance, error) {
 }
 
 func info(in *host.Instance) TickInfo {
-	t := TickInfo{ID: in.ID(), Type: "shell", Status: in.Status().String(), Title: in.Title(), Command: in.Argv(), Cwd: in.Dir()}
+	t := TickInfo{ID: in.ID(), Type: "shell", Status: in.Status().String(), Title: in.Title(), Command: in.Argv(), Cwd: in.Dir(), Sandboxed: in.Sandboxed()}
 	if t.Command == nil {
 		t.Command = []string{}
 	}
@@ -354,13 +354,20 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (_ 
 	if err := host.CheckCommand(p.Command, p.Cwd); err != nil {
 		return TickInfo{}, failure(ReasonFailed, "%v", err)
 	}
+	spec := host.OpenSpec{Argv: p.Command, Dir: p.Cwd, Shell: p.Shell, Sandbox: p.Sandbox || s.agentOnly(), ByAgent: true}
+	if s.h.Sandboxed(spec) {
+		if _, err := host.SandboxAvailable(); err != nil {
+			return TickInfo{}, failure(ReasonFailed, "%v", err)
+		}
+		what += ", sandboxed"
+	}
 	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell}
 	rec, err := s.approve(ctx, c, id, req, what)
 	if err != nil {
 		return TickInfo{}, err
 	}
 	defer func() { rec.FinishWith(journalOutcome(err), nil) }()
-	in, err := s.h.Open(host.OpenSpec{Argv: p.Command, Dir: p.Cwd, Shell: p.Shell})
+	in, err := s.h.Open(spec)
 	if in != nil {
 		rec.SetInstance(in.ID())
 	}

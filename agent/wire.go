@@ -179,6 +179,8 @@ type TickInfo struct {
 	Cwd         string   `json:"cwd,omitempty"`
 	// Ended says why an ended instance ended.
 	Ended string `json:"ended,omitempty"`
+	// Sandboxed: its program runs in a sandbox (host/sandbox.go).
+	Sandboxed bool `json:"sandboxed,omitempty"`
 	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
 	// grant) the approval journal holds for this instance since it opened (Ticks).
 	Decisions *int `json:"decisions,omitempty"`
@@ -358,6 +360,9 @@ type OpenParams struct {
 	Command []string `json:"command"`
 	Cwd     string   `json:"cwd,omitempty"`
 	Shell   bool     `json:"shell,omitempty"`
+	// Sandbox runs it in a sandbox (host/sandbox.go) whatever the config's sandbox policy;
+	// without it an agent's open is sandboxed unless the policy is "off".
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // CloseResult confirms that an instance was ended and removed.

@@ -8,6 +8,8 @@
 //	notify = "bell"         # a card waits: bell, osc9, osc777 or none, in every attached view
 //	notify_command = ""     # with no view attached: run this (sh -c) with the card as JSON on stdin
 //	journal_max_mb = 32     # the approval journal's files together, in MB
+//	sandbox = "agents"      # panes run in a bubblewrap sandbox: off, agents (the panes agents open), all
+//	sandbox_write = ["~"]   # what a sandboxed pane may write besides its own directory
 //
 //	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
 //	border_focused = "#ff8700"
@@ -52,6 +54,8 @@ type File struct {
 	Notify     string                       `toml:"notify"`
 	NotifyCmd  string                       `toml:"notify_command"`
 	JournalMB  *int                         `toml:"journal_max_mb"`
+	Sandbox    string                       `toml:"sandbox"`
+	SandboxW   *[]string                    `toml:"sandbox_write"`
 	Colors     map[string]string            `toml:"colors"`
 	Keys       map[string]map[string]string `toml:"keys"`
 }
@@ -73,7 +77,20 @@ type Config struct {
 	NotifyCommand string
 	// JournalMaxBytes bounds the approval journal's files together.
 	JournalMaxBytes int64
+	// Sandbox says which panes run in a bubblewrap sandbox: SandboxOff, SandboxAgents (the panes
+	// agents open, and those asked for) or SandboxAll.
+	Sandbox string
+	// SandboxWrite lists what a sandboxed pane may write besides its own directory (~ is $HOME);
+	// nil means $HOME.
+	SandboxWrite []string
 }
+
+// Sandbox settings (the host's policies).
+const (
+	SandboxOff    = "off"
+	SandboxAgents = "agents"
+	SandboxAll    = "all"
+)
 
 // Notify settings.
 const (
@@ -106,7 +123,7 @@ func Default() *Config {
 		th = themes.Monochrome()
 	}
 	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto,
-		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20}
+		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20, Sandbox: SandboxAgents}
 }
 
 // Load reads path. Only the default path (DefaultPath) may be missing, which gives the defaults:
@@ -149,7 +166,7 @@ func (cfg *Config) apply(text string) error {
 			for _, e := range unknown.Errors {
 				keys = append(keys, strings.Join(e.Key(), "."))
 			}
-			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, notify, notify_command, journal_max_mb, [colors], [keys.MODE])", strings.Join(keys, ", "))
+			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, notify, notify_command, journal_max_mb, sandbox, sandbox_write, [colors], [keys.MODE])", strings.Join(keys, ", "))
 		}
 		var bad *toml.DecodeError
 		if errors.As(err, &bad) {
@@ -234,6 +251,21 @@ func (cfg *Config) apply(text string) error {
 			return fmt.Errorf("journal_max_mb = %d: use 1 to 4096", *f.JournalMB)
 		}
 		cfg.JournalMaxBytes = int64(*f.JournalMB) << 20
+	}
+	switch f.Sandbox {
+	case "":
+	case SandboxOff, SandboxAgents, SandboxAll:
+		cfg.Sandbox = f.Sandbox
+	default:
+		return fmt.Errorf("sandbox = %q: use off, agents (the panes agents open) or all", f.Sandbox)
+	}
+	if f.SandboxW != nil {
+		cfg.SandboxWrite = append([]string{}, *f.SandboxW...)
+		for _, p := range cfg.SandboxWrite {
+			if p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(p) {
+				return fmt.Errorf("sandbox_write: %q is not an absolute path (or one starting with ~/)", p)
+			}
+		}
 	}
 	return nil
 }

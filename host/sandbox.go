@@ -140,7 +140,10 @@ func outermost(dirs []string) []string {
 
 // planSandbox checks sb's paths for a program at path (argv[0] resolved) run in dir.
 func planSandbox(sb *Sandbox, bwrap, dir string, argv []string) sandboxPlan {
-	p := sandboxPlan{bwrap: bwrap, userns: os.Geteuid() != 0, dir: dir, argv: argv, agentSocket: sb.AgentSocket}
+	p := sandboxPlan{bwrap: bwrap, userns: os.Geteuid() != 0, dir: dir, argv: argv}
+	if abs, ok := existing(sb.AgentSocket); ok {
+		p.agentSocket = abs // else none listens: the program cannot reach tickmux
+	}
 	write := sb.Write
 	if write == nil {
 		if home, err := os.UserHomeDir(); err == nil {

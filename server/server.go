@@ -98,6 +98,8 @@ type Options struct {
 	Ready func(err error)
 	// JournalDir is where the approval journal goes ("": $XDG_STATE_HOME/tickmux).
 	JournalDir string
+	// LogPath is the server's log, hidden from sandboxed panes ("": none to hide).
+	LogPath string
 	// Stopping is told once when the shutdown starts, whatever started it (a signal,
 	// kill-server, the person quitting, the last pane closing); the hook for a hard deadline
 	// (nil: none).
@@ -133,7 +135,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	}
 	// Programs in panes reach this tickmux with the CLI verbs, as a shell in tmux reaches tmux.
 	h := host.New(host.Config{Approver: queue, Logf: logf, Env: []string{"TICKMUX_SOCKET=" + sockPath}, Scrollback: scrollback,
-		Journal: jr})
+		Journal: jr, Sandbox: sandboxFor(cfg, sockPath, opts.JournalDir, opts.LogPath)})
 	defer func() {
 		h.Close()
 		host.KillAllStrays()
@@ -158,6 +160,14 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	s.ctl.Store(ctl)
 	logf("control socket: listening on %s", ctl.Path())
 	defer ctl.Close() // before the host closes (defers run in reverse): cards still waiting are withdrawn
+	// Sandboxed panes reach this server only through the agent socket: agent methods, no view.
+	if actl, err := agent.ServeAgent(h, agent.AgentSocketPath(sockPath), agent.Options{Logf: logf, Attached: mirror.Views}); err != nil {
+		logf("agent socket: %v: programs in sandboxed panes cannot reach tickmux", err)
+	} else {
+		s.actl.Store(actl)
+		logf("agent socket: listening on %s", actl.Path())
+		defer actl.Close()
+	}
 	if opts.Initial != nil {
 		if err := opts.Initial(a); err != nil {
 			return err
@@ -191,6 +201,7 @@ type srv struct {
 	stopping func()
 	host     *host.Host
 	ctl      atomic.Pointer[agent.Server] // the control socket, once it listens
+	actl     atomic.Pointer[agent.Server] // the agent socket, once it listens
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
@@ -260,6 +271,9 @@ func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
 		}
 		if c := s.ctl.Load(); c != nil {
 			c.Unlisten() // the next tickmux starts a server of its own at once
+			if a := s.actl.Load(); a != nil {
+				a.Unlisten() // and its agent socket
+			}
 		}
 		reply(nc, req.ID, struct{}{}, nil)
 		s.stop()
