@@ -16,6 +16,7 @@ import (
 
 	"tickmux/host"
 	"tickmux/internal/linediff"
+	pinned "tickmux/internal/peer"
 	"tickmux/tick/wire"
 )
 
@@ -170,13 +171,17 @@ func withDetail(s host.AgentSession, d string) host.AgentSession {
 	return s
 }
 
-// paneOfConn is the pane the client at the other end of c runs in, or nil.
+// paneOfConn is the pane the client at the other end of c runs in, or nil. The client is
+// pinned (internal/peer), so a hook that connected and exited cannot have its pid taken by a
+// process of another pane and its card shown as that pane's; a client that has exited is in no
+// pane.
 func (s *Server) paneOfConn(c *conn) *host.Instance {
-	pid, err := peerPID(c.nc)
+	p, err := pinned.Of(c.nc)
 	if err != nil {
 		return nil
 	}
-	return s.h.PaneOf(pid)
+	defer p.Close()
+	return s.h.PaneOfPeer(p)
 }
 
 // agentPID is the agent's process in pane, whose hook is running: the job in the pane's
