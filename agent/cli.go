@@ -544,7 +544,7 @@ func runMCP(r *runner, args []string) int {
 	ctx, stop := r.context()
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(r.errw, format+"\n", args...) }
-	m := NewMCP(SocketPath(r.socket), MCPOptions{Logf: logf, CallWait: *callWait})
+	m := NewMCP(mcpSocket(r.socket, logf), MCPOptions{Logf: logf, CallWait: *callWait})
 	defer m.Close()
 	in, ok := r.in.(io.ReadCloser)
 	if !ok {
