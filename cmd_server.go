@@ -84,6 +84,14 @@ func runServer(args []string, std stdio) int {
 	defer logFile.Close()
 	logf := logger.Printf
 	logf("tickmux server starting (pid %d)", os.Getpid())
+	// From here the runtime's own words (a fatal error, a crash) are written in the log too;
+	// stdout stays where the starter put it (/dev/null).
+	if before, err := stderrToLog(logFile); err != nil {
+		logf("%v: a crash of this server would not be logged", err)
+	} else {
+		defer before.Close()
+		std.err = before // ready's line for whoever ran the server by hand, with no starter
+	}
 	if path := os.Getenv(EnvServerCPUProfile); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {

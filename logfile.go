@@ -3,13 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // defaultLogPath is $XDG_STATE_HOME/tickmux/tickmux.log, or ~/.local/state/tickmux/tickmux.log.
@@ -29,7 +30,7 @@ func defaultLogPath() (path string, shared bool) {
 }
 
 // openLog opens the log file for appending. tickmux never logs to the terminal it draws on.
-func openLog(path string) (*log.Logger, io.Closer, error) {
+func openLog(path string) (*log.Logger, *os.File, error) {
 	var f *os.File
 	var err error
 	if path == "" {
@@ -49,6 +50,22 @@ func openLog(path string) (*log.Logger, io.Closer, error) {
 		}
 	}
 	return log.New(f, "", log.LstdFlags|log.Lmicroseconds), f, nil
+}
+
+// stderrToLog makes descriptor 2 the log file, so that what the Go runtime writes there (a fatal
+// error such as thread exhaustion, a panic's stacks) is read in the log, never on a terminal. It
+// returns where stderr went before, close-on-exec: for the one line meant for whoever started
+// the server by hand, when no starter reads its ready line.
+func stderrToLog(log *os.File) (*os.File, error) {
+	orig, err := unix.FcntlInt(2, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("cannot send stderr to the log: %w", err)
+	}
+	if err := unix.Dup3(int(log.Fd()), 2, 0); err != nil {
+		unix.Close(orig)
+		return nil, fmt.Errorf("cannot send stderr to the log: %w", err)
+	}
+	return os.NewFile(uintptr(orig), "stderr"), nil
 }
 
 // openPrivateLog opens a log whose directory is in a place every user may write to (/tmp):

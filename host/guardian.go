@@ -28,19 +28,35 @@ import (
 // a live terminal, as on a normal close, and passes it on; the masters close when the guardian
 // exits.
 //
-// The guardian is this same binary started again with EnvGuardian set; the init of host/guardian
-// (which host imports) runs it before main (or a test's TestMain), so every binary that links
-// host can guard itself. That package imports next to nothing, so that its init runs before the
-// heavy ones of the libraries tickmux links (see its comment).
-// It sits in a process group of its own and ignores the signals a terminal sends, so a Ctrl-C
-// or a hangup aimed at tickmux does not end it first. tickmux's end of the socket is
+// The guardian is this same binary started again with a variable of host/guardian's set; that
+// package's init (host imports it) runs it before main (or a test's TestMain), so every binary
+// that links host can guard itself. That package imports next to nothing, so that its init runs
+// before the heavy ones of the libraries tickmux links (see its comment).
+//
+// Where the guardian runs:
+//
+//   - The server a view starts (server.Start: `tickmux`, `tickmux attach`) is started by its
+//     guardian, which is its parent and a child subreaper (host/guardian/ancestor.go): when the
+//     server dies it ends the watched groups as above, and then every process still below it,
+//     those that left their group and session (setsid, a double fork) too: while the server
+//     runs they are reparented to it (reaper.go), once it is gone to the guardian. The server
+//     adopts the socket it inherited (guardian.Inherited); its parent's death wakes its exit loop
+//     (a parent-death SIGCHLD), and it then starts a child guardian as below and says so in the
+//     log: from then on a kill -9 of the server ends only the watched groups.
+//   - Everywhere else (tickmux serve, check, tests, a server started by hand) it is tickmux's
+//     child, started at init (guardian.EnvEarly) or by PrestartGuardian/StartGuardian, and ends
+//     only the groups it was told of.
+//
+// It sits in a session or process group of its own and ignores the signals a terminal sends, so
+// a Ctrl-C or a hangup aimed at tickmux does not end it first. tickmux's end of the socket is
 // close-on-exec: no program tickmux starts holds it open.
 //
 // tickmux watches its guardian in turn: Guardian keeps what it told it (each group, its kind and
 // its PTY master), and when the guardian dies (a kill -9 by hand, the OOM killer) the exit loop
-// (reaper.go) reaps it, and a new guardian is started and told every group again, with a copy of
-// each master; the hosts' logs say so. Until it is told, a kill -9 of tickmux would leave those
-// groups running: a pane whose group no guardian watches says so (Process.GuardError).
+// (reaper.go) reaps it (a child guardian; a parent is its starter's to reap), and a new guardian
+// is started and told every group again, with a copy of each master; the hosts' logs say so.
+// Until it is told, a kill -9 of tickmux would leave those groups running: a pane whose group no
+// guardian watches says so (Process.GuardError).
 
 // EnvGuardian, set to "1", makes a binary that links host run as a guardian.
 const EnvGuardian = guardian.Env
@@ -54,6 +70,7 @@ type Guardian struct {
 	mu      sync.Mutex
 	w       *os.File // tickmux's end of the socket (SOCK_SEQPACKET: one message per line); nil while none runs
 	pid     int      // the guardian's pid; 0 while none runs
+	parent  int      // the pid of the guardian that is this process's parent (adoptParentGuardian) while it runs, else 0
 	down    error    // why none runs (w nil)
 	watched map[int]*guardWatch
 	starts  []time.Time // the replacements' starts in the last restartWindow
@@ -93,6 +110,18 @@ func adoptGuardian(exe string, fd, pid int) *Guardian {
 	g.w, g.pid = os.NewFile(uintptr(fd), "guardian"), pid
 	g.mu.Unlock()
 	awaitChildExit(pid, func() { g.died(pid) })
+	return g
+}
+
+// adoptParentGuardian is the handle on the guardian that started this process as its child (the
+// server a view started): fd its socket, pid its pid, this process's parent. It is not this
+// process's to reap or to kill; its death is noticed when this process is reparented.
+func adoptParentGuardian(exe string, fd, pid int) *Guardian {
+	g := &Guardian{exe: exe, watched: map[int]*guardWatch{}}
+	g.mu.Lock()
+	g.w, g.pid, g.parent = os.NewFile(uintptr(fd), "guardian"), pid, pid
+	g.mu.Unlock()
+	awaitParentExit(pid, func() { g.died(pid) })
 	return g
 }
 
@@ -169,29 +198,34 @@ func (g *Guardian) socketGone(err error) bool {
 	return errors.Is(err, unix.EPIPE) || errors.Is(err, unix.ECONNRESET) || errors.Is(err, unix.ENOTCONN)
 }
 
-// died runs (on a goroutine of the exit loop's) once guardian pid has exited: it reaps it and,
-// unless it was replaced already, starts a new one. Only died reaps a guardian, under g.mu: a
-// replacement that kills the old one (restartLocked) never signals a pid already reaped, which
-// could be another process's by then.
+// died runs (on a goroutine of the exit loop's) once guardian pid has exited: it reaps it (unless
+// it was this process's parent) and, unless it was replaced already, starts a new one. Only died
+// reaps a guardian, under g.mu: a replacement that kills the old one (restartLocked) never
+// signals a pid already reaped, which could be another process's by then.
 func (g *Guardian) died(pid int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var ws unix.WaitStatus
-	for {
-		_, err := unix.Wait4(pid, &ws, 0, nil) // it has exited: this does not wait
-		if err != unix.EINTR {
-			break
+	how := "it exited"
+	if pid == g.parent {
+		g.parent = 0
+		how = "it ended (it was this server's parent, which would also have ended the programs that left their process group; the new one, a child of the server's, ends only the process groups it is told of)"
+	} else {
+		var ws unix.WaitStatus
+		for {
+			_, err := unix.Wait4(pid, &ws, 0, nil) // it has exited: this does not wait
+			if err != unix.EINTR {
+				break
+			}
+		}
+		switch {
+		case ws.Signaled():
+			how = fmt.Sprintf("it was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+		case ws.Exited():
+			how = fmt.Sprintf("it exited with status %d", ws.ExitStatus())
 		}
 	}
 	if g.pid != pid {
 		return // replaced already (a send found its socket closed)
-	}
-	how := "it exited"
-	switch {
-	case ws.Signaled():
-		how = fmt.Sprintf("it was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
-	case ws.Exited():
-		how = fmt.Sprintf("it exited with status %d", ws.ExitStatus())
 	}
 	g.pid = 0 // reaped: never to be signalled
 	g.restartLocked(fmt.Sprintf("the guardian (pid %d) is gone: %s", pid, how))
@@ -204,8 +238,9 @@ func (g *Guardian) restartLocked(what string) {
 	if g.w != nil {
 		g.w.Close()
 	}
-	if g.pid > 0 {
+	if g.pid > 0 && g.pid != g.parent {
 		// Its socket says it is gone; make sure. died reaps it (its pid is not reused before).
+		// A parent is left alone: its starter reaps it, and its pid may be reused by then.
 		_ = unix.Kill(g.pid, unix.SIGKILL)
 	}
 	g.w, g.pid = nil, 0
@@ -302,6 +337,9 @@ func init() { processGuardian = sync.OnceValue(startProcessGuardian) }
 const guardianExe = "/proc/self/exe"
 
 func startProcessGuardian() *Guardian {
+	if fd, pid, ok := guardian.Inherited(); ok {
+		return adoptParentGuardian(guardianExe, fd, pid) // the server a view started: its parent
+	}
 	if fd, pid, err, ok := guardian.Early(); ok && err == nil {
 		return adoptGuardian(guardianExe, fd, pid) // started at init (tickmux server)
 	}

@@ -43,6 +43,8 @@ var reaper struct {
 	waitMu  sync.Mutex
 	waiting map[int]*Process // running leaders whose exit the loop looks for
 	others  map[int]func()   // other children whose exit it looks for (the guardian): what to run then
+	parent  int              // the parent whose exit it looks for (a guardian that started this process), 0 if none
+	orphan  func()           // what to run once parent has exited
 }
 
 // maxEnded bounds the ended instances whose strays are killed on sight. Strays of an older one
@@ -122,6 +124,17 @@ func awaitChildExit(pid int, f func()) {
 	noticeExits() // it may have exited before it was listed
 }
 
+// awaitParentExit runs f on a goroutine of its own once this process's parent pid has exited:
+// once this process was reparented. The parent started it with SIGCHLD as its parent-death
+// signal (host/guardian's ancestor), so the exit loop hears of it.
+func awaitParentExit(pid int, f func()) {
+	initReaper()
+	reaper.waitMu.Lock()
+	reaper.parent, reaper.orphan = pid, f
+	reaper.waitMu.Unlock()
+	noticeExits() // it may have exited before it was listed
+}
+
 // noticeExits starts the reaping of every listed leader (and other listed child) that has exited.
 func noticeExits() {
 	var exited []*Process
@@ -138,6 +151,10 @@ func noticeExits() {
 			delete(reaper.others, pid)
 			others = append(others, f)
 		}
+	}
+	if reaper.parent != 0 && os.Getppid() != reaper.parent {
+		others = append(others, reaper.orphan)
+		reaper.parent, reaper.orphan = 0, nil
 	}
 	reaper.waitMu.Unlock()
 	for _, p := range exited {

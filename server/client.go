@@ -279,6 +279,11 @@ func ServerArgs(socket, config, log string, cols, rows int, demo bool, argv []st
 // terminal, stdio on /dev/null), in this directory (the first shell opens where the person
 // started tickmux), and returns once it reports that it listens, or why it could not start: an
 // error that wraps sockpath.ErrAlreadyRunning when another tickmux holds the socket.
+//
+// The server runs as the child of its guardian (host/guardian's ancestor.go): this process
+// starts the guardian, which starts the server with what it was given here (the directory, the
+// environment, stdio and the ready pipe), and once the server is gone, however it went, ends
+// every process the server left.
 func Start(args []string) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -300,10 +305,11 @@ func Start(args []string) error {
 	}
 	// syscall.ForkExec, not os.StartProcess: the first os.StartProcess of a process first forks
 	// a child that exits at once, to learn whether the kernel gives pidfds, and this start is on
-	// the way to the first frame.
-	pid, err := syscall.ForkExec(self, append([]string{self, "server"}, args...), &syscall.ProcAttr{
+	// the way to the first frame. The guardian's own arguments stay empty (`tickmux`): the
+	// server's are in its environment (guardian.AncestorEnv).
+	pid, err := syscall.ForkExec(self, []string{self}, &syscall.ProcAttr{
 		Dir:   dir,
-		Env:   append(os.Environ(), EnvReady+"=3", guardian.EnvEarly+"=1"), // its guardian starts beside its inits
+		Env:   append(os.Environ(), EnvReady+"=3", guardian.AncestorEnv(append([]string{"server"}, args...))),
 		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), pw.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
@@ -311,7 +317,7 @@ func Start(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot start the tickmux server: %w", err)
 	}
-	go func() { // owner: this process; reaps the server when it ends (a detached server is reparented)
+	go func() { // owner: this process; reaps the server's guardian when it ends, after the server (a detached guardian is reparented)
 		var ws syscall.WaitStatus
 		for {
 			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {

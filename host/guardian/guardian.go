@@ -1,6 +1,15 @@
 // Package guardian is the guardian process's side of host's guardian (host/guardian.go): it ends
 // the process groups tickmux started once tickmux is gone, however it went.
 //
+// A guardian runs in one of two places. The tickmux server a view starts (server.Start) has one
+// as its parent, its reaping ancestor (ancestor.go, EnvAncestor): the view starts the guardian,
+// which makes itself a child subreaper and starts the server as its child, handing it its end of
+// the guardian's socket (EnvInherited, taken with Inherited). When the server dies, however it
+// died, the guardian ends the groups it was told of and then every process left below it: what
+// left its group and session (setsid, a double fork) was reparented to it, not to init. Any other
+// binary that links host (tickmux serve, check, tests) starts a guardian as its child (Spawn,
+// at init with EnvEarly or later from host), which ends only the groups it was told of.
+//
 // It is a package of its own so that the guardian starts early and small. Go initialises
 // packages dependencies first and otherwise in the order of their import paths; this one imports
 // only os, syscall, time and what they need, not reflect or unicode, so its init runs before
@@ -40,6 +49,19 @@ var early struct {
 func init() {
 	if os.Getenv(Env) == "1" {
 		os.Exit(run(os.Stdin))
+	}
+	if args, ok := os.LookupEnv(EnvAncestor); ok {
+		os.Unsetenv(EnvAncestor) // not for the server it starts
+		os.Exit(runAncestor(args))
+	}
+	if s, ok := os.LookupEnv(EnvInherited); ok {
+		os.Unsetenv(EnvInherited)
+		// Close-on-exec before anything can start a program: the guardian reads EOF only
+		// once no process holds this end.
+		if fd := atoi(s); fd > 2 && isOpen(fd) {
+			syscall.CloseOnExec(fd)
+			inherited.fd, inherited.pid = fd, os.Getppid()
+		}
 	}
 	if os.Getenv(EnvEarly) == "1" {
 		os.Unsetenv(EnvEarly) // not for the programs this process starts
@@ -83,6 +105,16 @@ func Early() (fd, pid int, err error, ok bool) {
 	return early.fd, early.pid, early.err, true
 }
 
+// inherited is the socket to the guardian that started this process (EnvInherited), its parent.
+var inherited struct{ fd, pid int }
+
+// Inherited returns this process's end of the socket to its ancestor guardian (the guardian that
+// started it as its child, EnvAncestor) and that guardian's pid, its parent's; ok is false when
+// it was not started so. Its first caller owns fd.
+func Inherited() (fd, pid int, ok bool) {
+	return inherited.fd, inherited.pid, inherited.pid > 0
+}
+
 // Spawn starts a guardian: exe (this binary) run with Env=1 and GOMAXPROCS=1 (it has one thing
 // to do at a time; a second P cost a thread and an allocation cache, ~90 KB), in a process group
 // of its own, its input one end of a SOCK_SEQPACKET socket pair and its output /dev/null. It
@@ -112,21 +144,32 @@ func Spawn(exe string) (fd, pid int, err error) {
 	return fds[0], pid, nil
 }
 
-// run is the guardian process: it keeps the list of watched groups until its input ends, then
-// ends the groups still listed and exits. Its input is a SOCK_SEQPACKET socket, one message a
-// packet: "watch PGID hup|term" with the group's PTY master attached, or "forget PGID".
+// run is the guardian process started by Spawn: it keeps the list of watched groups until its
+// input ends, then ends the groups still listed and exits.
 func run(in *os.File) int {
-	signal.Ignore(syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	signal.Ignore(terminalSignals...)
+	endGroups(listen(int(in.Fd())), TerminateGrace)
+	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
+}
+
+// terminalSignals are the signals a terminal sends a job, which a guardian ignores: a Ctrl-C or a
+// hangup aimed at tickmux must not end its guardian first.
+var terminalSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU}
+
+// listen reads the guardian's socket (SOCK_SEQPACKET, one message a packet: "watch PGID hup|term"
+// with the group's PTY master attached, or "forget PGID") until tickmux's end is gone, and returns
+// the groups still watched. The PTY masters sent stay open until the guardian exits.
+func listen(sock int) map[int]bool {
 	watched := map[int]bool{} // pgid → hang up (true) or terminate (false)
 	held := map[int][]int{}   // pgid → the PTY masters kept open for it
 	buf, oob := make([]byte, 256), make([]byte, syscall.CmsgSpace(4*4))
 	for {
-		n, oobn, _, _, err := syscall.Recvmsg(int(in.Fd()), buf, oob, 0)
+		n, oobn, _, _, err := syscall.Recvmsg(sock, buf, oob, 0)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n == 0 {
-			break // tickmux is gone (or closed us): act
+			return watched // tickmux is gone (or closed us): act
 		}
 		var fds []int
 		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
@@ -156,22 +199,21 @@ func run(in *os.File) int {
 			closeAll(fds)
 		}
 	}
-	endGroups(watched, TerminateGrace)
-	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
 }
 
-// fields splits a message at spaces (strings.Fields would bring unicode in).
+// fields splits a message (or a /proc file) at spaces and newlines (strings.Fields would bring
+// unicode in).
 func fields(b []byte) []string {
 	var out []string
 	for {
-		for len(b) > 0 && b[0] == ' ' {
+		for len(b) > 0 && (b[0] == ' ' || b[0] == '\n') {
 			b = b[1:]
 		}
 		if len(b) == 0 {
 			return out
 		}
 		end := 0
-		for end < len(b) && b[end] != ' ' {
+		for end < len(b) && b[end] != ' ' && b[end] != '\n' {
 			end++
 		}
 		out = append(out, string(b[:end]))
@@ -362,21 +404,28 @@ func Ended(pid int) bool {
 	return !ok || state == 'Z'
 }
 
-// stat reads a process's state and process group from /proc/PID/stat: "pid (comm) S ppid pgrp".
+// stat reads a process's state and process group from /proc/PID/stat.
 func stat(pid int) (state byte, pgrp int, ok bool) {
+	state, _, pgrp, ok = procStat(pid)
+	return state, pgrp, ok
+}
+
+// procStat reads a process's state, parent and process group from /proc/PID/stat:
+// "pid (comm) S ppid pgrp".
+func procStat(pid int) (state byte, ppid, pgrp int, ok bool) {
 	b, err := os.ReadFile("/proc/" + itoa(pid) + "/stat")
 	i := len(b) - 1
 	for i >= 0 && b[i] != ')' { // the last one: comm may hold one
 		i--
 	}
 	if err != nil || i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	f := fields(b[i+1:])
 	if len(f) < 3 || len(f[0]) != 1 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return f[0][0], atoi(f[2]), true
+	return f[0][0], atoi(f[1]), atoi(f[2]), true
 }
 
 // itoa writes a non-negative number in decimal (strconv would bring unicode in).
