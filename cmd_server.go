@@ -61,6 +61,10 @@ func runServer(args []string, std stdio) int {
 	// The guardian and tickmux's place on PATH (for programs in panes: they reach this server by
 	// the name tickmux, and the demo's examples outlive a `go run` build) are made beside the
 	// rest of the set-up; the first pane waits for both.
+	// Undumpable: a program of the person's uid (one in a pane) may not ptrace the server nor
+	// take its descriptors (pidfd_getfd: every view's terminal, every pane's PTY master) even
+	// where Yama is off. The programs it starts are dumpable again at their exec.
+	dumpErr := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	host.PrestartGuardian()
 	var pathErr error
 	onPath := make(chan func(), 1)
@@ -84,6 +88,9 @@ func runServer(args []string, std stdio) int {
 	defer logFile.Close()
 	logf := logger.Printf
 	logf("tickmux server starting (pid %d)", os.Getpid())
+	if dumpErr != nil {
+		logf("cannot make the server undumpable (a program of yours could trace it): %v", dumpErr)
+	}
 	// From here the runtime's own words (a fatal error, a crash) are written in the log too;
 	// stdout stays where the starter put it (/dev/null).
 	if before, err := stderrToLog(logFile); err != nil {

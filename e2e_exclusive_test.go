@@ -209,7 +209,7 @@ func TestViewTerminalIsExclusive(t *testing.T) {
 	intrude := func() string {
 		c := person("-test.run=^TestPlayIntruder$", "-test.count=1")
 		c.Env = append(c.Env[:len(c.Env):len(c.Env)], envAsMain+"=0", envIntruderTty+"="+pts,
-			envIntruderPIDs+"="+fmt.Sprint(view.Process.Pid, " ", other.Process.Pid))
+			envIntruderPIDs+"="+fmt.Sprint(view.Process.Pid, " ", other.Process.Pid, " ", srv.Process.Pid))
 		out, err := c.CombinedOutput()
 		if err != nil {
 			t.Fatalf("the intruder failed: %v\n%s", err, out)
@@ -224,7 +224,10 @@ func TestViewTerminalIsExclusive(t *testing.T) {
 	}
 
 	got := intrude()
-	want := fmt.Sprintf("open EBUSY\nptrace %[1]d EPERM\ngetfd %[1]d EPERM\nptrace %[2]d ok\ngetfd %[2]d ok", view.Process.Pid, other.Process.Pid)
+	// The server too (undumpable from its start): it holds every view's terminal and every
+	// pane's PTY master.
+	want := fmt.Sprintf("open EBUSY\nptrace %[1]d EPERM\ngetfd %[1]d EPERM\nptrace %[2]d ok\ngetfd %[2]d ok\nptrace %[3]d EPERM\ngetfd %[3]d EPERM",
+		view.Process.Pid, other.Process.Pid, srv.Process.Pid)
 	if got != want {
 		t.Fatalf("while the view is attached, a program of the person's got:\n%s\nwant:\n%s", got, want)
 	}

@@ -76,6 +76,7 @@ const readyFd = 3
 func runAncestor(encoded string) int {
 	runtime.GOMAXPROCS(1) // one thing at a time; the server it starts keeps the person's setting
 	runtime.LockOSThread()
+	undumpable() // the server it starts is dumpable again at its exec, and makes itself undumpable
 	args, ok := decodeArgs(encoded)
 	if !ok {
 		tellReady("error: the tickmux server's guardian was given no arguments")

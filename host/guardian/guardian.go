@@ -147,6 +147,7 @@ func Spawn(exe string) (fd, pid int, err error) {
 // run is the guardian process started by Spawn: it keeps the list of watched groups until its
 // input ends, then ends the groups still listed and exits.
 func run(in *os.File) int {
+	undumpable()
 	signal.Ignore(terminalSignals...)
 	endGroups(listen(int(in.Fd())), TerminateGrace)
 	return 0 // the masters close as the guardian exits: whatever is left sees the hangup
@@ -440,4 +441,11 @@ func itoa(n int) string {
 			return string(buf[i:])
 		}
 	}
+}
+
+// undumpable makes the guardian undumpable: it holds a copy of every pane's PTY master, which a
+// program of the person's uid could otherwise take with pidfd_getfd or ptrace where Yama is off.
+func undumpable() {
+	const prSetDumpable = 4 // PR_SET_DUMPABLE (prctl(2))
+	_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetDumpable, 0, 0, 0, 0, 0)
 }
