@@ -170,6 +170,13 @@ func (f *fake) handle(line []byte) {
 			f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.descriptor(), "error": map[string]any{"code": 1, "message": "both"}})
 			return
 		}
+		if f.mode == "initcloseout" {
+			// The answer, then stdout closed while the host still validates the large catalog:
+			// the session ends before initialization sends its read (issue 41 item 3).
+			reply(f.descriptor())
+			os.Stdout.Close()
+			return
+		}
 		reply(f.descriptor())
 		if f.mode == "revnochange" {
 			f.mu.Lock()
@@ -320,6 +327,16 @@ func (f *fake) descriptor() map[string]any {
 		tools[1].(map[string]any)["name"] = " get " // "get" again, but for the spaces
 	case "badpointer":
 		d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~2", "newest": "last"}}}
+	case "initcloseout":
+		for i := 0; i < 20; i++ { // a catalog that takes the host a few milliseconds to validate
+			props := map[string]any{}
+			for j := 0; j < 8; j++ {
+				props[fmt.Sprintf("p%d", j)] = map[string]any{"type": "string", "pattern": fmt.Sprintf("^[a-z]{%d,}$", j), "maxLength": 40 + j}
+			}
+			tools = append(tools, map[string]any{"name": fmt.Sprintf("t%d", i), "description": "A tool.", "mutates": false,
+				"input_schema": map[string]any{"type": "object", "properties": props, "additionalProperties": false}})
+		}
+		d["tools"] = tools
 	case "lint":
 		d["kind"] = "Not Dotted"
 		d["description"] = ""

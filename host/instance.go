@@ -274,12 +274,16 @@ func (in *Instance) SessionStats() SessionStats {
 
 // initialize runs describe then read within InitTimeout of launch (H-I1).
 func (in *Instance) initialize() {
-	ctx, cancel := context.WithDeadline(context.Background(), in.started.Add(in.host.initTimeout))
-	defer cancel()
+	deadline, cancelDeadline := context.WithDeadline(context.Background(), in.started.Add(in.host.initTimeout))
+	defer cancelDeadline()
+	ctx, cancel := context.WithCancelCause(deadline)
+	defer cancel(nil)
 	go func() { // owner: initialize; exits when initialization ends or the session does
 		select {
 		case <-in.sess.Done():
-			cancel()
+			// With its cause, so failInit reports the session's own end reason (a violation,
+			// say), not "context canceled", whichever of the request's waits saw it first.
+			cancel(ErrSessionEnded)
 		case <-ctx.Done():
 		}
 	}()
