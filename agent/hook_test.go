@@ -27,9 +27,8 @@ import (
 	"tickmux/host"
 )
 
-// claudeBash is a PermissionRequest hook's input as Claude Code 2.1.197 writes it (the keys seen
-// in ../shared/notes/agent-hooks.md), for a Bash command with a run of spaces and a zero-width
-// space in it.
+// claudeBash is a PermissionRequest hook's input as Claude Code 2.1.197 writes it, for a Bash
+// command with a run of spaces and a zero-width space in it.
 func claudeBash(t *testing.T) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/hooks/claude-bash.json")

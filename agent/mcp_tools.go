@@ -11,8 +11,8 @@ import (
 )
 
 // The MCP tools: a fixed set of generic tools, because the big clients neither refresh their tool
-// list reliably nor act on resource notifications (shared/notes/agents.md). Annotations are
-// truthful: Codex decides from them whether to ask its own user.
+// list reliably nor act on resource notifications. Annotations are truthful: Codex decides from
+// them whether to ask its own user.
 
 const idSchema = `{"type":"object","properties":{"id":{"type":"string","minLength":1,"description":"The instance id from list_ticks, such as hosted:1 or shell:2."}},"required":["id"],"additionalProperties":false}`
 

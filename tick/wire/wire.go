@@ -3,7 +3,8 @@
 // and imports no UI, so the host, check and the agent side use it without pulling in a terminal
 // library; the SDK for writing Ticks in Go (package tick) builds on it.
 //
-// Section numbers in comments refer to the spec, ../shared/spec/tick-protocol-3.zh.txt.
+// Section numbers in comments refer to the Tick protocol 3 draft; docs/protocol.md gives the
+// protocol with those numbers and the host's rules.
 package wire
 
 import (
