@@ -78,3 +78,46 @@ func TestLogShowsAgentCards(t *testing.T) {
 		t.Errorf("tickmux log --json lost the command: %q", out.String())
 	}
 }
+
+// Issue 42 item 5: card numbers start again in each server run, so the text form marks where a
+// run begins when it shows more than one; -n 0 prints nothing and -n -1 is refused; --since
+// takes days and dates.
+func TestLogRunsCountsAndDates(t *testing.T) {
+	dir := t.TempDir()
+	day := func(d int) string { return time.Now().Add(-time.Duration(d) * 24 * time.Hour).UTC().Format(time.RFC3339) }
+	lines := []string{
+		`{"time":"` + day(3) + `","run":"aaaaaaaaaaaa","card":1,"kind":"call","client":{"name":"a"},"instance":"hosted:1","tool":"t","args":{},"decision":"once","outcome":{"status":"ok"}}`,
+		`{"time":"` + day(0) + `","run":"bbbbbbbbbbbb","card":1,"kind":"call","client":{"name":"a"},"instance":"hosted:1","tool":"t","args":{},"decision":"denied","outcome":{"status":"error","effect":"none"}}`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logOf := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"log", "--dir", dir}, args...), stdio{out: &out, err: &errb})
+		return out.String(), errb.String(), code
+	}
+	out, _, _ := logOf()
+	if strings.Count(out, "── server run ") != 2 || !strings.Contains(out, "── server run aaaaaaaa, from ") || strings.Index(out, "run bbbbbbbb") < strings.Index(out, "card 1  call hosted:1 t {}  allowed once") {
+		t.Errorf("tickmux log does not mark the two runs:\n%s", out)
+	}
+	if out, _, _ := logOf("-n", "1"); strings.Contains(out, "── server run") {
+		t.Errorf("one run shown, yet marked:\n%s", out)
+	}
+	if out, errs, code := logOf("-n", "0"); code != 0 || out != "" || errs != "" {
+		t.Errorf("-n 0: rc %d, %q %q; want nothing", code, out, errs)
+	}
+	if _, errs, code := logOf("-n", "-1"); code != 2 || !strings.Contains(errs, "0 or more") {
+		t.Errorf("-n -1: rc %d, %q; want it refused", code, errs)
+	}
+	if out, _, code := logOf("--since", "1d"); code != 0 || strings.Count(out, "card 1 ") != 1 || !strings.Contains(out, "denied") {
+		t.Errorf("--since 1d: rc %d:\n%s", code, out)
+	}
+	since := time.Now().Add(-48 * time.Hour).Format("2006-01-02")
+	if out, _, code := logOf("--since", since); code != 0 || strings.Count(out, "card 1 ") != 1 {
+		t.Errorf("--since %s: rc %d:\n%s", since, code, out)
+	}
+	if _, errs, code := logOf("--since", "yesterday"); code != 2 || !strings.Contains(errs, "2026-12-07") {
+		t.Errorf("--since yesterday: rc %d, %q; want the forms it takes", code, errs)
+	}
+}
