@@ -25,6 +25,9 @@ const (
 	SevFailure = "failure"
 	// SevWarning: the Tick ignored a SHOULD.
 	SevWarning = "warning"
+	// SevNote: the Tick strays from the draft's informative advice (text without a MUST or a
+	// SHOULD, such as 6.4's "illustrative suggestions").
+	SevNote = "note"
 )
 
 // Options say what to check.
@@ -95,13 +98,15 @@ func (r *Report) step(name string, ok bool, format string, args ...any) {
 }
 
 // Counts returns how many findings of each severity there are.
-func (r *Report) Counts() (violations, failures, warnings int) {
+func (r *Report) Counts() (violations, failures, warnings, notes int) {
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SevViolation:
 			violations++
 		case SevFailure:
 			failures++
+		case SevNote:
+			notes++
 		default:
 			warnings++
 		}
@@ -132,7 +137,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotStart, err)
 	}
-	ids := watchInstanceID(h, in)
+	lint := &sendLint{}
+	ids := watchInstanceID(h, in, lint)
 	defer ids.stop()
 	started := time.Now()
 	select {
@@ -148,7 +154,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return r, nil
 	}
 	cat := in.Catalog()
-	r.Descriptor = cat.Raw
+	r.Descriptor = strictJSON(cat.Raw)
 	d := cat.Descriptor
 	r.step("initialize", true, "ready in %v: %q (%s), revision %q, %d tools",
 		time.Since(started).Round(time.Millisecond), d.Title, d.Kind, d.Revision, len(d.Tools))
@@ -160,8 +166,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.lateCall <= 0 {
 		opts.lateCall = host.CallTimeout
 	}
-	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, exitWait: opts.exitWait, ids: ids}
+	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, exitWait: opts.exitWait, ids: ids, lint: lint}
 	c.saw("the tick/describe result", cat.Raw)
+	lint.margin("the tick/describe result", cat.Raw, host.MaxDescribeBytes)
+	lint.state("the first state", in.State().Data, host.MaxReadBytes)
 	c.watch(ctx, opts.Watch)
 	probes := []struct {
 		name string
@@ -196,6 +204,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	ids.stop()
 	c.instanceIDFindings()
+	c.lintFindings()
 	c.skippedFindings(skipped)
 	endFindings(r, in)
 	finish(r, in)
@@ -204,13 +213,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if noFindingsOtherThanWarnings(r) {
 		probeSecondRun(ctx, r, h, opts)
 	}
-	v, f, _ := r.Counts()
+	v, f, _, _ := r.Counts()
 	r.OK = v == 0 && f == 0
 	return r, nil
 }
 
 func noFindingsOtherThanWarnings(r *Report) bool {
-	v, f, _ := r.Counts()
+	v, f, _, _ := r.Counts()
 	return v == 0 && f == 0
 }
 
@@ -221,9 +230,9 @@ func finish(r *Report, in *host.Instance) {
 		r.Ended = &Ended{Reason: e.Reason, Screen: e.Screen}
 	}
 	if st := in.State(); st.Valid {
-		r.State = &StateReport{Seq: st.Seq, Data: st.Data, At: st.At}
+		r.State = &StateReport{Seq: st.Seq, Data: strictJSON(st.Data), At: st.At}
 	}
-	v, f, _ := r.Counts()
+	v, f, _, _ := r.Counts()
 	r.OK = v == 0 && f == 0
 }
 
@@ -244,18 +253,20 @@ func endFindings(r *Report, in *host.Instance) {
 	if e.DuringInit {
 		rules = append(rules, "H-I1")
 	}
-	for _, rule := range []string{e.Rule, host.RuleOf(e.Err)} {
+	precise := preciseRule(e.Err)
+	for _, rule := range []string{e.Rule, precise} {
 		if rule != "" && !slices.Contains(rules, rule) {
 			rules = append(rules, rule)
 		}
 	}
+	reason := retag(e.Reason, host.RuleOf(e.Err), precise)
 	for _, rule := range rules {
 		sv := sev
 		if rule == "H-I1" {
 			sv = SevFailure // initialization failed; the violation, if any, is the other finding
 		}
-		if !r.has(rule, e.Reason) {
-			r.find(rule, sv, "%s", e.Reason)
+		if !r.has(rule, reason) {
+			r.find(rule, sv, "%s", reason)
 		}
 	}
 }

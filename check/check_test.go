@@ -121,12 +121,17 @@ func TestCheckVerdicts(t *testing.T) {
 		{"exitafterinit", "C-X5", SevFailure, false},  // C-X5
 		{"unknownmethodok", "C-M2", SevWarning, true}, // C-M2
 		{"slow", "C-R2", SevWarning, true},            // C-R2
-		{"bigstate", "C-S1", SevWarning, true},        // C-S1
+		{"bigstate", "C-S1", SevNote, true},           // spec 6.4: illustrative advice, a note
 		{"chatty", "C-U2", SevWarning, true},          // C-U2
 		{"ignoreeof", "C-X1", SevWarning, true},       // C-X1
-		{"ignoreterm", "C-X2", SevWarning, true},      // C-X2
+		{"ignoreterm", "C-X2", SevNote, true},         // spec 4.5: no MUST or SHOULD, a note
 		{"lint", "C-D4", SevWarning, true},            // C-D4
 		{"mutatingonly", "", "", true},
+		{"credstate", "C-S3", SevWarning, true},      // spec 10: an api_key in the state
+		{"tightupdate", "C-S4", SevWarning, true},    // spec 3.5: 1e15s leave no room under 512 KiB
+		{"readseqfrac", "C-S5", SevFailure, false},   // spec 6.2: seq 1.5 in a read result
+		{"errcodestring", "C-M4", SevFailure, false}, // spec 3.2: an error's code "-32601", a string
+		{"surrogate", "", "", true},                  // spec 3.2: a lone \ud83d is legal JSON text
 	}
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {

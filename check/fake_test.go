@@ -5,6 +5,7 @@ package check
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -177,6 +178,13 @@ func (f *fake) handle(line []byte) {
 			os.Stdout.Close()
 			return
 		}
+		if f.mode == "surrogate" {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.descriptor()})
+			f.mu.Lock()
+			os.Stdout.Write(append(bytes.Replace(b, []byte("A fake."), []byte(`A fake \ud83d, paired \ud83d\ude00.`), 1), '\n'))
+			f.mu.Unlock()
+			return
+		}
 		reply(f.descriptor())
 		if f.mode == "revnochange" {
 			f.mu.Lock()
@@ -206,6 +214,20 @@ func (f *fake) handle(line []byte) {
 			data["me"] = os.Getenv("TICKLOOP_INSTANCE_ID")
 		case "readclock":
 			data["now"] = time.Now().Format(time.RFC3339Nano) // not business news: no update, same seq
+		case "credstate":
+			data["account"] = map[string]any{"user": "ana", "api_key": "sk-live-0123456789"} // spec 10: no credentials
+			data["tokens_used"] = 1200                                                       // a count, not a credential
+		case "readseqfrac":
+			st["seq"] = 1.5 // not a uinteger (spec 6.2)
+		case "surrogate":
+			data["note"] = "SURROGATE" // written below as a lone \ud83d
+		}
+		if f.mode == "surrogate" {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": st})
+			f.mu.Lock()
+			os.Stdout.Write(append(bytes.ReplaceAll(b, []byte("SURROGATE"), []byte(`x\ud83dy`)), '\n'))
+			f.mu.Unlock()
+			return
 		}
 		reply(st)
 		switch f.mode {
@@ -223,6 +245,12 @@ func (f *fake) handle(line []byte) {
 			os.Exit(0)
 		case "updplus24", "updcomma", "updnullid", "updstringid":
 			f.oddUpdate()
+		case "tightupdate":
+			if !f.repeated {
+				f.repeated = true
+				// 520,000 bytes of 1e15: within 512 KiB here, 1.9 MB as 1000000000000000.0 (spec 3.5).
+				f.updateData(map[string]any{"ticks": json.RawMessage("[" + strings.Repeat("1e15,", 103999) + "1e15]")})
+			}
 		}
 		if f.mode == "noisy" {
 			os.Stdout.WriteString("debug: read answered\n")
@@ -295,6 +323,10 @@ func (f *fake) handle(line []byte) {
 	default:
 		if f.mode == "unknownmethodok" {
 			reply(map[string]any{})
+			return
+		}
+		if f.mode == "errcodestring" {
+			f.send(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": "-32601", "message": "no such method"}})
 			return
 		}
 		fail(-32601, "no such method")

@@ -15,6 +15,7 @@ import (
 type idWatch struct {
 	id   []byte
 	in   *host.Instance
+	lint *sendLint // sees each state too
 	sub  *host.Subscription
 	quit chan struct{}
 	done chan struct{}
@@ -26,8 +27,8 @@ type idWatch struct {
 }
 
 // watchInstanceID starts watching in's states; stop ends it.
-func watchInstanceID(h *host.Host, in *host.Instance) *idWatch {
-	w := &idWatch{id: []byte(in.ID()), in: in, sub: h.Subscribe(), quit: make(chan struct{}), done: make(chan struct{})}
+func watchInstanceID(h *host.Host, in *host.Instance, lint *sendLint) *idWatch {
+	w := &idWatch{id: []byte(in.ID()), in: in, lint: lint, sub: h.Subscribe(), quit: make(chan struct{}), done: make(chan struct{})}
 	go w.loop() // owner: Run, through stop; returns when stop closes quit
 	return w
 }
@@ -41,7 +42,9 @@ func (w *idWatch) loop() {
 		case <-w.sub.C():
 			for _, e := range w.sub.Drain() {
 				if e.Kind == host.EventState && e.ID == w.in.ID() {
-					w.look("a state", w.in.State().Data)
+					data := w.in.State().Data
+					w.look("a state", data)
+					w.lint.state("a state", data, host.MaxUpdateBytes)
 				}
 			}
 		}

@@ -24,6 +24,7 @@ type checker struct {
 	lateCall    time.Duration // C-K5: an answer later than this is past the host's timeout
 	exitWait    time.Duration // C-X1: how long the Tick has to exit after EOF (promptExit)
 	ids         *idWatch
+	lint        *sendLint
 }
 
 func (c *checker) alive() bool { return c.in.Status() == host.StatusReady }
@@ -70,6 +71,7 @@ func (c *checker) describe(ctx context.Context) (*host.Catalog, error) {
 	cat, err := c.in.Describe(ctx)
 	if err == nil {
 		c.saw("a tick/describe result", cat.Raw)
+		c.lint.margin("a tick/describe result", cat.Raw, host.MaxDescribeBytes)
 	} else {
 		c.sawError("a tick/describe error", err)
 	}
@@ -80,6 +82,7 @@ func (c *checker) read(ctx context.Context) (host.StateInfo, error) {
 	st, err := c.in.Read(ctx)
 	if err == nil {
 		c.saw("a tick/read result", st.Data)
+		c.lint.state("a tick/read result", st.Data, host.MaxReadBytes)
 	} else {
 		c.sawError("a tick/read error", err)
 	}
@@ -293,13 +296,13 @@ func (c *checker) probeEight(ctx context.Context) {
 
 // requestFailed records a failed request as the rule it broke, found by the error's type.
 func (c *checker) requestFailed(what string, err error) {
-	switch rule := host.RuleOf(err); {
+	switch rule := preciseRule(err); {
 	case !c.alive():
 		return // the end is reported as a finding of its own
 	case errors.Is(err, host.ErrTimeout):
 		c.r.find("C-M1", SevFailure, "%s got no answer (%v); every request must be answered exactly once (spec 3.2)", what, err)
 	case rule != "":
-		c.r.find(rule, SevFailure, "%s: %v", what, err)
+		c.r.find(rule, SevFailure, "%s: %s", what, retag(err.Error(), host.RuleOf(err), rule))
 	default:
 		c.r.find("C-M1", SevFailure, "%s failed: %v", what, err)
 	}
@@ -345,6 +348,7 @@ func (c *checker) call(ctx context.Context, what string, p wire.CallParams) (jso
 	c.slow(what, took, err)
 	if err == nil {
 		c.saw("a tick/call result", res)
+		c.lint.margin("a tick/call result", res, host.MaxResultBytes)
 	} else {
 		c.sawError("a tick/call error", err)
 	}

@@ -33,10 +33,10 @@ func WriteText(w io.Writer, argv []string, r *Report) {
 			}
 		}
 	}
-	v, f, warn := r.Counts()
+	v, f, warn, notes := r.Counts()
 	verdict := "PASS"
 	if !r.OK {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "\n%s: %d violations, %d failures, %d warnings\n", verdict, v, f, warn)
+	fmt.Fprintf(w, "\n%s: %d violations, %d failures, %d warnings, %d notes\n", verdict, v, f, warn, notes)
 }
