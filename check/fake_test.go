@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -186,6 +187,12 @@ func (f *fake) handle(line []byte) {
 			return
 		}
 		reply(f.descriptor())
+		if f.mode == "describerev" {
+			f.mu.Lock()
+			n, _ := strconv.Atoi(f.rev)
+			f.rev = strconv.Itoa(n + 1) // each describe hands out a new revision (a side effect, spec 4.4)
+			f.mu.Unlock()
+		}
 		if f.mode == "revnochange" {
 			f.mu.Lock()
 			f.mode = "revnochange2" // same revision, fewer tools from now on

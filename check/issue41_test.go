@@ -121,3 +121,15 @@ func TestStateShoulds(t *testing.T) {
 		}
 	}
 }
+
+// spec 4.4 — a describe that hands out a new revision each time has a side effect: every call
+// prepared against the revision before is void (5.5). Nothing else happens between the describes,
+// so this is C-R1, not an ordinary catalog change. The Perl ticker, whose revision moves once by
+// itself, passes (TestPerlTickPasses).
+func TestDescribeHandingOutRevisions(t *testing.T) {
+	t.Parallel()
+	r, _ := runFake(t, "describerev")
+	if r.OK || !hasFinding(r, "C-R1", SevFailure) {
+		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
+	}
+}

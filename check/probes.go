@@ -136,11 +136,14 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 	burst := func() (string, bool) {
 		before := c.in.SessionStats().Updates
 		var first *host.StateInfo
+		var revs []string // each describe's revision
 		for i := 0; i < 4; i++ {
-			if _, err := c.describe(ctx); err != nil {
+			cat, err := c.describe(ctx)
+			if err != nil {
 				c.requestFailed("tick/describe", err)
 				return "", false
 			}
+			revs = append(revs, cat.Revision())
 			st, err := c.read(ctx)
 			if err != nil {
 				c.requestFailed("tick/read", err)
@@ -157,6 +160,12 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 		if n := c.in.SessionStats().Updates - before; n > 0 {
 			return fmt.Sprintf("%d tick/update notifications came while only describe and read were sent", n), true
 		}
+		// A new revision voids every call prepared against the one before (spec 5.5, 10): a
+		// describe that hands one out has a side effect. A revision that moves by itself (a
+		// plugin loads, a clock) moves once in a burst at most, not at every describe.
+		if rotates(revs) {
+			return fmt.Sprintf("each describe gave a new revision (%s) with no update and no call between", host.Printable(strings.Join(quoted(revs), ", "), false)), true
+		}
 		return "", true
 	}
 	moved, outcome := c.effectRounds(ctx, burst)
@@ -166,11 +175,29 @@ func (c *checker) probeNoSideEffects(ctx context.Context) {
 	case roundsFailed:
 		c.r.step("describe and read change nothing", false, "a request failed")
 	case roundsClean:
-		c.r.step("describe and read change nothing", true, "4 describes and 4 reads: same seq and state, no update")
+		c.r.step("describe and read change nothing", true, "4 describes and 4 reads: same seq, no update, no revision handed out per describe")
 	default:
 		c.r.find("C-R1", SevFailure, "tick/describe and tick/read have side effects: %s, in %d rounds each after %v without updates (spec 4.4)", moved, sideEffectRounds, sideEffectQuiet)
 		c.r.step("describe and read change nothing", false, "%s", moved)
 	}
+}
+
+// rotates reports whether every revision differs from the one before it.
+func rotates(revs []string) bool {
+	for i := 1; i < len(revs); i++ {
+		if revs[i] == revs[i-1] {
+			return false
+		}
+	}
+	return len(revs) > 1
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }
 
 // What effectRounds saw.
