@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"tickmux/agent/mcptask"
 	"tickmux/tick/wire"
 )
 
@@ -45,6 +47,9 @@ type MCP struct {
 	// registryChanges counts the changes made to the registry (each one sends the sessions
 	// notifications/resources/list_changed); tests read it.
 	registryChanges int
+
+	tasks        *mcptask.Table                      // MCP tasks (mcp_tasks.go)
+	taskSessions map[*mcp.ServerSession]*taskSession // under mu
 }
 
 // MCPOptions tune the bridge.
@@ -56,6 +61,8 @@ type MCPOptions struct {
 	// CallWait is how long call_tick and query_tick wait for the person and the Tick before
 	// they answer with a ticket; 0 means DefaultCallWait. Tests shorten it.
 	CallWait time.Duration
+	// TaskTTL is how long an MCP task lives (mcp_tasks.go); 0 means DefaultTaskTTL.
+	TaskTTL time.Duration
 }
 
 // DefaultCallWait stays below every request timeout known in MCP clients (60 s in the
@@ -87,10 +94,11 @@ func mcpInstructions(callWait time.Duration) string {
 // NewMCP makes the bridge to the tickmux listening on socket.
 func NewMCP(socket string, opts MCPOptions) *MCP {
 	m := &MCP{socket: socket, logf: opts.Logf, callWait: opts.CallWait, clients: map[*mcp.ServerSession]*Client{},
-		listed: map[string]*mcp.Resource{}}
+		listed: map[string]*mcp.Resource{}, taskSessions: map[*mcp.ServerSession]*taskSession{}}
 	if m.callWait <= 0 {
 		m.callWait = DefaultCallWait
 	}
+	m.tasks = mcptask.NewTable(cmp.Or(opts.TaskTTL, DefaultTaskTTL), taskPoll)
 	if m.logf == nil {
 		m.logf = func(string, ...any) {}
 	}
@@ -99,13 +107,16 @@ func NewMCP(socket string, opts MCPOptions) *MCP {
 	if version == "" {
 		version = "dev"
 	}
+	caps := &mcp.ServerCapabilities{} // no logging capability: tickmux logs nothing to the client
+	caps.AddExtension(mcptask.ExtensionID, nil)
 	m.server = mcp.NewServer(&mcp.Implementation{Name: "tickmux", Title: "tickmux", Version: version}, &mcp.ServerOptions{
 		Instructions:       mcpInstructions(m.callWait),
 		SubscribeHandler:   m.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-		Capabilities:       &mcp.ServerCapabilities{}, // no logging capability: tickmux logs nothing to the client
+		Capabilities:       caps,
 	})
 	m.server.AddReceivingMiddleware(m.refreshListing)
+	m.addTaskMethods()
 	for _, t := range m.mcpTools() {
 		m.addTool(t)
 	}
@@ -123,13 +134,16 @@ func NewMCP(socket string, opts MCPOptions) *MCP {
 // session's socket connection.
 func (m *MCP) Run(ctx context.Context, t mcp.Transport) error {
 	m.primeResources(ctx)
-	ss, err := m.server.Connect(ctx, quietCancelled{t}, nil)
+	qt := &quietCancelled{Transport: t}
+	ss, err := m.server.Connect(ctx, qt, nil)
 	if err != nil {
 		return err
 	}
+	endTasks := m.startTaskSession(ss, qt.conn)
 	stop := context.AfterFunc(ctx, func() { ss.Close() })
 	defer stop()
 	err = ss.Wait()
+	endTasks() // the tasks' kept calls stay on tickmux for a later session to collect
 	m.mu.Lock()
 	c := m.clients[ss]
 	delete(m.clients, ss)
@@ -220,6 +234,7 @@ func (m *MCP) addTool(t mcpTool) {
 		if err != nil {
 			return m.errorResult(t.name, err), nil
 		}
+		params = asTask(ctx, params) // a client that takes tasks gets one for a call that waits
 		c, err := m.client(ctx, req.Session, clientName(req.ClientInfo()))
 		if err != nil {
 			return m.errorResult(t.name, err), nil
@@ -227,6 +242,9 @@ func (m *MCP) addTool(t mcpTool) {
 		var raw json.RawMessage
 		if err := c.Do(ctx, t.method, params, &raw, progressTo(ctx, req)); err != nil {
 			return m.errorResult(t.name, err), nil
+		}
+		if m.taskOf(ctx, req.Session, raw) {
+			return &mcp.CallToolResult{}, nil // offerTasks answers with the task
 		}
 		raw = m.dropRules(t.name, raw)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: raw}, nil

@@ -11,15 +11,21 @@ import (
 
 // quietCancelled wraps an MCP transport so that a request the client cancelled with
 // notifications/cancelled gets no reply, as MCP asks: the SDK cancels the handler's context
-// (which withdraws a pending approval card) but would still write the handler's answer.
-type quietCancelled struct{ mcp.Transport }
+// (which withdraws a pending approval card) but would still write the handler's answer. It
+// keeps the connection it made, through which the tasks send notifications the SDK has no
+// call for (mcp_tasks.go).
+type quietCancelled struct {
+	mcp.Transport
+	conn *cancelFilter // set by Connect, before the session reads anything
+}
 
-func (t quietCancelled) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *quietCancelled) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &cancelFilter{Connection: c, open: map[jsonrpc.ID]bool{}}, nil
+	t.conn = &cancelFilter{Connection: c, open: map[jsonrpc.ID]bool{}}
+	return t.conn, nil
 }
 
 // cancelFilter tracks the client's requests still open (bounded by what the client has in
