@@ -46,7 +46,8 @@ func TestEndToEndClaudePrintModeNeedsAllowedTools(t *testing.T) {
 		args := append(append([]string{"-p", "LISTTICKS"}, extra...), "--mcp-config", string(mcpConfig))
 		cmd := exec.Command(claude, args...)
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+api.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CONFIG_DIR="+cfg, "HOME="+r.dir)
+		cmd.Env = append(os.Environ(), "ANTHROPIC_BASE_URL="+api.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CONFIG_DIR="+cfg, "HOME="+r.dir,
+			"DISABLE_AUTOUPDATER=1") // never update the machine's Claude Code (issue 44 item 9)
 		out, err := cmd.CombinedOutput()
 		seen := stub.results()
 		if len(seen) == before {

@@ -282,7 +282,7 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 
 	r.start()
 	r.waitFor("shell:1")
-	r.typeLine(fmt.Sprintf("cd %s && ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=dummy CLAUDE_CONFIG_DIR=%s %s --debug-file %s", work, api.URL, cfg, claude, filepath.Join(r.dir, "claude-debug.log")), "Claude Code v2.1.197")
+	r.typeLine(fmt.Sprintf("cd %s && DISABLE_AUTOUPDATER=1 ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=dummy CLAUDE_CONFIG_DIR=%s %s --debug-file %s", work, api.URL, cfg, claude, filepath.Join(r.dir, "claude-debug.log")), "Claude Code v2.1.197")
 	r.waitFor("shell:1 Claude Code started")
 	// y: the command runs.
 	r.prompt("please RUNBASH")

@@ -49,7 +49,11 @@ func newTmuxRig(t *testing.T) *tmuxRig {
 		"TICKMUX_SOCKET="+r.socket, "SHELL=/bin/sh", "HOME="+dir, "PS1=$ ",
 		// tickmux is played by this test binary: under -race it would sleep a second at every
 		// exit (the race detector's default), which is no part of tickmux's own exit time.
-		"GORACE=atexit_sleep_ms=0")
+		"GORACE=atexit_sleep_ms=0",
+		// Claude Code started in a pane must not update itself: an earlier run updated the
+		// machine's global npm Claude Code (issue 44 item 9). Tests change nothing outside the
+		// checkout.
+		"DISABLE_AUTOUPDATER=1")
 	t.Cleanup(func() {
 		exec.Command("tmux", "-S", r.tmuxSoc, "kill-server").Run()
 		r.killServer()
