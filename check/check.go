@@ -166,7 +166,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.lateCall <= 0 {
 		opts.lateCall = host.CallTimeout
 	}
-	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, exitWait: opts.exitWait, ids: ids, lint: lint}
+	c := &checker{r: r, in: in, sess: in.Session(), cat: cat, callTimeout: opts.CallTimeout, lateCall: opts.lateCall, exitWait: opts.exitWait, ids: ids, lint: lint, dir: opts.Dir}
 	c.saw("the tick/describe result", cat.Raw)
 	lint.margin("the tick/describe result", cat.Raw, host.MaxDescribeBytes)
 	lint.state("the first state", in.State().Data, host.MaxReadBytes)

@@ -317,6 +317,17 @@ func (f *fake) handle(line []byte) {
 				return
 			}
 			reply(map[string]any{"n": 1})
+		case "find": // mode querywrites: a query that takes a required q and writes a file (spec 5.6)
+			var args struct{ Q *string }
+			if json.Unmarshal(req.Params.Args, &args) != nil || args.Q == nil {
+				fail(-32602, "find takes a string q")
+				return
+			}
+			if fh, err := os.OpenFile(".find-cache", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+				fmt.Fprintf(fh, "%q\n", *args.Q)
+				fh.Close()
+			}
+			reply(map[string]any{"found": 0})
 		case "set":
 			f.update()
 			reply(map[string]any{})
@@ -366,6 +377,9 @@ func (f *fake) descriptor() map[string]any {
 		tools[1].(map[string]any)["name"] = " get " // "get" again, but for the spaces
 	case "badpointer":
 		d["state"] = map[string]any{"series": []any{map[string]any{"path": "/a~2", "newest": "last"}}}
+	case "querywrites":
+		d["tools"] = append(tools, map[string]any{"name": "find", "description": "Find items matching q.", "mutates": false,
+			"input_schema": map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}, "required": []any{"q"}}})
 	case "initcloseout":
 		for i := 0; i < 20; i++ { // a catalog that takes the host a few milliseconds to validate
 			props := map[string]any{}

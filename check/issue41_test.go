@@ -133,3 +133,18 @@ func TestDescribeHandingOutRevisions(t *testing.T) {
 		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
 	}
 }
+
+// spec 5.6 — a query that writes a file in the Tick's working directory must be declared
+// mutates: true. check calls every query it can build args for (find takes a required q), not
+// only the first that takes {}, and compares the directory before and after.
+func TestQueryThatWritesAFile(t *testing.T) {
+	t.Parallel()
+	r, _ := runFakeWith(t, "querywrites", Options{Dir: t.TempDir()})
+	found := false
+	for _, f := range r.Findings {
+		found = found || f.Rule == "C-K6" && strings.Contains(f.Message, `"find"`) && strings.Contains(f.Message, ".find-cache")
+	}
+	if !found || r.OK {
+		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
+	}
+}

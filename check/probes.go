@@ -25,6 +25,7 @@ type checker struct {
 	exitWait    time.Duration // C-X1: how long the Tick has to exit after EOF (promptExit)
 	ids         *idWatch
 	lint        *sendLint
+	dir         string // the Tick's working directory, "" for check's own
 }
 
 func (c *checker) alive() bool { return c.in.Status() == host.StatusReady }
@@ -231,60 +232,6 @@ func (c *checker) effectRounds(ctx context.Context, burst func() (string, bool))
 		}
 	}
 	return moved, roundsMoved
-}
-
-// probeQueryNoEffects calls a query tool (mutates: false, args {}) on a quiet Tick: no update may
-// follow and seq may not move. A tool that changes the Tick's state must be declared mutates: true,
-// or its calls bypass the person's approval (spec 5.6). Rounds and quiet windows as in
-// probeNoSideEffects, so updates the Tick sends on its own are not taken for the call's.
-func (c *checker) probeQueryNoEffects(ctx context.Context) {
-	const step = "a query changes nothing"
-	t := c.query()
-	if t == nil {
-		c.r.step(step, true, "skipped: the catalog has no query tool that takes {}")
-		return
-	}
-	name := t.Name
-	burst := func() (string, bool) {
-		st0, err := c.read(ctx)
-		if err != nil {
-			c.requestFailed("tick/read", err)
-			return "", false
-		}
-		before := c.in.SessionStats().Updates
-		_, _, err = c.callFollowing(ctx, fmt.Sprintf("a call to %q", name), c.prepareQuery(name))
-		if _, answered := codeOf(err); err != nil && !answered {
-			c.requestFailed(fmt.Sprintf("a call to %q", name), err)
-			return "", false
-		}
-		c.pause(ctx, sideEffectSettle) // an update the call caused may follow its result (spec 7.2)
-		n := c.in.SessionStats().Updates - before
-		st1, err := c.read(ctx)
-		if err != nil {
-			c.requestFailed("tick/read", err)
-			return "", false
-		}
-		switch {
-		case n > 0:
-			return fmt.Sprintf("%d tick/update notifications followed a call to %q (seq %d to %d)", n, name, st0.Seq, st1.Seq), true
-		case st1.Seq != st0.Seq:
-			return fmt.Sprintf("seq moved from %d to %d across a call to %q", st0.Seq, st1.Seq, name), true
-		}
-		return "", true
-	}
-	moved, outcome := c.effectRounds(ctx, burst)
-	switch outcome {
-	case roundsSkipped:
-		c.r.step(step, true, "skipped: the Tick updates on its own, so effects cannot be told apart")
-	case roundsFailed:
-		c.r.step(step, false, "a request failed")
-	case roundsClean:
-		c.r.step(step, true, "called %q: same seq, no update", name)
-	default:
-		c.r.find("C-K6", SevFailure, "%q is declared mutates: false but changes the state: %s, in %d rounds each after %v without updates. A tool that can change anything beyond its result must be declared mutates: true; declared false, its calls bypass the person's approval (spec 5.6)",
-			name, moved, sideEffectRounds, sideEffectQuiet)
-		c.r.step(step, false, "%s", moved)
-	}
 }
 
 // The side-effect probe's quiet window and rounds (see probeNoSideEffects).
