@@ -355,13 +355,14 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (_ 
 		return TickInfo{}, failure(ReasonFailed, "%v", err)
 	}
 	spec := host.OpenSpec{Argv: p.Command, Dir: p.Cwd, Shell: p.Shell, Sandbox: p.Sandbox || s.agentOnly(), ByAgent: true}
-	if s.h.Sandboxed(spec) {
+	sandboxed := s.h.Sandboxed(spec)
+	if sandboxed {
 		if _, err := host.SandboxAvailable(); err != nil {
 			return TickInfo{}, failure(ReasonFailed, "%v", err)
 		}
 		what += ", sandboxed"
 	}
-	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell}
+	req := host.ApprovalRequest{Action: host.ActionOpen, Client: c.client(), Argv: p.Command, Dir: p.Cwd, Shell: p.Shell, Sandboxed: sandboxed}
 	rec, err := s.approve(ctx, c, id, req, what)
 	if err != nil {
 		return TickInfo{}, err

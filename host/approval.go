@@ -41,10 +41,12 @@ type ApprovalRequest struct {
 	// sentence each (Catalog.Unchecked, and patterns that ran past their time budget): the Tick
 	// checks it (spec 7.2).
 	Unchecked []string
-	// Argv and Dir describe an ActionOpen; Shell tells a plain program from a Tick.
-	Argv  []string
-	Dir   string
-	Shell bool
+	// Argv and Dir describe an ActionOpen; Shell tells a plain program from a Tick, and
+	// Sandboxed says the program will run in a sandbox (Host.Sandboxed, sandbox.go).
+	Argv      []string
+	Dir       string
+	Shell     bool
+	Sandboxed bool
 	// Text is what ActionSend would type.
 	Text string
 	// Agent describes an ActionAgent; Instance and Title then name the pane the agent runs in

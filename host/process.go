@@ -841,9 +841,15 @@ func (p *Process) foreground() int {
 // automatic-rename shows it; "" when it cannot be read. One ioctl and one small read: a pane's
 // frame asks at every draw, a key's echo included, so the file stays open for the same process
 // and is read again from its start (3-4 µs; opening it each time was 20-70 µs of the echo's
-// path). An exec shows at once: the file names the process, whose name it changed.
+// path). An exec shows at once: the file names the process, whose name it changed. In a sandbox,
+// bwrap's group is named for the program bwrap started.
 func (p *Process) ForegroundName() string {
 	pid := p.foreground()
+	if pid == p.pid && p.spec.Sandbox != nil {
+		// bwrap leads the pane's first process group, the program in it until a shell with job
+		// control gives the terminal to a job: name the program, not bwrap.
+		return filepath.Base(p.path)
+	}
 	p.nameMu.Lock()
 	defer p.nameMu.Unlock()
 	if pid != p.namePid || p.nameFile == nil {

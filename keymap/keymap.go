@@ -152,6 +152,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "|", SplitRight},
 	{ModePrefix, "\"", SplitDown},
 	{ModePrefix, "-", SplitDown},
+	{ModePrefix, "S", SplitSandboxed},
 	{ModePrefix, "Left", FocusLeft},
 	{ModePrefix, "h", FocusLeft},
 	{ModePrefix, "Right", FocusRight},

@@ -871,12 +871,16 @@ func (a *App) moveFocus(id string) {
 }
 
 // splitShell opens a shell beside the focused pane, in its working directory.
-func (a *App) splitShell(axis Axis) {
-	dir := ""
+func (a *App) splitShell(axis Axis) { a.splitShellWith(host.OpenSpec{}, axis) }
+
+// splitShellWith is splitShell with spec's Sandbox (prefix S). What cannot start, a sandbox
+// bwrap cannot make included, is said on the status line and opens nothing.
+func (a *App) splitShellWith(spec host.OpenSpec, axis Axis) {
 	if p := a.focusedPane(); p != nil {
-		dir = p.inst.Process().ForegroundCwd() // a split opens where the person is, as in tmux
+		spec.Dir = p.inst.Process().ForegroundCwd() // a split opens where the person is, as in tmux
 	}
-	if _, err := a.OpenBeside(host.OpenSpec{Shell: true, Dir: dir}, a.tab.focus, axis); err != nil {
+	spec.Shell = true
+	if _, err := a.OpenBeside(spec, a.tab.focus, axis); err != nil {
 		a.say(err.Error())
 	}
 }

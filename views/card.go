@@ -124,6 +124,11 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 				exact(append(line{{lead, th.Card}}, vl...))
 			}
 		}
+		if r.Sandboxed {
+			text("sandboxed (bubblewrap): it sees only its own processes and terminal, writes only its directory and sandbox_write, reaches tickmux only through the agent socket", th.Card)
+		} else {
+			text("NOT sandboxed: it runs with all your rights", th.Card.Bold(true))
+		}
 	case host.ActionAgent:
 		if r.Agent != nil {
 			p.agentCardBody(r.Agent, text, exact)
@@ -194,7 +199,7 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 }
 
 // cardVerb says what the card asks, in words: "call note on hosted:3 (Notes)",
-// "type into shell:2 (bash)", "close hosted:8", "open a shell".
+// "type into shell:2 (bash)", "close hosted:8", "open a shell", "open a sandboxed Tick".
 func cardVerb(r host.ApprovalRequest) string {
 	target := r.Instance
 	if r.Title != "" {
@@ -205,10 +210,14 @@ func cardVerb(r host.ApprovalRequest) string {
 	case host.ActionCall:
 		return "call " + host.Printable(capText(r.Tool, 200), false) + " on " + target
 	case host.ActionOpen:
+		what := "a Tick"
 		if r.Shell {
-			return "open a shell"
+			what = "a shell"
 		}
-		return "open a Tick"
+		if r.Sandboxed {
+			what = "a sandboxed" + strings.TrimPrefix(what, "a")
+		}
+		return "open " + what
 	case host.ActionClose:
 		return "close " + target
 	case host.ActionSend:

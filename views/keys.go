@@ -171,6 +171,8 @@ func (a *App) do(act keymap.Action) {
 		a.splitShell(SideBySide)
 	case keymap.SplitDown:
 		a.splitShell(Stacked)
+	case keymap.SplitSandboxed:
+		a.splitShellWith(host.OpenSpec{Sandbox: true}, SideBySide)
 	case keymap.NewShell:
 		a.splitShell(a.autoAxis())
 	case keymap.NewTab:

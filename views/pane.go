@@ -158,7 +158,8 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	screen.SetContent(x, y+h-1, bl, nil, border)
 	screen.SetContent(x+w-1, y+h-1, br, nil, border)
 
-	// Title: " hosted:3 Counter · ready " on the top border.
+	// Title: " hosted:3 Counter · ready " on the top border; " shell:2 bash · ready · sandboxed "
+	// for a sandboxed pane.
 	title := th.Title
 	if p.focused {
 		title = th.TitleFocused
@@ -181,6 +182,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		}
 	default:
 		l = append(l, statusSeg(th, status))
+	}
+	if p.inst.Sandboxed() { // its program runs under bubblewrap (host/sandbox.go), ended or not
+		l = append(l, seg{" · sandboxed", title})
 	}
 	if key.unguarded && status != host.StatusEnded {
 		// No guardian watches its processes: a kill -9 of tickmux would leave them (the panel

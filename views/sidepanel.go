@@ -233,7 +233,11 @@ func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), bl
 		return
 	}
 	status := inst.Status()
-	add(line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(capText(inst.Title(), maxTickField), th.Panel), {"  ", th.Panel}, statusSeg(th, status)})
+	id := line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(capText(inst.Title(), maxTickField), th.Panel), {"  ", th.Panel}, statusSeg(th, status)}
+	if inst.Sandboxed() {
+		id = append(id, seg{" · sandboxed", th.PanelMuted})
+	}
+	add(id)
 	if e := inst.EndInfo(); e != nil {
 		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))

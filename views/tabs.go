@@ -302,7 +302,8 @@ func (a *App) respawn() {
 	if r, ok := a.paneRects()[old.ID()]; ok {
 		cols, rows = max(10, r.W-2), max(3, r.H-2)
 	}
-	in, err := a.host.Open(host.OpenSpec{Argv: old.Argv(), Dir: old.Dir(), Shell: !old.IsTick(), Cols: cols, Rows: rows})
+	// A sandboxed pane comes back sandboxed, whatever the policy says of a pane opened this way.
+	in, err := a.host.Open(host.OpenSpec{Argv: old.Argv(), Dir: old.Dir(), Shell: !old.IsTick(), Cols: cols, Rows: rows, Sandbox: old.Sandboxed()})
 	if err != nil {
 		a.say(err.Error())
 		return
