@@ -31,6 +31,7 @@ type tuiFlags struct {
 	logPath string
 	config  string
 	demo    bool   // tickmux server: open the demo layout
+	sandbox bool   // tickmux and tickmux server: the program (or shell) opened runs sandboxed
 	size    string // tickmux server: COLSxROWS of the terminal that started it
 	argv    []string
 }
@@ -42,13 +43,16 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "the control socket `PATH` (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock)")
 	fs.StringVar(&f.logPath, "log", "", "the server's log file `PATH` (default $XDG_STATE_HOME/tickmux/tickmux.log)")
 	fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
+	if name == "tickmux" || name == "tickmux server" {
+		fs.BoolVar(&f.sandbox, "sandbox", false, "run the shell, or CMD, in a sandbox (bubblewrap) whatever the config's sandbox setting")
+	}
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
 		fs.StringVar(&f.size, "size", "", "`COLSxROWS` of the terminal the first view will have")
 	}
 	fs.Usage = func() {
 		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {
-			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [-- CMD [ARG...]]")
+			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [--sandbox] [-- CMD [ARG...]]")
 			fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
 			fmt.Fprintln(std.err)
 		}
@@ -105,8 +109,9 @@ func tui(args []string, std stdio, demo bool) int {
 		}
 	case demo:
 		fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
-	case len(f.argv) > 0:
-		p.Open = f.argv
+	case len(f.argv) > 0 || f.sandbox:
+		// A running server opens CMD (with no CMD and --sandbox, a shell) for this view.
+		p.Open, p.Sandbox = f.argv, f.sandbox
 		p.Dir, _ = os.Getwd()
 	}
 	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
@@ -115,20 +120,25 @@ func tui(args []string, std stdio, demo bool) int {
 // serverArgs are the arguments of the `tickmux server` this command starts.
 func serverArgs(f *tuiFlags, sock string, demo bool) []string {
 	cols, rows := server.WindowSize(int(os.Stdout.Fd()))
-	return server.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
+	args := server.ServerArgs(sock, f.config, f.logPath, cols, rows, demo, f.argv)
+	if f.sandbox { // before the "--" that may end them
+		args = append([]string{"--sandbox"}, args...)
+	}
+	return args
 }
 
 // openInitial opens what tickmux starts with: a shell, the given Tick, or the demo (whose hint
-// names the keys of km).
-func openInitial(a *views.App, argv []string, demo bool, km *keymap.Keymap) error {
+// names the keys of km); the shell or the Tick in a sandbox when asked (--sandbox), whatever the
+// config says. Where the sandbox cannot start, nothing does: the server fails saying why.
+func openInitial(a *views.App, argv []string, demo, sandbox bool, km *keymap.Keymap) error {
 	switch {
 	case demo:
 		return openDemo(a, km)
 	case len(argv) > 0:
-		_, err := a.Open(host.OpenSpec{Argv: argv})
+		_, err := a.Open(host.OpenSpec{Argv: argv, Sandbox: sandbox})
 		return err
 	}
-	_, err := a.Open(host.OpenSpec{Shell: true})
+	_, err := a.Open(host.OpenSpec{Shell: true, Sandbox: sandbox})
 	return err
 }
 

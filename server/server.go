@@ -68,6 +68,9 @@ type AttachParams struct {
 	// Open is a program to open before attaching (tickmux -- CMD on a running server).
 	Open []string `json:"open,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
+	// Sandbox runs Open in a sandbox whatever the config's policy (tickmux --sandbox); with no
+	// Open, a sandboxed shell is opened.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // AttachResult asks the client for its terminal's descriptor.
@@ -389,10 +392,11 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	}()
 	s.logf("%s is %s, process %d", id, name, client)
 	s.logf("%s attached (TERM=%s)", id, p.Term)
-	if len(p.Open) > 0 {
+	if len(p.Open) > 0 || p.Sandbox {
 		// Only now, with the view there to show it: a request that never passes a terminal
 		// opens nothing.
-		if err := s.a.OpenForView(host.OpenSpec{Argv: p.Open, Dir: p.Dir}); err != nil {
+		spec := host.OpenSpec{Argv: p.Open, Dir: p.Dir, Shell: len(p.Open) == 0, Sandbox: p.Sandbox}
+		if err := s.a.OpenForView(spec); err != nil {
 			s.logf("%s: %v", id, err)
 			openFailed.Store(true)
 			s.mirror.Detach(id, err.Error())
