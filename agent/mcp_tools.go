@@ -165,11 +165,13 @@ func (m *MCP) mcpTools() []mcpTool {
 			description: "Start a program in a new tickmux pane, once the person approves. command is its argv, such as [\"tickmux\", \"example\", \"counter\"]; " +
 				"cwd defaults to this MCP server's working directory. Returns the new instance (as in list_ticks) once the Tick has initialized, " +
 				"or an error with what its screen showed. With shell: true it opens a plain terminal program instead ($SHELL when command is empty), " +
-				"which you drive with send_input and read_screen.",
+				"which you drive with send_input and read_screen. With sandbox: true it runs in a sandbox (bubblewrap) whatever the person's config says; " +
+				"false never takes away the sandbox the config gives an agent's open.",
 			schema: `{"type":"object","properties":{` +
 				`"command":{"type":"array","items":{"type":"string"},"description":"The program and its arguments."},` +
 				`"cwd":{"type":"string","description":"Working directory; relative paths are taken from this server's directory."},` +
-				`"shell":{"type":"boolean","description":"Open a plain terminal program (no Tick protocol)."}},` +
+				`"shell":{"type":"boolean","description":"Open a plain terminal program (no Tick protocol)."},` +
+				`"sandbox":{"type":"boolean","description":"Run it in a sandbox (bubblewrap): its own processes only, the file system read-only but for its directory. Agents' opens are sandboxed by default; false does not turn that off."}},` +
 				`"required":["command"],"additionalProperties":false}`,
 			annotations: &mcp.ToolAnnotations{Title: "Open a Tick", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 			method:      MethodOpen,
