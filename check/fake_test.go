@@ -179,6 +179,14 @@ func (f *fake) handle(line []byte) {
 			os.Stdout.Close()
 			return
 		}
+		if f.mode == "bigescaped" {
+			// 3 MB written, 512,000 bytes re-encoded: every letter of the description escaped.
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.descriptor()})
+			f.mu.Lock()
+			os.Stdout.Write(append(bytes.Replace(b, []byte("A fake."), []byte(strings.Repeat(`\u0061`, 512000)), 1), '\n'))
+			f.mu.Unlock()
+			return
+		}
 		if f.mode == "surrogate" {
 			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.descriptor()})
 			f.mu.Lock()

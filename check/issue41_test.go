@@ -148,3 +148,15 @@ func TestQueryThatWritesAFile(t *testing.T) {
 		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
 	}
 }
+
+// spec 4.4 — "answer within a few milliseconds" times the Tick: from the request going out to
+// the answer's bytes reaching the host's line reader. A 3 MB describe of \u escapes (legal: 500 KB
+// re-encoded), answered at once, takes the host and check far longer to parse and validate than
+// the Tick took to answer; that is no C-R2.
+func TestDescribeTimedOnTheTick(t *testing.T) {
+	t.Parallel()
+	r, _ := runFakeWith(t, "bigescaped", Options{exitWait: conformingExit})
+	if hasFinding(r, "C-R2", SevWarning) || !r.OK {
+		t.Fatalf("ok %v, findings %+v", r.OK, r.Findings)
+	}
+}

@@ -67,6 +67,19 @@ func timed(f func()) time.Duration {
 	return time.Since(start)
 }
 
+// timedRequest sends method (describe or read) and returns its result and how long the Tick
+// took: from the request's line going out to its answer's bytes reaching the host's line reader,
+// before the host or check parses or validates them (spec 4.4 times the Tick, not check).
+func (c *checker) timedRequest(ctx context.Context, method string) (json.RawMessage, time.Duration, error) {
+	var sent, arrived time.Time
+	obs := &host.Observer{BeforeSend: func() { sent = time.Now() }, Arrived: func(at time.Time) { arrived = at }}
+	raw, err := c.sess.RequestObserved(ctx, method, struct{}{}, c.callTimeout, obs)
+	if arrived.IsZero() || sent.IsZero() {
+		return raw, 0, err
+	}
+	return raw, arrived.Sub(sent), err
+}
+
 // describe and read send one request each and record what came back.
 func (c *checker) describe(ctx context.Context) (*host.Catalog, error) {
 	cat, err := c.in.Describe(ctx)
@@ -97,20 +110,34 @@ func (c *checker) probeTwice(ctx context.Context) {
 	cats := []*host.Catalog{c.cat}
 	ok := true
 	for i := 0; i < 2; i++ {
+		raw, took, err := c.timedRequest(ctx, wire.MethodDescribe)
+		slowest = max(slowest, took)
 		var cat *host.Catalog
-		var err error
-		slowest = max(slowest, timed(func() { cat, err = c.describe(ctx) }))
+		if err == nil {
+			c.saw("a tick/describe result", raw)
+			c.lint.margin("a tick/describe result", raw, host.MaxDescribeBytes)
+			cat, err = host.ParseDescriptor(raw)
+		} else {
+			c.sawError("a tick/describe error", err)
+		}
 		if err != nil {
 			c.requestFailed("tick/describe", err)
 			ok = false
 			continue
 		}
 		cats = append(cats, cat)
-		slowest = max(slowest, timed(func() { _, err = c.read(ctx) }))
+		raw, took, err = c.timedRequest(ctx, wire.MethodRead)
+		slowest = max(slowest, took)
 		if err != nil {
+			c.sawError("a tick/read error", err)
 			c.requestFailed("tick/read", err)
 			ok = false
+			continue
 		}
+		var st struct{ Data json.RawMessage }
+		_ = json.Unmarshal(raw, &st)
+		c.saw("a tick/read result", raw)
+		c.lint.state("a tick/read result", st.Data, host.MaxReadBytes)
 	}
 	for i := 1; i < len(cats); i++ {
 		a, b := cats[i-1], cats[i]

@@ -75,6 +75,9 @@ type Session struct {
 	merged   []uint64
 	// lastData is the data of the last update delivered (a copy), to count repeats across reads.
 	lastData json.RawMessage
+	// lineAt is when the first bytes of the line being dispatched were read; partialAt, when
+	// those of the unfinished line buffered were (zero when none is).
+	lineAt, partialAt time.Time
 }
 
 // pending is one request in flight. Exactly one of reader, timeout or end retires it, and the one
@@ -93,6 +96,10 @@ type pending struct {
 type Observer struct {
 	BeforeSend func()
 	AtReply    func()
+	// Arrived, when set, is told when the answer's first bytes reached the line reader: before
+	// the rest was read (at the reader's pace) and before any of it was parsed or validated
+	// (check times answers with it, not with the host's reading or its own processing).
+	Arrived func(at time.Time)
 }
 
 type reply struct {
@@ -257,6 +264,7 @@ func (s *Session) readLoop() {
 // before the next read may reuse the lines' memory. It returns the violation (or the reader's
 // error) that ends the session, if any.
 func (s *Session) handle(lb *lineBuf) error {
+	now := time.Now()
 	var err error
 	lines := uint64(0)
 	for {
@@ -268,6 +276,10 @@ func (s *Session) handle(lb *lineBuf) error {
 		if !ok {
 			break
 		}
+		s.lineAt = now
+		if !s.partialAt.IsZero() {
+			s.lineAt, s.partialAt = s.partialAt, time.Time{} // the line began in an earlier read
+		}
 		lines++
 		var m message
 		if m, err = classify(line); err == nil {
@@ -276,6 +288,9 @@ func (s *Session) handle(lb *lineBuf) error {
 		if err != nil {
 			break
 		}
+	}
+	if lb.r < lb.w && s.partialAt.IsZero() {
+		s.partialAt = now // a line begun in this read
 	}
 	s.stats.lines.Add(lines)
 	if len(s.merged) > 0 {
@@ -369,6 +384,9 @@ func (s *Session) acceptResponse(m message) {
 		return
 	}
 	delete(s.pending, m.id)
+	if p.obs != nil && p.obs.Arrived != nil {
+		p.obs.Arrived(s.lineAt)
+	}
 	rep := s.judge(p, m) // under mu: a read result updates the read floor
 	s.mu.Unlock()
 	if p.obs != nil && p.obs.AtReply != nil {
@@ -570,6 +588,11 @@ func (s *Session) Call(ctx context.Context, params wire.CallParams, timeout time
 // Request sends any method with params and waits for the raw result, for check's probes.
 func (s *Session) Request(ctx context.Context, method string, params any, timeout time.Duration) (json.RawMessage, error) {
 	return s.request(ctx, method, params, timeout)
+}
+
+// RequestObserved is Request with an Observer, for check's timing of answers.
+func (s *Session) RequestObserved(ctx context.Context, method string, params any, timeout time.Duration, obs *Observer) (json.RawMessage, error) {
+	return s.send(ctx, method, params, timeout, false, obs)
 }
 
 // CallThenCloseStdin sends tick/call and closes the Tick's stdin right after its line: the Tick
