@@ -79,8 +79,8 @@ func TestOwnTicksInOtherLanguages(t *testing.T) {
 		for _, v := range []variant{
 			{"LAPC_VARIANT=good", true, nil},
 			{"LAPC_VARIANT=stale", false, []verdict{{"C-K1", SevFailure}, {"C-K4", SevFailure}}}, // spec 7.2
-			{"LAPC_VARIANT=bigstate", true, []verdict{{"C-S1", SevNote}}},                       // spec 6.4
-			{"LAPC_VARIANT=wrongcode", true, []verdict{{"C-M2", SevWarning}}},                   // JSON-RPC 2.0, spec 3.2
+			{"LAPC_VARIANT=bigstate", true, []verdict{{"C-S1", SevNote}}},                        // spec 6.4
+			{"LAPC_VARIANT=wrongcode", true, []verdict{{"C-M2", SevWarning}}},                    // JSON-RPC 2.0, spec 3.2
 		} {
 			t.Run(v.env, func(t *testing.T) { run(t, []string{bin}, v) })
 		}
