@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,5 +106,136 @@ exec sleep 300
 	}
 	if out := ctl("ls"); !strings.Contains(out, "shell:1") {
 		t.Fatalf("the server is gone after the refusals: %s", out)
+	}
+}
+
+// sandboxedPaneChecks types, in session's focused pane (a sandboxed shell), what shows the
+// sandbox from inside: ps -e lists only the pane's own processes, /dev/pts no other terminal, and
+// tickmux attach is refused (the agent socket serves no view).
+func sandboxedPaneChecks(t *testing.T, r *tmuxRig, session string) {
+	t.Helper()
+	// Markers the typed line cannot match: there a $( follows them.
+	r.keysTo(session, `echo "PSLIST: $(ps -e -o comm= | tr '\n' ' ')ENDPS"`, "Enter")
+	found := regexp.MustCompile(`PSLIST: ([^$┃│]*?)ENDPS`)
+	s := r.waitUntil(session, "list the sandbox's processes", func(s string) bool { return found.MatchString(s) })
+	for _, comm := range strings.Fields(found.FindStringSubmatch(s)[1]) {
+		switch comm {
+		case "bwrap", "sh", "ps", "tr": // bwrap (the namespace's init), the shell, $(...), the pipe
+		default:
+			t.Errorf("ps -e in the sandbox lists %q: %q", comm, found.FindStringSubmatch(s)[1])
+		}
+	}
+	r.keysTo(session, `echo "PTS: $(ls /dev/pts | tr '\n' ' ')ENDPTS"`, "Enter")
+	r.waitIn(session, "PTS: ptmx ENDPTS")
+	r.keysTo(session, `tickmux attach; echo "ATTACH=$?"`, "Enter")
+	s = r.waitIn(session, "ATTACH=1")
+	if !strings.Contains(s, "view/attach is not served on the agent") {
+		t.Errorf("tickmux attach in the sandbox did not say why it was refused:\n%s", s)
+	}
+}
+
+// prefix S opens a sandboxed shell (its border says so; inside, ps -e shows only its processes,
+// /dev/pts no other terminal, attach is refused); prefix R brings the ended sandboxed pane back
+// sandboxed; tickmux --sandbox on the running server opens a sandboxed shell for its view.
+// Key table (README "Using tickmux"): prefix `S`, prefix `R`.
+func TestEndToEndSandboxKeys(t *testing.T) {
+	if _, err := host.SandboxAvailable(); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	r := newTmuxRig(t)
+	r.start()
+	r.waitFor("shell:1 sh · ready ━")
+	r.prefix("S", "shell:2 sh · ready · sandboxed")
+	sandboxedPaneChecks(t, r, "e2e")
+	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:1\s+shell\s+ready\s`).Match(out) ||
+		!regexp.MustCompile(`shell:2\s+shell\s+ready,sandboxed\s`).Match(out) {
+		t.Errorf("tickmux ls:\n%s", out)
+	}
+
+	// Any status: dash's exit, in a pid namespace, fails to give the terminal back to the
+	// process group it started in (bwrap's, outside the namespace) and exits 2.
+	r.keys("exit 3", "Enter")
+	ended := regexp.MustCompile(`shell:2 /bin/sh · ended \(exit status \d\) · sandboxed`)
+	r.waitUntil("e2e", "show shell:2 ended", func(s string) bool { return ended.MatchString(s) })
+	r.prefix("R", "shell:3 sh · ready · sandboxed")
+	r.typeLine(`echo "SB=$TICKMUX_SANDBOX"`, "SB=1")
+	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:3\s+shell\s+ready,sandboxed\s`).Match(out) {
+		t.Errorf("the respawned pane is not sandboxed; tickmux ls:\n%s", out)
+	}
+
+	r.startIn("second", "--sandbox")
+	r.waitIn("second", "shell:4 sh · ready · sandboxed")
+	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:4\s+shell\s+ready,sandboxed\s`).Match(out) {
+		t.Errorf("tickmux --sandbox on a running server; tickmux ls:\n%s", out)
+	}
+}
+
+// The same checks as an ordinary user (tests run as root): tickmux --sandbox starts a new
+// server as uid tu whose first shell is sandboxed, and prefix S opens another.
+func TestEndToEndSandboxAsUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("plays the user with setpriv: needs root")
+	}
+	u, err := user.Lookup("tu")
+	if err != nil {
+		t.Skipf("no user tu to run tickmux as: %v", err)
+	}
+	if _, err := host.SandboxAvailable(); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	probe := exec.Command("setpriv", "--reuid="+u.Uid, "--regid="+u.Gid, "--clear-groups", "bwrap", "--unshare-user-try", "--unshare-pid",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true")
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("bwrap cannot make a sandbox as %s here: %v %s", u.Username, err, out)
+	}
+	r := newTmuxRig(t)
+	// The binary and a home the user can reach: the rig's directory is root's, 0700.
+	dir, err := os.MkdirTemp("", "tickmux-as-user-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	home := filepath.Join(dir, "home")
+	bin := filepath.Join(dir, "bin", "tickmux")
+	for _, d := range []string{filepath.Dir(bin), home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(r.self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var uid, gid int
+	fmt.Sscan(u.Uid, &uid)
+	fmt.Sscan(u.Gid, &gid)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(home, "tickmux.sock")
+	asUser := fmt.Sprintf("setpriv --reuid=%s --regid=%s --clear-groups env -u XDG_RUNTIME_DIR HOME=%[3]s XDG_STATE_HOME=%[3]s XDG_CONFIG_HOME=%[3]s TICKMUX_SOCKET=%[4]s",
+		u.Uid, u.Gid, home, sock)
+	defer func() {
+		kill := exec.Command("sh", "-c", asUser+" "+bin+" kill-server")
+		kill.Env = r.env // the test binary plays tickmux
+		_ = kill.Run()
+	}()
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", asUser+" "+bin+" --sandbox")
+	r.waitFor("shell:1 sh · ready · sandboxed")
+	r.typeLine(`echo "UID=$(id -u)"`, "UID="+u.Uid)
+	sandboxedPaneChecks(t, r, "e2e")
+	r.prefix("S", "shell:2 sh · ready · sandboxed")
+	sandboxedPaneChecks(t, r, "e2e")
+	ls := exec.Command("sh", "-c", asUser+" "+bin+" ls")
+	ls.Env = r.env
+	if out, _ := ls.CombinedOutput(); !regexp.MustCompile(`shell:1\s+shell\s+ready,sandboxed\s`).Match(out) ||
+		!regexp.MustCompile(`shell:2\s+shell\s+ready,sandboxed\s`).Match(out) {
+		t.Errorf("tickmux ls as %s:\n%s", u.Username, out)
 	}
 }
