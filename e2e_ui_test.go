@@ -44,13 +44,13 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	r := shellRig(t)
 	r.typeLine("seq -f 'line %g' 2000; echo all-$((6*7))-printed", "all-42-printed") // not as typed: the output's
 	r.prefix("[", "SCROLL")
-	r.keys("/")
+	r.keys("?")
 	r.keys("-l", "line 1234")
 	r.waitFor("(search up) line 1234")
 	r.keys("Enter")
 	// Enter copied and left scroll mode before the fix. The sentinel: the next search's query
-	// shows, which it could not had Enter left scroll mode (/ would go to the shell).
-	r.keys("/")
+	// shows, which it could not had Enter left scroll mode (? would go to the shell).
+	r.keys("?")
 	r.keys("-l", "line 12")
 	s := r.waitUntil("e2e", "show the next search's query", func(s string) bool {
 		return strings.Contains(s, "(search up) line 12") && !strings.Contains(s, "(search up) line 1234")
@@ -67,6 +67,12 @@ func TestEndToEndScrollSearch(t *testing.T) {
 	if !strings.Contains(s, "SCROLL") {
 		t.Fatalf("n left scroll mode:\n%s", s)
 	}
+	// / searches down, as tmux's vi copy mode (issue 42 item 19).
+	r.keys("/")
+	r.keys("-l", "line 124")
+	r.waitFor("(search down) line 124")
+	r.keys("Enter")
+	r.waitFor("line 1240")
 	r.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Contains(r.screen(), "SCROLL") {
@@ -298,10 +304,10 @@ func TestEndToEndScrollSearchNAndN(t *testing.T) {
 	search := func(keys ...string) {
 		t.Helper()
 		r.prefix("[", "SCROLL")
-		r.keys("/")
+		r.keys("?")
 		r.keys("-l", "line 1234")
 		r.keys("Enter")
-		r.keys("/")
+		r.keys("?")
 		r.keys("-l", "line 12")
 		r.waitFor("(search up) line 12")
 		r.keys("Enter")

@@ -264,8 +264,8 @@ var defaultBindings = []struct {
 	{ModeScroll, "C-f", PageDown},
 	{ModeScroll, "g", ScrollTop},
 	{ModeScroll, "G", ScrollBottom},
-	{ModeScroll, "/", SearchBackward},
-	{ModeScroll, "?", SearchForward},
+	{ModeScroll, "/", SearchForward}, // as tmux's vi copy mode: / searches down, ? up
+	{ModeScroll, "?", SearchBackward},
 	{ModeScroll, "n", SearchNext},
 	{ModeScroll, "N", SearchPrev},
 	{ModeScroll, "Space", StartSelection},

@@ -79,11 +79,11 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs.waitFor("SCROLL")
 	// Every key of the query is the query's: 'l', 'i', 'n', 'e', ' ' and the digits are
 	// scroll-mode keys too, and Enter would copy.
-	hs.typeText("/line 1234")
+	hs.typeText("?line 1234")
 	hs.waitFor("(search up) line 1234")
 	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
 	if got := hs.waitCursorLine("line 1234"); got != "line 1234" {
-		t.Fatalf("after /line 1234 Enter the cursor is on %q", got)
+		t.Fatalf("after ?line 1234 Enter the cursor is on %q", got)
 	}
 	if m := onUIValue(hs, func() keymap.Mode { return hs.app.view.mode }); m != keymap.ModeScroll {
 		t.Fatalf("the search left scroll mode (%s)", m)
@@ -91,10 +91,10 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs.waitFor("line 1234")
 
 	// n repeats towards older lines, N the other way.
-	hs.typeText("/line 12")
+	hs.typeText("?line 12")
 	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
 	if got := hs.waitCursorLine("line 1233"); got != "line 1233" {
-		t.Fatalf("after /line 12 the cursor is on %q, want line 1233", got)
+		t.Fatalf("after ?line 12 the cursor is on %q, want line 1233", got)
 	}
 	hs.typeText("n")
 	if got := hs.waitCursorLine("line 1232"); got != "line 1232" {
@@ -103,6 +103,13 @@ func TestScrollModeSearchThroughTheKeys(t *testing.T) {
 	hs.typeText("N")
 	if got := hs.waitCursorLine("line 1233"); got != "line 1233" {
 		t.Fatalf("after N the cursor is on %q, want line 1233", got)
+	}
+	// / searches towards newer lines, as tmux's vi copy mode (issue 42 item 19).
+	hs.typeText("/line 124")
+	hs.waitFor("(search down) line 124")
+	hs.key(tcell.KeyEnter, 0, tcell.ModNone)
+	if got := hs.waitCursorLine("line 1240"); got != "line 1240" {
+		t.Fatalf("after /line 124 from line 1233 the cursor is on %q, want line 1240", got)
 	}
 	// Esc while typing a query cancels the query only.
 	hs.typeText("/zz")
