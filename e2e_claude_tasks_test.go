@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"tickmux/host/journal"
 )
 
 const claudeCode328Dir = "testdata/claudecode-2.1.328"
@@ -66,7 +68,8 @@ func (s *notedStub) notifications() []string {
 // TestEndToEndClaudeCodeTasks: Claude Code 2.1.328 runs interactively in a tickmux pane with
 // tickmux's MCP server; the model calls call_tick increment on the counter Tick; the answer is a
 // task at once (Claude Code moves it to the background and tells the model so), the card waits,
-// y runs the call, and the model is sent the result in a task notification.
+// y runs the call, and the model is sent the result in a task notification; n sends the denial
+// the same way; and a task the model stops (TaskStop) withdraws its card.
 func TestEndToEndClaudeCodeTasks(t *testing.T) {
 	claude := pinnedAgent(t, "Claude Code 2.1.328", claudeCode328Dir, "claude")
 	r := newTmuxRig(t)
@@ -185,6 +188,35 @@ func TestEndToEndClaudeCodeTasks(t *testing.T) {
 	t.Logf("after n, the model was sent: %s", n)
 	if !strings.Contains(n, "denied") || strings.Contains(n, `\"value\":10`) {
 		t.Errorf("the task notification does not hold the denial:\n%s", n)
+	}
+
+	// Cancelled from Claude Code: the model stops the background task (TaskStop, with the id
+	// Claude Code's placeholder gave), Claude Code sends tasks/cancel, and the card comes down,
+	// withdrawn in the journal.
+	r.prompt("please CALLTICK")
+	waitUntilTrue(func() bool { return tasks() >= 3 })
+	var placeholder string
+	for _, res := range stub.results() {
+		if strings.Contains(res.Content, "started server-side task call:kept-3") {
+			placeholder = res.Content
+		}
+	}
+	_, after, ok := strings.Cut(placeholder, `TaskStop with task_id "`)
+	id, _, _ := strings.Cut(after, `"`)
+	if !ok || id == "" {
+		t.Fatalf("no task id to stop in the model's results %+v:\n%s", stub.results(), r.screen())
+	}
+	r.waitFor("wants to call increment on hosted:1")
+	stub.messagesStub.mu.Lock() // the script's lock, not the notes'
+	stub.script["STOPTASK"] = []toolCall{{"TaskStop", map[string]any{"task_id": id}}}
+	stub.messagesStub.mu.Unlock()
+	r.prompt("please STOPTASK")
+	withdrawn := r.waitLog("the withdrawn task", func(e journal.Entry) bool {
+		return e.Decision == journal.Withdrawn && e.Tool == "increment"
+	})
+	r.waitGone("e2e", "wants to call increment")
+	if withdrawn.Client.Name != "claude-code" || withdrawn.Instance != "hosted:1" {
+		t.Errorf("the withdrawn entry: %+v", withdrawn)
 	}
 	r.prompt("/exit")
 }
