@@ -66,18 +66,6 @@ func (tb *Table) Get(id string) (DetailedTask, bool) {
 	return tb.view(e), true
 }
 
-// SetMessage changes a working task's status message; it reports whether it changed.
-func (tb *Table) SetMessage(id, message string) bool {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	e := tb.tasks[id]
-	if e == nil || e.t.Status.Terminal() || e.t.StatusMessage == message {
-		return false
-	}
-	e.t.StatusMessage, e.updated = message, tb.now()
-	return true
-}
-
 // End ends a working task: completed with result (a CallToolResult), failed with rpcErr, or
 // cancelled. It returns the ended task and true, or false when id names no working task (an
 // ended task keeps its first end).
