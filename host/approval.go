@@ -121,6 +121,11 @@ const (
 	AllowRevision
 	// Deny refuses the request.
 	Deny
+	// Covered is no answer the person gives: the card was released by an AllowRevision answer
+	// to another card whose grant covers it (the same tool of the same instance at the same
+	// revision; for an agent, the same tool and input in the same session), as a call made a
+	// moment later would run under that grant without a card.
+	Covered
 )
 
 // Card is a request waiting for the person.
@@ -145,6 +150,10 @@ type card struct {
 	Card
 	answer chan Decision // buffered 1
 	view   string        // who answered; set before the answer is sent
+	// told is closed once Approve has told its Answered of the answer (or returned without
+	// one); coveredBy is the card whose grant released this one, whose Answered comes first.
+	told      chan struct{}
+	coveredBy *card
 }
 
 // grant is an AllowRevision answer: one tool of one instance at one catalog revision; for an
@@ -202,7 +211,8 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	req.Shown, req.Answered = nil, nil
 	q.mu.Lock()
 	q.nextID++
-	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1)}
+	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1), told: make(chan struct{})}
+	defer close(c.told)
 	q.cards = append(q.cards, c)
 	q.mu.Unlock()
 	if shown != nil {
@@ -212,6 +222,9 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 
 	select {
 	case d := <-c.answer:
+		if d == Covered {
+			<-c.coveredBy.told // the grant's own card is journaled first (granted_by names it)
+		}
 		if answered != nil {
 			answered(d, c.view)
 		}
@@ -260,14 +273,31 @@ func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 		q.mu.Unlock()
 		return ErrNoSuchCard
 	}
+	var covered []*card
 	if d == AllowRevision {
 		if k, ok := grantOf(c.Req); ok {
 			q.grants[k] = true
+			// The cards the new grant covers go out with it: a person who said "this tool, for
+			// this revision" is not asked again for an identical call already waiting.
+			kept := q.cards[:0]
+			for _, x := range q.cards {
+				if xk, ok := grantOf(x.Req); ok && xk == k {
+					x.view, x.coveredBy = view, c
+					covered = append(covered, x)
+					continue
+				}
+				kept = append(kept, x)
+			}
+			clear(q.cards[len(kept):])
+			q.cards = kept
 		}
 	}
 	c.view = view
 	q.mu.Unlock()
 	c.answer <- d
+	for _, x := range covered {
+		x.answer <- Covered
+	}
 	q.changed()
 	return nil
 }

@@ -179,6 +179,13 @@ func (r *Record) Watch(req *ApprovalRequest) {
 			}
 		case Deny:
 			r.e.Decision = journal.Denied
+		case Covered:
+			r.e.Decision = journal.Granted
+			r.h.jr.mu.Lock()
+			if c, ok := r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}]; ok && r.e.Kind == string(ActionCall) {
+				r.e.GrantedBy = &c
+			}
+			r.h.jr.mu.Unlock()
 		}
 		if view != "" {
 			r.e.View = &view

@@ -2,6 +2,7 @@ package host
 
 import (
 	"tickmux/internal/peer"
+	"time"
 
 	"context"
 	"encoding/json"
@@ -256,5 +257,76 @@ func TestJournalVoidedByACatalogChange(t *testing.T) {
 	}
 	if v := mj.next(t); v.Decision != journal.Voided || v.Outcome == nil || v.Outcome.Effect != "none" || v.Revision != "r1" {
 		t.Fatalf("voided %+v", v)
+	}
+}
+
+// Issue 42 item 12: r on a card makes a grant, and every card already waiting that the grant
+// covers (the same tool of the same instance at the same revision) goes out with it, journaled
+// as granted by the card answered; a card the grant does not cover still waits.
+func TestGrantReleasesTheCardsItCovers(t *testing.T) {
+	t.Parallel()
+	mj := &memJournal{entries: make(chan journal.Entry, 32)}
+	q := NewApprovalQueue(nil)
+	h := newTestHost(t, Config{Approver: q, Journal: mj})
+	in := openReady(t, h, "normal")
+	type result struct {
+		tool string
+		err  error
+	}
+	done := make(chan result, 3)
+	call := func(tool, args string) {
+		go func() { // owner: the test; returns once the call is answered or withdrawn
+			_, err := in.Call(context.Background(), CallRequest{Client: "test", Tool: tool, Args: json.RawMessage(args)})
+			done <- result{tool, err}
+		}()
+	}
+	waitPending := func(n int) []Card {
+		t.Helper()
+		deadline := time.Now().Add(hangGuard)
+		for len(q.Pending()) != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d cards wait, want %d", len(q.Pending()), n)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return q.Pending()
+	}
+	call("increment", `{"amount":1}`)
+	waitPending(1)
+	call("increment", `{"amount":1000}`)
+	waitPending(2)
+	call("late", `{"ms":0}`)
+	cards := waitPending(3)
+	if err := q.AnswerFrom(cards[0].ID, AllowRevision, "view 1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case r := <-done:
+			if r.err != nil || r.tool != "increment" {
+				t.Fatalf("%s: %v; want both increments to run", r.tool, r.err)
+			}
+		case <-time.After(hangGuard):
+			t.Fatalf("the grant left %d cards waiting; want only late's", len(q.Pending()))
+		}
+	}
+	if p := waitPending(1); p[0].Req.Tool != "late" {
+		t.Fatalf("the card left waiting is %s's, want late's", p[0].Req.Tool)
+	}
+	var granted *journal.Entry
+	for granted == nil {
+		e := mj.next(t)
+		if e.Decision == journal.Granted {
+			granted = &e
+		}
+	}
+	if granted.Card == nil || *granted.Card != cards[1].ID || granted.GrantedBy == nil || *granted.GrantedBy != cards[0].ID || granted.View == nil || *granted.View != "view 1" {
+		t.Fatalf("the released card is journaled as %+v; want card %d granted by card %d from view 1", *granted, cards[1].ID, cards[0].ID)
+	}
+	if err := q.Answer(cards[2].ID, Deny); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; !errors.Is(r.err, ErrDenied) {
+		t.Fatalf("late: %v, want denied", r.err)
 	}
 }

@@ -181,7 +181,7 @@ var allActions = []struct {
 	{RespawnPane, "start an ended pane's program again, in the same place"},
 	{PasteBuffer, "paste what copy mode copied last into the pane"},
 	{AllowOnce, "allow this request once"},
-	{AllowRevision, "allow this tool while the catalog revision stays the same"},
+	{AllowRevision, "allow this tool while the catalog revision stays the same, and its cards waiting"},
 	{Deny, "deny this request"},
 	{DenyAll, "deny every waiting card of this Tick or agent (asks first)"},
 	{LeaveCard, "leave the card pending"},
