@@ -25,6 +25,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -162,16 +164,22 @@ func (cfg *Config) apply(text string) error {
 	if err := toml.NewDecoder(strings.NewReader(text)).DisallowUnknownFields().Decode(&f); err != nil {
 		var unknown *toml.StrictMissingError
 		if errors.As(err, &unknown) {
-			var keys []string
+			var msgs []string
 			for _, e := range unknown.Errors {
-				keys = append(keys, strings.Join(e.Key(), "."))
+				key := strings.Join(e.Key(), ".")
+				line, _ := e.Position()
+				m := fmt.Sprintf("line %d: unknown setting %s", line, key)
+				if near := nearestSetting(key); near != "" {
+					m += fmt.Sprintf(" (did you mean %s?)", near)
+				}
+				msgs = append(msgs, m)
 			}
-			return fmt.Errorf("unknown setting %s (settings: theme, prefix, scrollback, side_panel, clipboard, notify, notify_command, journal_max_mb, sandbox, sandbox_write, [colors], [keys.MODE])", strings.Join(keys, ", "))
+			return fmt.Errorf("%s; the settings are %s, [colors] and [keys.MODE] (docs/reference.md, CONFIGURATION)", strings.Join(msgs, "; "), strings.Join(settingNames(), ", "))
 		}
 		var bad *toml.DecodeError
 		if errors.As(err, &bad) {
 			line, col := bad.Position()
-			return fmt.Errorf("line %d, column %d: %w", line, col, err)
+			return fmt.Errorf("line %d, column %d: %s", line, col, plainDecodeError(err.Error()))
 		}
 		return err
 	}
@@ -268,4 +276,82 @@ func (cfg *Config) apply(text string) error {
 		}
 	}
 	return nil
+}
+
+// settingNames are the top-level settings (File's toml names but the tables).
+func settingNames() []string {
+	var names []string
+	t := reflect.TypeFor[File]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if name != "" && name != "colors" && name != "keys" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// nearestSetting is the setting a mistyped key most likely meant: at most two edits away (or
+// three for a long name), "" when none is that near.
+func nearestSetting(key string) string {
+	best, bestD := "", 0
+	for _, n := range append(settingNames(), "colors", "keys") {
+		d := editDistance(strings.ToLower(key), n)
+		if limit := min(2+len(n)/8, 3); d <= limit && (best == "" || d < bestD) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// decodeMismatch is go-toml's wording of a value of the wrong type.
+var decodeMismatch = regexp.MustCompile(`cannot decode TOML (\w+) into (?:struct field \w+\.File\.(\w+) of type )?(\S+)`)
+
+// plainDecodeError says a wrong type in the file's terms, not Go's: "scrollback takes a whole
+// number, not a string".
+func plainDecodeError(msg string) string {
+	m := decodeMismatch.FindStringSubmatch(msg)
+	if m == nil {
+		return strings.TrimPrefix(msg, "toml: ")
+	}
+	got, field, want := m[1], m[2], m[3]
+	name := "this value"
+	if f, ok := reflect.TypeFor[File]().FieldByName(field); ok {
+		n, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		name = n
+	}
+	words := map[string]string{"int": "a whole number", "string": "a string in quotes", "bool": "true or false", "[]string": "a list of strings in quotes ([\"...\"])"}
+	w, ok := words[strings.TrimPrefix(want, "*")]
+	if !ok {
+		w = "another kind of value"
+	}
+	return fmt.Sprintf("%s takes %s, not %s %s", name, w, article(got), got)
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -56,18 +56,23 @@ badge = "black on #ffd700 bold"
 func TestParseErrorsSayWhat(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		`theme = "neon"`:                    "unknown theme",
-		`prefix = "X-q"`:                    "prefix",
-		`colour = "x"`:                      "unknown setting colour",
-		"[colors]\nnope = \"red\"":          "unknown colour role",
-		"[keys.prefix]\n\"v\" = \"fly\"":    "unknown action",
-		"[keys.sideways]\n\"v\" = \"zoom\"": "unknown key mode",
-		`scrollback = -1`:                   "scrollback",
-		`side_panel = "left"`:               "side_panel",
-		`clipboard = "yes"`:                 "clipboard",
-		`notify = "siren"`:                  "notify",
-		`journal_max_mb = 0`:                "journal_max_mb",
-		`theme = `:                          "",
+		`theme = "neon"`:                     "unknown theme",
+		`prefix = "X-q"`:                     "prefix",
+		`colour = "x"`:                       "unknown setting colour",
+		"theme = \"dark\"\nnotfy = \"bell\"": "line 2: unknown setting notfy (did you mean notify?)",
+		`scrollback = "many"`:                "line 1, column 14: scrollback takes a whole number, not a string",
+		`theme = 3`:                          "theme takes a string in quotes, not an integer",
+		`sandbox_write = "~"`:                "sandbox_write takes a list of strings",
+		"[keys.prefix]\nv = 3":               "line 2, column 5: this value takes a string in quotes, not an integer",
+		"[colors]\nnope = \"red\"":           "unknown colour role",
+		"[keys.prefix]\n\"v\" = \"fly\"":     "unknown action",
+		"[keys.sideways]\n\"v\" = \"zoom\"":  "unknown key mode",
+		`scrollback = -1`:                    "scrollback",
+		`side_panel = "left"`:                "side_panel",
+		`clipboard = "yes"`:                  "clipboard",
+		`notify = "siren"`:                   "notify",
+		`journal_max_mb = 0`:                 "journal_max_mb",
+		`theme = `:                           "",
 	}
 	for text, want := range cases {
 		_, err := Parse(text)
