@@ -44,12 +44,12 @@ func TestEndToEndClaudeCodeInASandbox(t *testing.T) {
 	// tickmux with the counter Tick, started in work: prefix S opens the sandboxed shell there.
 	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", "-c", work, r.self+" -- "+r.self+" example counter")
 	r.waitFor("hosted:1 Counter · ready")
-	r.prefix("S", "shell:1 sh · ready · sandboxed")
+	r.prefix("S", "shell:1  sandboxed  sh · ready")
 	// Set up from inside: the settings name the tickmux the sandbox finds on PATH.
 	r.typeLine("CLAUDE_CONFIG_DIR="+cfg+" tickmux setup claude-code --write >/dev/null; echo SETUP=$?", "SETUP=0")
 	r.typeLine(fmt.Sprintf("DISABLE_AUTOUPDATER=1 ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=dummy CLAUDE_CONFIG_DIR=%s %s --debug-file %s",
 		api.URL, cfg, claude, filepath.Join(r.dir, "claude-debug.log")), "Claude Code v2.1.197")
-	r.waitFor("shell:1 Claude Code started")
+	r.waitFor("shell:1  sandboxed  Claude Code started")
 
 	// An MCP tool: Claude Code's permission card, then tickmux's card for the Tick's mutating call.
 	r.prompt("please CALLTICK")
@@ -73,13 +73,13 @@ func TestEndToEndClaudeCodeInASandbox(t *testing.T) {
 	if card := s[strings.Index(s, "Claude Code wants to run its tool Edit"):]; !strings.Contains(card, "-alpha") || !strings.Contains(card, "+beta") {
 		t.Fatalf("the card does not show the diff:\n%s", s)
 	}
-	if !strings.Contains(s, "shell:1  /bin/sh  ready · sandboxed") { // the panel; the border is cut here
-		t.Errorf("the panel does not say Claude Code's pane is sandboxed:\n%s", s)
+	if !strings.Contains(s, "shell:1  sandboxed  Claude Code") || !strings.Contains(s, "shell:1  sandboxed  /bin/sh  ready") {
+		t.Errorf("the border and the panel do not say Claude Code's pane is sandboxed:\n%s", s)
 	}
 	r.prefix("a", "allow once")
 	r.keys("y")
 	r.waitFile(filepath.Join(work, "f.txt"), "one\nbeta\nthree\n")
-	r.waitFor("shell:1 Claude Code done")
+	r.waitFor("shell:1  sandboxed  Claude Code done")
 	r.prompt("/exit")
 	r.waitFor("Resume this session with")
 }

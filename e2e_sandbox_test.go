@@ -145,7 +145,7 @@ func TestEndToEndSandboxKeys(t *testing.T) {
 	r := newTmuxRig(t)
 	r.start()
 	r.waitFor("shell:1 sh · ready ━")
-	r.prefix("S", "shell:2 sh · ready · sandboxed")
+	r.prefix("S", "shell:2  sandboxed  sh · ready")
 	sandboxedPaneChecks(t, r, "e2e")
 	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:1\s+shell\s+ready\s`).Match(out) ||
 		!regexp.MustCompile(`shell:2\s+shell\s+ready,sandboxed\s`).Match(out) {
@@ -155,16 +155,16 @@ func TestEndToEndSandboxKeys(t *testing.T) {
 	// Any status: dash's exit, in a pid namespace, fails to give the terminal back to the
 	// process group it started in (bwrap's, outside the namespace) and exits 2.
 	r.keys("exit 3", "Enter")
-	ended := regexp.MustCompile(`shell:2 /bin/sh · ended \(exit status \d\) · sandboxed`)
+	ended := regexp.MustCompile(`shell:2  sandboxed  /bin/sh · ended \(exit status \d\)`)
 	r.waitUntil("e2e", "show shell:2 ended", func(s string) bool { return ended.MatchString(s) })
-	r.prefix("R", "shell:3 sh · ready · sandboxed")
+	r.prefix("R", "shell:3  sandboxed  sh · ready")
 	r.typeLine(`echo "SB=$TICKMUX_SANDBOX"`, "SB=1")
 	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:3\s+shell\s+ready,sandboxed\s`).Match(out) {
 		t.Errorf("the respawned pane is not sandboxed; tickmux ls:\n%s", out)
 	}
 
 	r.startIn("second", "--sandbox")
-	r.waitIn("second", "shell:4 sh · ready · sandboxed")
+	r.waitIn("second", "shell:4  sandboxed  sh · ready")
 	if out, _ := r.cli("ls").CombinedOutput(); !regexp.MustCompile(`shell:4\s+shell\s+ready,sandboxed\s`).Match(out) {
 		t.Errorf("tickmux --sandbox on a running server; tickmux ls:\n%s", out)
 	}
@@ -227,10 +227,10 @@ func TestEndToEndSandboxAsUser(t *testing.T) {
 		_ = kill.Run()
 	}()
 	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", asUser+" "+bin+" --sandbox")
-	r.waitFor("shell:1 sh · ready · sandboxed")
+	r.waitFor("shell:1  sandboxed  sh · ready")
 	r.typeLine(`echo "UID=$(id -u)"`, "UID="+u.Uid)
 	sandboxedPaneChecks(t, r, "e2e")
-	r.prefix("S", "shell:2 sh · ready · sandboxed")
+	r.prefix("S", "shell:2  sandboxed  sh · ready")
 	sandboxedPaneChecks(t, r, "e2e")
 	ls := exec.Command("sh", "-c", asUser+" "+bin+" ls")
 	ls.Env = r.env

@@ -31,6 +31,7 @@ type Theme struct {
 	StatusBar    tcell.Style // the bottom line
 	StatusAccent tcell.Style // the mode and prefix hint on it
 	Badge        tcell.Style // the pending-approval count
+	Sandboxed    tcell.Style // the badge of a sandboxed pane, after its id (trusted: no title can draw it)
 
 	Panel        tcell.Style // side panel text
 	PanelHeading tcell.Style
@@ -75,6 +76,7 @@ func Dark() *Theme {
 		StatusBar:      tcell.StyleDefault.Background(c(0x262626)).Foreground(c(0xbcbcbc)),
 		StatusAccent:   tcell.StyleDefault.Background(c(0x5fafff)).Foreground(c(0x000000)).Bold(true),
 		Badge:          tcell.StyleDefault.Background(c(0xffaf00)).Foreground(c(0x000000)).Bold(true),
+		Sandboxed:      tcell.StyleDefault.Background(c(0x87d787)).Foreground(c(0x000000)).Bold(true),
 		Panel:          s.Foreground(c(0xd0d0d0)),
 		PanelHeading:   s.Foreground(c(0x5fafff)).Bold(true),
 		PanelMuted:     s.Foreground(c(0x808080)),
@@ -114,6 +116,7 @@ func Light() *Theme {
 		StatusBar:      tcell.StyleDefault.Background(c(0xdadada)).Foreground(c(0x303030)),
 		StatusAccent:   tcell.StyleDefault.Background(c(0x005fd7)).Foreground(c(0xffffff)).Bold(true),
 		Badge:          tcell.StyleDefault.Background(c(0xd75f00)).Foreground(c(0xffffff)).Bold(true),
+		Sandboxed:      tcell.StyleDefault.Background(c(0x008700)).Foreground(c(0xffffff)).Bold(true),
 		Panel:          s.Foreground(c(0x303030)),
 		PanelHeading:   s.Foreground(c(0x005fd7)).Bold(true),
 		PanelMuted:     s.Foreground(c(0x767676)),
@@ -154,6 +157,7 @@ func HighContrast() *Theme {
 		StatusBar:      inv,
 		StatusAccent:   tcell.StyleDefault.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack).Bold(true),
 		Badge:          tcell.StyleDefault.Background(tcell.ColorFuchsia).Foreground(tcell.ColorBlack).Bold(true),
+		Sandboxed:      tcell.StyleDefault.Background(tcell.ColorLime).Foreground(tcell.ColorBlack).Bold(true),
 		Panel:          s,
 		PanelHeading:   s.Foreground(tcell.ColorYellow).Bold(true).Underline(true),
 		PanelMuted:     s.Foreground(tcell.ColorSilver),
@@ -193,6 +197,7 @@ func Monochrome() *Theme {
 		StatusBar:      s.Reverse(true),
 		StatusAccent:   s.Bold(true),
 		Badge:          s.Bold(true).Underline(true),
+		Sandboxed:      s.Reverse(true),
 		Panel:          s,
 		PanelHeading:   s.Bold(true).Underline(true),
 		PanelMuted:     s.Dim(true),

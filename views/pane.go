@@ -158,8 +158,8 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	screen.SetContent(x, y+h-1, bl, nil, border)
 	screen.SetContent(x+w-1, y+h-1, br, nil, border)
 
-	// Title: " hosted:3 Counter · ready " on the top border; " shell:2 bash · ready · sandboxed "
-	// for a sandboxed pane.
+	// Title: " hosted:3 Counter · ready " on the top border; " shell:2 [sandboxed] bash · ready "
+	// for a sandboxed pane, the badge in its own style.
 	title := th.Title
 	if p.focused {
 		title = th.TitleFocused
@@ -169,6 +169,12 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		name = capText(progTitle, 200)
 	}
 	l := line{{" " + p.inst.ID() + " ", title}}
+	if p.inst.Sandboxed() {
+		// Its program runs under bubblewrap (host/sandbox.go), ended or not. A badge after the
+		// id, before any text the program chose: a title can neither push it off a narrow border
+		// nor draw one (its text is never in this style).
+		l = append(l, seg{" sandboxed ", th.Sandboxed}, seg{" ", title})
+	}
 	if p.agent != "" { // before the title, which a long one would push off the border
 		l = append(l, untrusted(p.agent, title.Bold(true)), seg{" · ", title})
 	}
@@ -182,9 +188,6 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		}
 	default:
 		l = append(l, statusSeg(th, status))
-	}
-	if p.inst.Sandboxed() { // its program runs under bubblewrap (host/sandbox.go), ended or not
-		l = append(l, seg{" · sandboxed", title})
 	}
 	if key.unguarded && status != host.StatusEnded {
 		// No guardian watches its processes: a kill -9 of tickmux would leave them (the panel

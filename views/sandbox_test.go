@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gdamore/tcell/v2"
+
 	"tickmux/host"
 )
 
@@ -17,9 +19,9 @@ func needSandbox(t *testing.T) {
 	}
 }
 
-// A sandboxed pane says so on its border and in the side panel's line for the focused pane; an
-// unsandboxed one does not. While bwrap leads the pane's process group the border names the
-// program, not bwrap.
+// A sandboxed pane says so on its border and in the side panel's line for the focused pane, a
+// badge after the id in its own style, which no title can draw; an unsandboxed one does not.
+// While bwrap leads the pane's process group the border names the program, not bwrap.
 func TestSandboxedPaneSaysSo(t *testing.T) {
 	needSandbox(t)
 	bin := t.TempDir()
@@ -36,9 +38,13 @@ func TestSandboxedPaneSaysSo(t *testing.T) {
 	}
 	hs.waitFor("sandbox=1")
 	// The panel shows the focused pane, the new one.
-	scr := hs.waitFor(in.ID() + "  sbx  ready · sandboxed")
-	if !strings.Contains(scr, in.ID()+" sbx · ready · sandboxed ") {
-		t.Errorf("the sandboxed pane's border lacks %q:\n%s", in.ID()+" sbx · ready · sandboxed ", scr)
+	scr := hs.waitFor(in.ID() + "  sandboxed  sbx  ready")
+	if !strings.Contains(scr, in.ID()+"  sandboxed  sbx · ready ") {
+		t.Errorf("the sandboxed pane's border lacks %q:\n%s", in.ID()+"  sandboxed  sbx · ready ", scr)
+	}
+	// The badge is drawn in the Sandboxed style, the title's text is not.
+	if st := onUIValue(hs, func() tcell.Style { return styleAt(hs, in.ID()+"  sandboxed", len(in.ID())+2) }); st != hs.app.theme.Sandboxed {
+		t.Errorf("the border's badge has style %v, want the theme's Sandboxed", st)
 	}
 	if !strings.Contains(scr, plain.ID()+" sleep · ready ─") {
 		t.Errorf("the unsandboxed pane's border is not %q:\n%s", plain.ID()+" sleep · ready ─", scr)
@@ -76,7 +82,7 @@ func TestPrefixSOpensASandboxedShell(t *testing.T) {
 	id := hs.focus()
 	// bwrap, the shell, the $(...) subshell, ps and wc: nothing of the host's.
 	scr := hs.waitFor("in=work-sbx sandbox=1 procs=5")
-	if !strings.Contains(scr, id+" shell.sh · ready · sandboxed") {
+	if !strings.Contains(scr, id+"  sandboxed  shell.sh · ready") {
 		t.Errorf("the new pane's border does not say sandboxed:\n%s", scr)
 	}
 	after := hs.rects()
@@ -127,8 +133,39 @@ func TestRespawnKeepsTheSandbox(t *testing.T) {
 	if again := hs.h.Get(id); again == nil || !again.Sandboxed() {
 		t.Fatalf("%s came back unsandboxed", id)
 	}
-	hs.waitFor(id + " /bin/sh -c echo run sandbox=$TICKMUX_SANDBOX; exit 3 · ended (exit status 3) · sand")
+	hs.waitFor(id + "  sandboxed  /bin/sh -c echo run sandbox=$TICKMUX_SANDBOX; exit 3 · ended (exit")
 	if scr := hs.text(); !strings.Contains(scr, "run sandbox=1") {
 		t.Fatalf("the respawned program did not run sandboxed:\n%s", scr)
+	}
+}
+
+// styleAt is the style of the cell off columns into the first place the screen shows text (UI
+// goroutine).
+func styleAt(hs *harness, text string, off int) tcell.Style {
+	cells, w, h := hs.screen.GetContents()
+	for y := 0; y < h; y++ {
+		row := make([]rune, w)
+		for x := range w {
+			row[x] = ' '
+			if c := cells[y*w+x]; len(c.Runes) > 0 {
+				row[x] = c.Runes[0]
+			}
+		}
+		if i := strings.Index(string(row), text); i >= 0 {
+			return cells[y*w+len([]rune(string(row)[:i]))+off].Style
+		}
+	}
+	return tcell.StyleDefault
+}
+
+// An unsandboxed program that names itself " sandboxed " (its terminal title) gets the word on
+// its border, never the badge: the title is drawn in the title's style.
+func TestATitleCannotDrawTheSandboxBadge(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	hs.start()
+	in := hs.openShell(`printf '\033]0; sandboxed \007'; exec sleep 300`, "")
+	hs.waitFor(in.ID() + "  sandboxed  · ready")
+	if st := onUIValue(hs, func() tcell.Style { return styleAt(hs, in.ID()+"  sandboxed", len(in.ID())+2) }); st == hs.app.theme.Sandboxed {
+		t.Fatalf("a program's title drew the sandbox badge")
 	}
 }

@@ -233,11 +233,11 @@ func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), bl
 		return
 	}
 	status := inst.Status()
-	id := line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}, untrusted(capText(inst.Title(), maxTickField), th.Panel), {"  ", th.Panel}, statusSeg(th, status)}
-	if inst.Sandboxed() {
-		id = append(id, seg{" · sandboxed", th.PanelMuted})
+	id := line{{inst.ID(), th.TitleFocused}, {"  ", th.Panel}}
+	if inst.Sandboxed() { // as on the border: after the id, before the title its program chose
+		id = line{{inst.ID(), th.TitleFocused}, {" ", th.Panel}, {" sandboxed ", th.Sandboxed}, {" ", th.Panel}}
 	}
-	add(id)
+	add(append(id, untrusted(capText(inst.Title(), maxTickField), th.Panel), seg{"  ", th.Panel}, statusSeg(th, status)))
 	if e := inst.EndInfo(); e != nil {
 		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))
