@@ -239,3 +239,19 @@ func TestEndToEndSandboxAsUser(t *testing.T) {
 		t.Errorf("tickmux ls as %s:\n%s", u.Username, out)
 	}
 }
+
+// Where bwrap cannot run (here: not on PATH), tickmux --sandbox starts no shell, sandboxed or
+// not: it says why and exits 1, and no server is left.
+func TestEndToEndSandboxFlagWithoutBubblewrap(t *testing.T) {
+	r := newTmuxRig(t)
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e",
+		"sh -c 'PATH=/nonexistent "+r.self+" --sandbox; echo \"rc=$?\"; sleep 100'")
+	s := r.waitFor("rc=")
+	t.Logf("the terminal:\n%s", strings.TrimSpace(s))
+	if !strings.Contains(s, "rc=1") || !strings.Contains(s, "bubblewrap (bwrap) is not on PATH") {
+		t.Fatalf("tickmux --sandbox without bwrap:\n%s", s)
+	}
+	if out, err := r.cli("ls").CombinedOutput(); err == nil {
+		t.Fatalf("a server runs after the refused start:\n%s", out)
+	}
+}
