@@ -62,7 +62,7 @@ func TestEndToEndPaddedOpenCardShowsAll(t *testing.T) {
 	if err := open.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.waitFor("wants to open a shell")
+	r.waitFor("wants to open a sandboxed shell") // an agent's open, under the default sandbox = "agents"
 	scr := r.prefix("a", "allow once")
 	if !strings.Contains(scr, "⟨150 spaces⟩; touch ") || !strings.Contains(scr, "PWNED") {
 		t.Fatalf("the card hides the padded part:\n%s", scr)
