@@ -620,3 +620,17 @@ func TestEndToEndTypingTakesTheLane(t *testing.T) {
 		t.Fatalf("no key typed one a read went through a lane:\n%s", r.log())
 	}
 }
+
+// prefix & on the only tab and prefix x on the last pane end tickmux, and their questions say so
+// (issue 42 item 13); n keeps it running, y ends it.
+func TestEndToEndLastPaneQuestionSaysTickmuxEnds(t *testing.T) {
+	t.Parallel()
+	r := shellRig(t)
+	r.prefix("&", "kill the last tab (sh) and end tickmux? (y/n)")
+	r.keys("n")
+	r.waitGone("e2e", "end tickmux?")
+	r.typeLine("echo still-here-$((6*7))", "still-here-42")
+	r.prefix("x", "close the last pane (shell:1) and end tickmux? (y/n)")
+	r.keys("y")
+	r.waitExited(10 * time.Second)
+}

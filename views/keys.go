@@ -232,7 +232,11 @@ func (a *App) do(act keymap.Action) {
 		if a.tab.floatID != "" {
 			n++
 		}
-		a.ask(fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n), func() { a.killTab(t) })
+		q := fmt.Sprintf("kill tab %d (%s) and end its %d program(s)?", i, a.tabName(i), n)
+		if a.endsTickmux(n) {
+			q = fmt.Sprintf("kill the last tab (%s) and end tickmux?", a.tabName(i))
+		}
+		a.ask(q, func() { a.killTab(t) })
 	case keymap.ChooseTree:
 		a.tree.show()
 	case keymap.ClosePane:
@@ -240,11 +244,16 @@ func (a *App) do(act keymap.Action) {
 			return
 		}
 		id := p.ID()
-		if p.inst.Status() == host.StatusEnded {
+		switch {
+		case a.endsTickmux(1):
+			// As tmux does not end a session nobody meant to end, the last pane asks first,
+			// ended or not, and says what closing it does.
+			a.ask(fmt.Sprintf("close the last pane (%s) and end tickmux?", id), func() { a.closePane(id) })
+		case p.inst.Status() == host.StatusEnded:
 			a.closePane(id)
-			return
+		default:
+			a.ask(fmt.Sprintf("close %s (%s) and end its program?", id, p.inst.Title()), func() { a.closePane(id) })
 		}
-		a.ask(fmt.Sprintf("close %s (%s) and end its program?", id, p.inst.Title()), func() { a.closePane(id) })
 	case keymap.SwapNext, keymap.SwapPrev:
 		ids := a.tab.layout.IDs()
 		for i, id := range ids {
@@ -418,6 +427,10 @@ func actionDirection(act keymap.Action) Direction {
 	}
 	return Down
 }
+
+// endsTickmux reports whether closing n panes closes every pane there is, which ends a server
+// (Options.EndWhenEmpty): the question says so.
+func (a *App) endsTickmux(n int) bool { return a.endWhenEmpty && n >= len(a.panes) }
 
 // confirmation is a yes/no question on the status line.
 type confirmation struct {
