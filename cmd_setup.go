@@ -82,11 +82,6 @@ func runSetup(args []string, std stdio) int {
 			return 1
 		}
 		fmt.Fprintf(std.out, "%s: %s\n", f.path, msg)
-		if f.said != nil {
-			if said, only := f.said(); said != "" && !only {
-				fmt.Fprintf(std.out, "%s: %s\n", f.path, said)
-			}
-		}
 	}
 	if pos[0] == "claude-code" {
 		dir, _ := os.Getwd()
@@ -128,11 +123,10 @@ type setupFile struct {
 	path, what string
 	snippet    string
 	// merge returns the file's new content from its current one ("" when it does not exist) and
-	// whether it changed; it keeps everything that is there.
-	merge func(old []byte) ([]byte, bool, error)
-	// said, when set, is what the last merge has to tell besides what it added ("" for nothing),
-	// and whether that was all it changed.
-	said func() (string, bool)
+	// what it did to it, each in a phrase a person reads ("added the MCP server tickmux"), none
+	// when nothing changed; it keeps everything that is there. Notes are what it has to say
+	// without changing anything (a choice of the person's it left).
+	merge func(old []byte) (out []byte, did, notes []string, err error)
 }
 
 // hookTimeout is the timeout the hooks are registered with, in seconds; the hook gives up a little
@@ -159,26 +153,18 @@ func claudeSetup(home, exe string) []setupFile {
 	}
 	hooks := map[string]any{"hooks": events, "permissions": map[string]any{"defaultMode": "default"}}
 	mcp := map[string]any{"hasSeenAutoDefaultNudge": true, "mcpServers": map[string]any{"tickmux": map[string]any{"type": "stdio", "command": strings.Trim(exe, `"`), "args": []any{"mcp"}}}}
-	var modeSaid string
-	var modeOnly bool // the hooks were there: only the mode changed
 	settingsFile := setupFile{path: settings, what: "the hooks (PermissionRequest, and the events that show the agent's state)", snippet: indent(hooks)}
-	settingsFile.said = func() (string, bool) { return modeSaid, modeOnly }
-	settingsFile.merge = func(old []byte) ([]byte, bool, error) {
-		return mergeJSON(old, func(m map[string]any) (bool, error) {
-			modeChanged, said, err := claudeDefaultMode(m)
-			if err != nil {
-				return false, err
-			}
-			modeSaid = said
+	settingsFile.merge = func(old []byte) ([]byte, []string, []string, error) {
+		return mergeJSON(old, func(m map[string]any) (did, notes []string, err error) {
+			var added []string
 			hm, err := objectAt(m, "hooks")
 			if err != nil {
-				return false, err
+				return nil, nil, err
 			}
-			changed := false
 			for _, e := range claudeEvents {
 				list, _ := hm[e.name].([]any)
 				if hm[e.name] != nil && list == nil {
-					return false, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
+					return nil, nil, fmt.Errorf(`"hooks.%s" is not a list; fix it by hand, then run setup again`, e.name)
 				}
 				found := false
 				for _, g := range list {
@@ -186,33 +172,55 @@ func claudeSetup(home, exe string) []setupFile {
 				}
 				if !found {
 					hm[e.name] = append(list, groups[e.name])
-					changed = true
+					added = append(added, e.name)
 				}
 			}
-			modeOnly = modeChanged && !changed
-			return changed || modeChanged, nil
+			if len(added) > 0 {
+				did = append(did, addedHooks(added, len(claudeEvents)))
+			}
+			modeChanged, said, err := claudeDefaultMode(m)
+			switch {
+			case err != nil:
+				return nil, nil, err
+			case modeChanged:
+				did = append(did, said)
+			case said != "":
+				notes = append(notes, said)
+			}
+			return did, notes, nil
 		})
 	}
 	return []setupFile{
 		settingsFile,
-		{path: state, what: "the MCP server (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)", snippet: indent(mcp), merge: func(old []byte) ([]byte, bool, error) {
-			return mergeJSON(old, func(m map[string]any) (bool, error) {
+		{path: state, what: "the MCP server (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)", snippet: indent(mcp), merge: func(old []byte) ([]byte, []string, []string, error) {
+			return mergeJSON(old, func(m map[string]any) (did, notes []string, err error) {
 				servers, err := objectAt(m, "mcpServers")
 				if err != nil {
-					return false, err
+					return nil, nil, err
+				}
+				if servers["tickmux"] == nil {
+					servers["tickmux"] = mcp["mcpServers"].(map[string]any)["tickmux"]
+					did = append(did, "added the MCP server tickmux (user scope; `claude mcp add --scope user tickmux -- tickmux mcp` does the same)")
 				}
 				// The nudge at start ("Make auto mode your default permission mode?", Yes
 				// preselected) would turn the cards off again with one Enter.
-				changed := m["hasSeenAutoDefaultNudge"] != true
-				m["hasSeenAutoDefaultNudge"] = true
-				if servers["tickmux"] != nil {
-					return changed, nil
+				if m["hasSeenAutoDefaultNudge"] != true {
+					m["hasSeenAutoDefaultNudge"] = true
+					did = append(did, `set hasSeenAutoDefaultNudge, so that Claude Code does not ask at start to make auto mode the default (Yes preselected: one Enter would turn the cards off)`)
 				}
-				servers["tickmux"] = mcp["mcpServers"].(map[string]any)["tickmux"]
-				return true, nil
+				return did, nil, nil
 			})
 		}},
 	}
+}
+
+// addedHooks says which of an agent's hook events setup added tickmux's hook for (of all, when
+// it added every one).
+func addedHooks(events []string, all int) string {
+	if len(events) == all {
+		return "added the hooks (PermissionRequest, and the events that show the agent's state: " + strings.Join(events[1:], ", ") + ")"
+	}
+	return "added the hooks for " + strings.Join(events, ", ") + " (the others were there)"
 }
 
 // claudeDefaultMode makes Claude Code ask (so that its prompts, and so the cards, come): its
@@ -328,27 +336,27 @@ func objectAt(m map[string]any, key string) (map[string]any, error) {
 
 // mergeJSON applies change to the JSON object in old (an empty object when old is empty) and
 // returns it indented. Everything in the file is kept; the keys come out sorted.
-func mergeJSON(old []byte, change func(map[string]any) (bool, error)) ([]byte, bool, error) {
+func mergeJSON(old []byte, change func(map[string]any) (did, notes []string, err error)) ([]byte, []string, []string, error) {
 	m := map[string]any{}
 	if len(bytes.TrimSpace(old)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(old))
 		dec.UseNumber() // numbers stay as written
 		if err := dec.Decode(&m); err != nil {
-			return nil, false, fmt.Errorf("the file is not a JSON object (%v); fix it, then run setup again", err)
+			return nil, nil, nil, fmt.Errorf("the file is not a JSON object (%v); fix it, then run setup again", err)
 		}
 	}
-	changed, err := change(m)
-	if err != nil || !changed {
-		return old, false, err
+	did, notes, err := change(m)
+	if err != nil || len(did) == 0 {
+		return old, nil, notes, err
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(m); err != nil {
-		return nil, false, err
+		return nil, nil, nil, err
 	}
-	return b.Bytes(), true, nil
+	return b.Bytes(), did, notes, nil
 }
 
 func indent(v any) string {
@@ -379,27 +387,31 @@ func codexSetup(home, exe string) []setupFile {
 	for _, e := range codexEvents {
 		snippet += "\n" + block(e)
 	}
-	return []setupFile{{path: path, what: "the MCP server and the hooks (PermissionRequest, and the events that show the agent's state)", snippet: snippet,
-		merge: func(old []byte) ([]byte, bool, error) {
-			original := old
+	snippet += "\n" + codexFeaturesBlock
+	return []setupFile{{path: path, what: "the MCP server, the hooks (PermissionRequest, and the events that show the agent's state) and daemon_auto_start = false", snippet: snippet,
+		merge: func(old []byte) ([]byte, []string, []string, error) {
 			var cur struct {
 				MCPServers map[string]any `toml:"mcp_servers"`
 				Hooks      map[string]any `toml:"hooks"`
+				Features   map[string]any `toml:"features"`
 			}
 			if err := toml.Unmarshal(old, &cur); err != nil {
-				return nil, false, fmt.Errorf("the file is not valid TOML (%v); fix it, then run setup again", err)
+				return nil, nil, nil, fmt.Errorf("the file is not valid TOML (%v); fix it, then run setup again", err)
 			}
-			var add []string
+			var add, did, notes []string
 			switch t, _ := cur.MCPServers["tickmux"].(map[string]any); {
 			case cur.MCPServers["tickmux"] == nil:
 				add = append(add, mcpBlock)
+				did = append(did, "added the MCP server tickmux")
 			case t != nil && t["env_vars"] == nil:
 				// An earlier setup's table, written before it passed the socket's variables on.
 				var err error
-				if old, err = withCodexEnvVars(old); err != nil {
-					return nil, false, err
+				if old, err = withLineUnder(old, "[mcp_servers.tickmux]", codexEnvVars, "tickmux's MCP server table has no env_vars"); err != nil {
+					return nil, nil, nil, err
 				}
+				did = append(did, "added "+codexEnvVars+" to the MCP server tickmux")
 			}
+			var events []string
 			for _, e := range codexEvents {
 				groups, _ := cur.Hooks[e.name].([]any)
 				found := false
@@ -408,10 +420,32 @@ func codexSetup(home, exe string) []setupFile {
 				}
 				if !found {
 					add = append(add, block(e))
+					events = append(events, e.name)
 				}
 			}
+			if len(events) > 0 {
+				did = append(did, addedHooks(events, len(codexEvents)))
+			}
+			// Codex's background app-server (its daemon) outlives the TUI and runs the next
+			// session's hooks outside the pane: without it each codex runs its own, in the pane.
+			switch v, set := cur.Features["daemon_auto_start"]; {
+			case cur.Features == nil && bytes.Contains(old, []byte("features")):
+				// Written in a form (a dotted key, an inline table) setup does not edit.
+				return nil, nil, nil, fmt.Errorf("setup cannot place daemon_auto_start in this file's [features]; add `%s` to it by hand", codexDaemonOff)
+			case cur.Features == nil:
+				add = append(add, codexFeaturesBlock)
+				did = append(did, "set "+codexDaemonOff+" under [features]"+codexDaemonWhy)
+			case !set:
+				var err error
+				if old, err = withLineUnder(old, "[features]", codexDaemonOff, "the [features] table has no daemon_auto_start"); err != nil {
+					return nil, nil, nil, err
+				}
+				did = append(did, "set "+codexDaemonOff+" under [features]"+codexDaemonWhy)
+			case v != false:
+				notes = append(notes, fmt.Sprintf("[features] daemon_auto_start is %v: setup leaves your choice, but a codex started after another in the same pane then runs its hooks in Codex's background app-server, outside the pane, and its cards say \"a terminal outside tickmux\" (set it to false)", v))
+			}
 			if len(add) == 0 {
-				return old, !bytes.Equal(old, original), nil
+				return old, did, notes, nil
 			}
 			out := append([]byte(nil), old...)
 			if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
@@ -421,22 +455,32 @@ func codexSetup(home, exe string) []setupFile {
 			out = append(out, strings.Join(add, "\n")...)
 			var check map[string]any
 			if err := toml.Unmarshal(out, &check); err != nil {
-				return nil, false, fmt.Errorf("the file's own tables clash with what setup adds (%v); add the lines `tickmux setup codex` prints by hand", err)
+				return nil, nil, nil, fmt.Errorf("the file's own tables clash with what setup adds (%v); add the lines `tickmux setup codex` prints by hand", err)
 			}
-			return out, true, nil
+			return out, did, notes, nil
 		}}}
 }
+
+// codexDaemonOff keeps Codex from handing its sessions to a background app-server (a daemon)
+// that outlives the TUI: that daemon, not the pane's codex, would run the next session's hooks,
+// and tickmux would find no pane for them (issue 44 item 4).
+const (
+	codexDaemonOff     = "daemon_auto_start = false"
+	codexFeaturesBlock = "[features]\n" + codexDaemonOff + "\n"
+	codexDaemonWhy     = " (else Codex's background app-server outlives its TUI and runs the next session's hooks outside the pane, whose cards then say \"a terminal outside tickmux\")"
+)
 
 // codexEnvVars is the line of Codex's MCP server table that passes the socket's variables on.
 const codexEnvVars = `env_vars = ["TICKMUX_SOCKET", "XDG_RUNTIME_DIR"]`
 
-// withCodexEnvVars puts codexEnvVars in the [mcp_servers.tickmux] table of config, under its
-// header line; a table written in another form is left to the person, with the line to add.
-func withCodexEnvVars(config []byte) ([]byte, error) {
+// withLineUnder puts line in config's table under its header line (written alone on its line,
+// once); a table written in another form is left to the person: the error (what is missing)
+// names the line to add.
+func withLineUnder(config []byte, header, line, missing string) ([]byte, error) {
 	lines := strings.SplitAfter(string(config), "\n")
 	at := -1
 	for i, l := range lines {
-		if strings.TrimSpace(l) == "[mcp_servers.tickmux]" {
+		if strings.TrimSpace(l) == header {
 			if at >= 0 {
 				at = -1
 				break
@@ -444,7 +488,7 @@ func withCodexEnvVars(config []byte) ([]byte, error) {
 			at = i
 		}
 	}
-	manual := fmt.Errorf("tickmux's MCP server table has no env_vars, and setup cannot place it in this file's form; add `%s` to it by hand", codexEnvVars)
+	manual := fmt.Errorf("%s, and setup cannot place it in this file's form; add `%s` to it by hand", missing, line)
 	if at < 0 {
 		return nil, manual
 	}
@@ -452,13 +496,8 @@ func withCodexEnvVars(config []byte) ([]byte, error) {
 	if !strings.HasSuffix(out, "\n") { // the header is the file's last line
 		out += "\n"
 	}
-	out += codexEnvVars + "\n" + strings.Join(lines[at+1:], "")
-	var check struct {
-		MCPServers map[string]struct {
-			EnvVars []string `toml:"env_vars"`
-		} `toml:"mcp_servers"`
-	}
-	if err := toml.Unmarshal([]byte(out), &check); err != nil || len(check.MCPServers["tickmux"].EnvVars) != 2 {
+	out += line + "\n" + strings.Join(lines[at+1:], "")
+	if toml.Unmarshal([]byte(out), new(map[string]any)) != nil {
 		return nil, manual
 	}
 	return []byte(out), nil
@@ -485,22 +524,21 @@ func (f setupFile) write(now time.Time) (string, error) {
 			mode = st.Mode().Perm()
 		}
 	}
-	out, changed, err := f.merge(old)
+	out, did, notes, err := f.merge(old)
 	if err != nil {
 		return "", err
 	}
-	if !changed {
-		return "already set up: " + f.what + " (left as it was)", nil
+	var said string // the notes, each on a line of its own after the message
+	for _, n := range notes {
+		said += "\n" + f.path + ": " + n
+	}
+	if len(did) == 0 {
+		return "already set up: " + f.what + " (left as it was)" + said, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return "", err
 	}
-	msg := "added " + f.what
-	if f.said != nil {
-		if said, only := f.said(); only {
-			msg = said
-		}
-	}
+	msg := strings.Join(did, "; ")
 	if old != nil {
 		backup := f.path + ".tickmux-backup-" + now.UTC().Format("20060102T150405Z")
 		if err := os.WriteFile(backup, old, mode); err != nil {
@@ -527,5 +565,5 @@ func (f setupFile) write(now time.Time) (string, error) {
 	if err := os.Rename(tmp.Name(), f.path); err != nil {
 		return "", err
 	}
-	return msg, nil
+	return msg + said, nil
 }

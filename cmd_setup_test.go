@@ -111,8 +111,10 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := setupIn(t, home, "codex", "--write")
-	if !strings.Contains(out, "added the MCP server and the hooks") || !strings.Contains(out, "/hooks") {
-		t.Fatalf("output:\n%s", out)
+	for _, w := range []string{"added the MCP server tickmux; added the hooks (PermissionRequest, and the events", "set daemon_auto_start = false under [features]", "/hooks"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("setup did not say %q:\n%s", w, out)
+		}
 	}
 	b, _ := os.ReadFile(path)
 	if !strings.HasPrefix(string(b), before) {
@@ -132,6 +134,7 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 				Timeout       int
 			}
 		}
+		Features map[string]any
 	}
 	if err := toml.Unmarshal(b, &cfg); err != nil {
 		t.Fatalf("config.toml after setup is not TOML: %v\n%s", err, b)
@@ -150,6 +153,10 @@ func TestSetupCodexAppendsToConfigToml(t *testing.T) {
 		if l := cfg.Hooks[e.name]; len(l) == 0 || !strings.HasSuffix(l[len(l)-1].Hooks[0].Command, " hook codex") {
 			t.Errorf("no tickmux hook for %s:\n%s", e.name, b)
 		}
+	}
+	// Codex's background app-server would run the next session's hooks outside the pane.
+	if cfg.Features["daemon_auto_start"] != false {
+		t.Errorf("[features] daemon_auto_start = %v, want false:\n%s", cfg.Features["daemon_auto_start"], b)
 	}
 	if bk := backups(t, path); len(bk) != 1 {
 		t.Fatalf("backups %v, want one", bk)
@@ -179,14 +186,15 @@ func TestSetupCodexAddsEnvVarsToAnEarlierSetup(t *testing.T) {
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	fresh := setupIn(t, t.TempDir(), "codex") // the printed tables: the hooks as setup writes them
 	hooks := fresh[strings.Index(fresh, "\n[[hooks."):]
-	hooks = hooks[:strings.LastIndex(hooks, "\n# tickmux setup codex --write")]
+	hooks = hooks[:strings.LastIndex(hooks, "\n"+codexFeaturesBlock)] // the hooks alone
 	earlier := "model = \"gpt-5\"\n\n[mcp_servers.tickmux]\ncommand = \"tickmux\"\nargs = [\"mcp\"]\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n" + hooks + "\n"
 	if err := os.WriteFile(path, []byte(earlier), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := setupIn(t, home, "codex", "--write")
 	b, _ := os.ReadFile(path)
-	want := strings.Replace(earlier, "[mcp_servers.tickmux]\n", "[mcp_servers.tickmux]\n"+codexEnvVars+"\n", 1)
+	want := strings.Replace(earlier, "[mcp_servers.tickmux]\n", "[mcp_servers.tickmux]\n"+codexEnvVars+"\n", 1) +
+		"\n# Added by tickmux setup codex: Codex asks through tickmux's cards.\n" + codexFeaturesBlock
 	if string(b) != want {
 		t.Fatalf("after setup (%s):\n%s\nwant:\n%s", out, b, want)
 	}
@@ -194,8 +202,12 @@ func TestSetupCodexAddsEnvVarsToAnEarlierSetup(t *testing.T) {
 		t.Fatalf("the second run: %s", out)
 	}
 
+	if !strings.Contains(out, "added "+codexEnvVars+" to the MCP server tickmux; set daemon_auto_start = false") || strings.Contains(out, "added the MCP server tickmux") || strings.Contains(out, "added the hooks") {
+		t.Errorf("setup does not say exactly what it added:\n%s", out)
+	}
+
 	// An inline table: setup says what to add and changes nothing.
-	inline := "mcp_servers.tickmux = { command = \"tickmux\", args = [\"mcp\"] }\n" + hooks + "\n"
+	inline := "mcp_servers.tickmux = { command = \"tickmux\", args = [\"mcp\"] }\n" + hooks + "\n[features]\ndaemon_auto_start = false\n"
 	if err := os.WriteFile(path, []byte(inline), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -268,5 +280,32 @@ func TestSetupClaudeCodePermissionMode(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("setup without --write did not say %q:\n%s", w, out)
 		}
+	}
+}
+
+// TestSetupCodexTurnsTheDaemonOff (issue 44 item 4): Codex's background app-server outlives
+// its TUI and runs the next session's hooks outside the pane; setup sets daemon_auto_start =
+// false in the file's own [features] table when it has one, says so, and leaves a true the
+// person wrote, saying what it costs.
+func TestSetupCodexTurnsTheDaemonOff(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	setupIn(t, home, "codex", "--write")
+	b, _ := os.ReadFile(path)
+	before := strings.Replace(string(b), codexFeaturesBlock, "[features]\nweb_search_request = true\n", 1)
+	os.WriteFile(path, []byte(before), 0o600)
+	out := setupIn(t, home, "codex", "--write")
+	b, _ = os.ReadFile(path)
+	if want := strings.Replace(before, "[features]\n", codexFeaturesBlock, 1); string(b) != want {
+		t.Fatalf("after setup:\n%s\nwant:\n%s", b, want)
+	}
+	if !strings.Contains(out, ": set daemon_auto_start = false under [features] (else Codex's background app-server") {
+		t.Errorf("setup did not say it:\n%s", out)
+	}
+	os.WriteFile(path, []byte(strings.Replace(string(b), codexDaemonOff, "daemon_auto_start = true", 1)), 0o600)
+	out = setupIn(t, home, "codex", "--write")
+	if !strings.Contains(out, "already set up") || !strings.Contains(out, "[features] daemon_auto_start is true: setup leaves your choice") {
+		t.Errorf("with daemon_auto_start = true, setup said:\n%s", out)
 	}
 }

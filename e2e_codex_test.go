@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"tickmux/host/journal"
 )
 
 const codexDir = "testdata/codex"
@@ -172,27 +174,7 @@ func TestEndToEndRealCodex(t *testing.T) {
 	}}
 	api := httptest.NewServer(stub)
 	defer api.Close()
-	// The model provider is the stub (a key in the environment: no sign-in screen), the working
-	// directory is trusted (no trust screen), and a burst of typed keys is typing, not a paste.
-	config := fmt.Sprintf("model = \"gpt-5-test\"\nmodel_provider = \"stub\"\ndisable_paste_burst = true\n\n"+
-		"[model_providers.stub]\nname = \"stub\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n\n"+
-		"[projects.%q]\ntrust_level = \"trusted\"\n", api.URL+"/v1", work)
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	setup := r.cli("setup", "codex", "--write")
-	setup.Env = append(setup.Env, "CODEX_HOME="+home)
-	if out, err := setup.CombinedOutput(); err != nil {
-		t.Fatalf("setup: %v\n%s", err, out)
-	}
-	// tickmux is this test binary: told so in the MCP server's environment, which Codex prunes
-	// to a few variables and the ones setup lists (the socket's).
-	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(f, "\n[mcp_servers.tickmux.env]\n%s = \"1\"\n", envAsMain)
-	f.Close()
+	setUpCodex(t, r, api.URL, work, home)
 
 	r.start()
 	r.waitFor("shell:1")
@@ -243,4 +225,85 @@ func TestEndToEndRealCodex(t *testing.T) {
 	// watched the agent's process exit.
 	r.prompt("/quit")
 	r.waitFor("shell:1 Codex ended")
+}
+
+// setUpCodex writes a Codex config in home whose model provider is the stub at apiURL (a key in
+// the environment: no sign-in screen), with work trusted (no trust screen) and a burst of typed
+// keys taken as typing, not a paste; then runs `tickmux setup codex --write` on it, as a person
+// would, and tells the MCP server it starts that tickmux is this test binary.
+func setUpCodex(t *testing.T, r *tmuxRig, apiURL, work, home string) {
+	t.Helper()
+	config := fmt.Sprintf("model = \"gpt-5-test\"\nmodel_provider = \"stub\"\ndisable_paste_burst = true\n\n"+
+		"[model_providers.stub]\nname = \"stub\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n\n"+
+		"[projects.%q]\ntrust_level = \"trusted\"\n", apiURL+"/v1", work)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setup := r.cli("setup", "codex", "--write")
+	setup.Env = append(setup.Env, "CODEX_HOME="+home)
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	// tickmux is this test binary: told so in the MCP server's environment, which Codex prunes
+	// to a few variables and the ones setup lists (the socket's).
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n[mcp_servers.tickmux.env]\n%s = \"1\"\n", envAsMain)
+	f.Close()
+}
+
+// TestEndToEndCodexTwoSessionsInOnePane (issue 44 item 4): Codex 0.171.0 hands a session to a
+// background app-server as its TUI quits, and that daemon ran the next codex's hooks, outside the
+// pane ("a terminal outside tickmux"). With tickmux's setup (daemon_auto_start = false), two
+// sessions one after the other in one pane each get their card attributed to that pane, and the
+// journal says so.
+func TestEndToEndCodexTwoSessionsInOnePane(t *testing.T) {
+	codex := codexBin(t)
+	r := newTmuxRig(t)
+	work, home := r.mkdir("work"), r.mkdir("codex-home")
+	run := func(n int) []stubCall {
+		return []stubCall{{"exec_command", map[string]any{"cmd": fmt.Sprintf("echo session-%d > %s", n, filepath.Join(work, fmt.Sprintf("ran%d.txt", n))),
+			"sandbox_permissions": "require_escalated", "justification": fmt.Sprintf("Mark session %d", n)}}}
+	}
+	stub := &responsesStub{script: map[string][]stubCall{"RUNONE": run(1), "RUNTWO": run(2)}}
+	api := httptest.NewServer(stub)
+	defer api.Close()
+	setUpCodex(t, r, api.URL, work, home)
+
+	r.start()
+	r.waitFor("shell:1")
+	start := fmt.Sprintf("cd %s && CODEX_HOME=%s STUB_API_KEY=dummy %s", work, home, codex)
+	for n, kw := range []string{"RUNONE", "RUNTWO"} {
+		n++
+		if n == 1 { // the hooks are trusted once, at the first start after setup
+			r.typeLine(start, "Hooks need review")
+			r.keys("2") // Trust all and continue
+			r.waitFor("› 2. Trust all")
+			r.keys("Enter")
+		} else {
+			r.typeLine(start, "OpenAI Codex (v0.171.0)")
+		}
+		r.waitFor("OpenAI Codex (v0.171.0)")
+		r.prompt("please " + kw)
+		s := r.waitFor(fmt.Sprintf("the agent says: Mark session %d", n))
+		if !strings.Contains(s, "Codex wants to run its tool Bash in shell:1") || strings.Contains(s, "outside tickmux") {
+			t.Fatalf("session %d's card is not shell:1's:\n%s", n, s)
+		}
+		r.prefix("a", "allow once")
+		r.keys("y")
+		r.waitFile(filepath.Join(work, fmt.Sprintf("ran%d.txt", n)), fmt.Sprintf("session-%d\n", n))
+		e := r.waitLog(fmt.Sprintf("session %d's card", n), func(e journal.Entry) bool {
+			return e.Decision == journal.Once && e.Tool == "Bash" && strings.Contains(string(e.Args), fmt.Sprintf("ran%d.txt", n))
+		})
+		if e.Instance != "shell:1" || e.Client.Pane != "shell:1" {
+			t.Errorf("session %d's journal entry is not shell:1's: instance %q, client %+v", n, e.Instance, e.Client)
+		}
+		r.waitFor("stub-saw-output:")
+		r.prompt("/quit")
+		r.waitFor("shell:1 Codex ended")
+		r.keys("clear", "Enter") // the next session's screen shows nothing of this one's
+		r.waitGone("e2e", "stub-saw-output:")
+	}
 }
