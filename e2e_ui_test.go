@@ -634,3 +634,27 @@ func TestEndToEndLastPaneQuestionSaysTickmuxEnds(t *testing.T) {
 	r.keys("y")
 	r.waitExited(10 * time.Second)
 }
+
+// `exit` in a shell closes its pane, as tmux does (issue 42 item 15); `exit 3` leaves the pane
+// ended with its status, for the reason to be read; `exit` in the last shell ends tickmux, as
+// tmux ends a session with its last pane.
+func TestEndToEndExitClosesTheShellsPane(t *testing.T) {
+	t.Parallel()
+	r := shellRig(t)
+	r.prefix("%", "shell:2")
+	r.typeLine("echo in-two-$((6*7))", "in-two-42")
+	r.keys("exit", "Enter")
+	r.waitGone("e2e", "shell:2")
+	r.typeLine("echo back-in-one-$((6*7))", "back-in-one-42") // the focus went back to shell:1
+	r.prefix("%", "shell:3")
+	r.typeLine("echo in-three-$((6*7))", "in-three-42")
+	r.keys("exit 3", "Enter")
+	r.waitFor("ended: the program exited (exit status 3)")
+	if s := r.screen(); !strings.Contains(s, "shell:3") || !strings.Contains(s, "shell:1") {
+		t.Fatalf("the failed shell's pane closed:\n%s", s)
+	}
+	r.prefix("x", "")
+	r.waitGone("e2e", "shell:3")
+	r.keys("exit", "Enter")
+	r.waitExited(10 * time.Second)
+}

@@ -520,6 +520,10 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventStatus:
 			a.full = true // an ended pane says why over its content
 			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
+				if _, shown := a.panes[e.ID]; shown && closesOnExit(in) {
+					a.closePane(e.ID) // shellexit.go: `exit` in a shell closes its pane
+					continue
+				}
 				// Said once: the host posts a second status event when the exit status is known,
 				// and has logged the end itself.
 				if info := in.EndInfo(); info != nil && info.Rule != "" && !a.endSaid[e.ID] {
