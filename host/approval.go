@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -96,7 +97,9 @@ type RevisionWatcher interface {
 
 // GrantDropper is an Approver whose grants the host can withdraw: a Tick that changes its tools
 // under the same revision (a spec 5.5 violation) no longer has the catalog the person allowed,
-// so every grant of the instance goes. It returns how many it dropped; it must not block.
+// so every grant of the instance goes, and its calls waiting for a card are voided in the same
+// step (an answer to one must not make a grant again). It returns how many grants it dropped;
+// it must not block.
 type GrantDropper interface {
 	DropGrants(instance string) int
 }
@@ -148,13 +151,31 @@ type ApprovalQueue struct {
 
 type card struct {
 	Card
-	answer chan Decision // buffered 1
-	view   string        // who answered; set before the answer is sent
+	// ctx is the waiting Approve's: once it is done the card is void, whoever looks first.
+	ctx context.Context
+	// settled is closed when the card leaves the queue, answered or voided; state, d, view,
+	// cause and coveredBy are written once, under ApprovalQueue.mu, before it closes.
+	settled   chan struct{}
+	state     cardState
+	d         Decision
+	view      string // who answered
+	cause     error  // why it was voided
+	coveredBy *card  // the card whose grant released this one (d == Covered)
 	// told is closed once Approve has told its Answered of the answer (or returned without
-	// one); coveredBy is the card whose grant released this one, whose Answered comes first.
-	told      chan struct{}
-	coveredBy *card
+	// one): a covered card's Answered waits for its coverer's, which comes first.
+	told chan struct{}
 }
+
+// cardState is where a card is: waiting, or settled one way for good. Answer, void and grant
+// drop each settle cards under ApprovalQueue.mu, so a card is answered or voided, never both,
+// and a grant exists only for a card that was answered.
+type cardState int
+
+const (
+	cardWaiting cardState = iota
+	cardAnswered
+	cardVoided
+)
 
 // grant is an AllowRevision answer: one tool of one instance at one catalog revision; for an
 // agent's call (session set), one tool with exactly one input in one agent session.
@@ -199,7 +220,10 @@ func grantOf(req ApprovalRequest) (grant, bool) {
 	return grant{}, false
 }
 
-// Approve puts a card in front of the person and waits for the answer.
+// Approve puts a card in front of the person and waits for the answer. The card is settled
+// once, under the queue's lock: an answer taken before ctx ended stands (the call may go out,
+// and an AllowRevision grant is made); once ctx has ended the card is void and an answer finds
+// it gone (ErrNoSuchCard), so no grant outlives a voided card.
 func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error {
 	if q.Granted(req) {
 		return nil
@@ -211,7 +235,8 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	req.Shown, req.Answered = nil, nil
 	q.mu.Lock()
 	q.nextID++
-	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, answer: make(chan Decision, 1), told: make(chan struct{})}
+	c := &card{Card: Card{ID: q.nextID, Req: req, Created: time.Now()}, ctx: ctx,
+		settled: make(chan struct{}), told: make(chan struct{})}
 	defer close(c.told)
 	q.cards = append(q.cards, c)
 	q.mu.Unlock()
@@ -220,23 +245,55 @@ func (q *ApprovalQueue) Approve(ctx context.Context, req ApprovalRequest) error 
 	}
 	q.changed()
 
-	select {
-	case d := <-c.answer:
-		if d == Covered {
-			<-c.coveredBy.told // the grant's own card is journaled first (granted_by names it)
+	// Withdrawn (the client gave up) or voided (the catalog changed): the card goes unless an
+	// answer took it first.
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		gone := q.voidLocked(c, context.Cause(ctx))
+		q.mu.Unlock()
+		if gone {
+			q.changed()
 		}
-		if answered != nil {
-			answered(d, c.view)
-		}
-		if d == Deny {
-			return ErrDenied
-		}
-		return nil
-	case <-ctx.Done():
-		// Withdrawn (the client gave up) or voided (the catalog changed). An answer given in
-		// the same instant loses: nothing is sent without a live card.
-		q.remove(c.ID)
-		return context.Cause(ctx)
+	})
+	defer stop()
+	<-c.settled
+	if c.state == cardVoided {
+		return c.cause
+	}
+	if c.d == Covered {
+		<-c.coveredBy.told // the grant's own card is journaled first (granted_by names it)
+	}
+	if answered != nil {
+		answered(c.d, c.view)
+	}
+	if c.d == Deny {
+		return ErrDenied
+	}
+	return nil
+}
+
+// voidLocked settles a waiting card as voided with cause and takes it out of the queue; it
+// reports whether the card was still waiting (q.mu held).
+func (q *ApprovalQueue) voidLocked(c *card, cause error) bool {
+	if c.state != cardWaiting {
+		return false
+	}
+	q.unqueueLocked(c)
+	c.state, c.cause = cardVoided, cause
+	close(c.settled)
+	return true
+}
+
+// answerLocked settles a waiting card as answered (q.mu held).
+func (q *ApprovalQueue) answerLocked(c *card, d Decision, view string) {
+	q.unqueueLocked(c)
+	c.state, c.d, c.view = cardAnswered, d, view
+	close(c.settled)
+}
+
+func (q *ApprovalQueue) unqueueLocked(c *card) {
+	if i := slices.Index(q.cards, c); i >= 0 {
+		q.cards = slices.Delete(q.cards, i, i+1)
 	}
 }
 
@@ -255,17 +312,17 @@ func (q *ApprovalQueue) Pending() []Card {
 func (q *ApprovalQueue) Answer(id uint64, d Decision) error { return q.AnswerFrom(id, d, "") }
 
 // AnswerFrom is Answer naming the view whose key gave the answer, as the journal, the log and
-// the recent calls say it ("view 2 /dev/pts/5").
+// the recent calls say it ("view 2 /dev/pts/5"). A card whose wait has ended (withdrawn, or
+// voided by a catalog change) is voided here rather than answered: ErrNoSuchCard, and no grant.
 func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 	if d != AllowOnce && d != AllowRevision && d != Deny {
 		return fmt.Errorf("invalid decision %d", d)
 	}
 	q.mu.Lock()
 	var c *card
-	for i, x := range q.cards {
+	for _, x := range q.cards {
 		if x.ID == id {
 			c = x
-			q.cards = append(q.cards[:i], q.cards[i+1:]...)
 			break
 		}
 	}
@@ -273,49 +330,35 @@ func (q *ApprovalQueue) AnswerFrom(id uint64, d Decision, view string) error {
 		q.mu.Unlock()
 		return ErrNoSuchCard
 	}
-	var covered []*card
+	if c.ctx.Err() != nil {
+		q.voidLocked(c, context.Cause(c.ctx))
+		q.mu.Unlock()
+		q.changed()
+		return ErrNoSuchCard
+	}
+	q.answerLocked(c, d, view)
 	if d == AllowRevision {
 		if k, ok := grantOf(c.Req); ok {
 			q.grants[k] = true
 			// The cards the new grant covers go out with it: a person who said "this tool, for
-			// this revision" is not asked again for an identical call already waiting.
-			kept := q.cards[:0]
-			for _, x := range q.cards {
-				if xk, ok := grantOf(x.Req); ok && xk == k {
-					x.view, x.coveredBy = view, c
-					covered = append(covered, x)
+			// this revision" is not asked again for an identical call already waiting. One
+			// whose wait has ended is voided instead, as an answer to it would be.
+			for _, x := range append([]*card(nil), q.cards...) {
+				if xk, ok := grantOf(x.Req); !ok || xk != k {
 					continue
 				}
-				kept = append(kept, x)
+				if x.ctx.Err() != nil {
+					q.voidLocked(x, context.Cause(x.ctx))
+					continue
+				}
+				x.coveredBy = c
+				q.answerLocked(x, Covered, view)
 			}
-			clear(q.cards[len(kept):])
-			q.cards = kept
 		}
 	}
-	c.view = view
 	q.mu.Unlock()
-	c.answer <- d
-	for _, x := range covered {
-		x.answer <- Covered
-	}
 	q.changed()
 	return nil
-}
-
-func (q *ApprovalQueue) remove(id uint64) {
-	q.mu.Lock()
-	found := false
-	for i, x := range q.cards {
-		if x.ID == id {
-			q.cards = append(q.cards[:i], q.cards[i+1:]...)
-			found = true
-			break
-		}
-	}
-	q.mu.Unlock()
-	if found {
-		q.changed()
-	}
 }
 
 // Grant is an AllowRevision answer in force: calls to Tool of Instance go out without a card
@@ -384,7 +427,9 @@ func (q *ApprovalQueue) RevisionChanged(instance, revision string) {
 }
 
 // DropGrants drops every grant of an instance, whatever its revision, and returns how many
-// there were: the instance broke spec 5.5, so a grant no longer names what the person saw.
+// there were: the instance broke spec 5.5, so a grant no longer names what the person saw. Its
+// calls waiting for a card are voided (ErrVoided) in the same step: their cards show the
+// catalog the Tick left, and an answer to one must not bring a grant back.
 func (q *ApprovalQueue) DropGrants(instance string) int {
 	q.mu.Lock()
 	n := 0
@@ -394,8 +439,14 @@ func (q *ApprovalQueue) DropGrants(instance string) int {
 			n++
 		}
 	}
+	voided := false
+	for _, c := range append([]*card(nil), q.cards...) {
+		if c.Req.Action == ActionCall && c.Req.Instance == instance {
+			voided = q.voidLocked(c, ErrVoided) || voided
+		}
+	}
 	q.mu.Unlock()
-	if n > 0 {
+	if n > 0 || voided {
 		q.changed()
 	}
 	return n
