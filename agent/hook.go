@@ -147,7 +147,7 @@ func (s *Server) agentEvent(c *conn, p AgentEventParams) (struct{}, error) {
 	}
 	s.h.Agents().Set(sess, st, time.Now())
 	if st == host.AgentEnded {
-		if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {
+		if q, ok := s.h.Approver().(host.AgentSessionForgetter); ok {
 			q.ForgetAgentSession(in.SessionID) // "again this session" ends with it
 		}
 	}

@@ -149,7 +149,7 @@ func (s *Server) list() ListResult {
 			out.Ticks = append(out.Ticks, t)
 		}
 	}
-	if q, ok := s.h.Approver().(*host.ApprovalQueue); ok {
+	if q, ok := s.h.Approver().(host.CardLister); ok {
 		out.PendingApprovals = len(q.Pending())
 	}
 	if s.attached != nil {

@@ -70,8 +70,10 @@ type ApprovalRequest struct {
 // ErrDenied. When the catalog changes, ctx is cancelled with cause ErrVoided (H-K3); when the
 // client gives up, with the client's cause.
 //
-// An approver may also remember answers (Granter) and forget them for an instance that ended
-// (InstanceForgetter) or whose revision moved on (RevisionWatcher); the host asks for those with the optional interfaces below.
+// An approver may also remember answers (Granter) and forget them for an instance or an agent
+// session that ended (InstanceForgetter, AgentSessionForgetter) or whose revision moved on
+// (RevisionWatcher), and list its waiting cards (CardLister); the host and the agent side ask
+// for those with the optional interfaces below.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) error
 }
@@ -86,6 +88,18 @@ type Granter interface {
 // when an instance ends, so a later instance with the same id inherits nothing.
 type InstanceForgetter interface {
 	ForgetInstance(id string)
+}
+
+// AgentSessionForgetter is an Approver that keeps something per agent session (an agent's
+// "again this session" grants); the host and the hooks tell it when a session ends.
+type AgentSessionForgetter interface {
+	ForgetAgentSession(session string)
+}
+
+// CardLister is an Approver that puts cards before a person and can list those still waiting,
+// oldest first (the agent's status counts them).
+type CardLister interface {
+	Pending() []Card
 }
 
 // RevisionWatcher is an Approver that is told when an instance's catalog revision changed: a
@@ -106,11 +120,13 @@ type GrantDropper interface {
 
 // The TUI's queue offers every optional part.
 var (
-	_ Approver          = (*ApprovalQueue)(nil)
-	_ Granter           = (*ApprovalQueue)(nil)
-	_ InstanceForgetter = (*ApprovalQueue)(nil)
-	_ RevisionWatcher   = (*ApprovalQueue)(nil)
-	_ GrantDropper      = (*ApprovalQueue)(nil)
+	_ Approver              = (*ApprovalQueue)(nil)
+	_ Granter               = (*ApprovalQueue)(nil)
+	_ InstanceForgetter     = (*ApprovalQueue)(nil)
+	_ AgentSessionForgetter = (*ApprovalQueue)(nil)
+	_ CardLister            = (*ApprovalQueue)(nil)
+	_ RevisionWatcher       = (*ApprovalQueue)(nil)
+	_ GrantDropper          = (*ApprovalQueue)(nil)
 )
 
 // Decision is the person's answer to a card.

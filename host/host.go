@@ -87,7 +87,7 @@ func New(cfg Config) *Host {
 	h.agents = newAgentBoard(func(pane string) { h.bus.post(EventAgent, pane) })
 	h.agents.exitedHook = func(session string) {
 		h.logf("agent session %s ended: its program exited without saying so", session)
-		if q, ok := h.approver.(*ApprovalQueue); ok {
+		if q, ok := h.approver.(AgentSessionForgetter); ok {
 			q.ForgetAgentSession(session) // "again this session" ends with it, as at its SessionEnd
 		}
 	}
