@@ -22,6 +22,14 @@ func TestEndToEndClaudeCodeInASandbox(t *testing.T) {
 		t.Skipf("no sandbox here: %v", err)
 	}
 	r := newTmuxRig(t)
+	// The pinned Claude Code lies in this checkout, which may be under /tmp (a CI clone): the
+	// sandbox's /tmp is its own, so the checkout's package is made visible through sandbox_write
+	// (as a person whose agent is installed somewhere the sandbox hides would).
+	pkg, _ := filepath.Abs(claudeCodeDir)
+	conf := filepath.Join(r.mkdir("tickmux"), "config.toml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("sandbox_write = [\"~\", %q]\n", pkg)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Under the rig's HOME, which a sandboxed pane may write (sandbox_write's default).
 	work, cfg := r.mkdir("work"), r.mkdir("claude-config")
 	if err := os.WriteFile(filepath.Join(work, "f.txt"), []byte("one\nalpha\nthree\n"), 0o600); err != nil {
