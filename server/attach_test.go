@@ -2,9 +2,11 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,7 +42,8 @@ func socketPair(t *testing.T) (srv, view *net.UnixConn) {
 
 // The view/left and view/suspend lines the server writes are what the view reads.
 func TestLeftLinesAreWhatTheViewReads(t *testing.T) {
-	srv, view := socketPair(t)
+	unix, view := socketPair(t)
+	srv := &viewConn{UnixConn: unix}
 	rd := bufio.NewReader(view)
 	for _, lp := range []LeftParams{
 		{Reason: "detached"},
@@ -171,3 +174,49 @@ func TestReadAttachParams(t *testing.T) {
 
 // noHost is a server with no host: it holds no PTYs of its own.
 var noHost = &srv{}
+
+// A view that stops reading holds up only its own lines: while a line to it is stuck (its socket
+// full, the write waiting out writeStall under that connection's lock), another view's view/left
+// reaches that view, and the stuck write still holds its lock when it does. (With one lock for
+// every connection, the second line waited for the first to give up, up to writeStall.)
+func TestAStalledViewDoesNotHoldUpAnother(t *testing.T) {
+	stuckUnix, _ := socketPair(t) // its view never reads
+	stuck := &viewConn{UnixConn: stuckUnix}
+	otherUnix, otherView := socketPair(t)
+	other := &viewConn{UnixConn: otherUnix}
+
+	big := append(bytes.Repeat([]byte("x"), 16<<20), '\n') // more than the socket's buffers hold
+	wrote := make(chan struct{})
+	go func() { // owner: this test; ends when the stuck connection is closed below
+		defer close(wrote)
+		sendLine(stuck, big)
+	}()
+	for stuck.sendMu.TryLock() { // until the write holds the stuck connection's lock
+		stuck.sendMu.Unlock()
+		select {
+		case <-wrote:
+			t.Fatal("16 MiB went to a view that never reads: the socket did not fill")
+		default:
+			runtime.Gosched()
+		}
+	}
+
+	notify(other, notifyLeft, LeftParams{Reason: "detached"})
+	line, err := bufio.NewReader(otherView).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decodeLine(line); got == nil || got.Reason != "detached" {
+		t.Fatalf("the other view read %q", line)
+	}
+	select {
+	case <-wrote:
+		t.Fatal("the stuck write had ended before the other view got its line")
+	default:
+	}
+	if stuck.sendMu.TryLock() {
+		t.Fatal("the stuck write no longer holds its connection's lock")
+	}
+	stuckUnix.Close() // the stuck write returns
+	<-wrote
+}

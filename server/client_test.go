@@ -170,7 +170,8 @@ func TestAttachHandsTheTerminalOverBeforeSignals(t *testing.T) {
 		if _, err := rd.ReadString('\n'); err != nil {
 			return
 		}
-		reply(nc, 1, AttachResult{SendFD: true}, nil)
+		vc := &viewConn{UnixConn: nc}
+		reply(vc, 1, AttachResult{SendFD: true}, nil)
 		oob := make([]byte, syscall.CmsgSpace(4))
 		_, oobn, _, _, err := nc.ReadMsgUnix(make([]byte, 1), oob)
 		if err != nil {
@@ -190,7 +191,7 @@ func TestAttachHandsTheTerminalOverBeforeSignals(t *testing.T) {
 				return
 			}
 			lines <- l
-			notify(nc, notifyLeft, LeftParams{Reason: "detached"})
+			notify(vc, notifyLeft, LeftParams{Reason: "detached"})
 		}
 	}()
 

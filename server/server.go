@@ -217,7 +217,7 @@ type srv struct {
 type liveView struct {
 	tty *viewTty
 	sc  *viewterm.Terminal
-	nc  *net.UnixConn
+	nc  *viewConn
 }
 
 // suspendView suspends view id as prefix C-z or its process's SIGTSTP asks: the terminal goes
@@ -259,7 +259,8 @@ func (s *srv) stopped() {
 	})
 }
 
-func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
+func (s *srv) handle(unix *net.UnixConn, req agent.Request) {
+	nc := &viewConn{UnixConn: unix}
 	switch req.Method {
 	case MethodKill:
 		// The answer comes once the programs are being ended and the socket is gone, not once
@@ -288,7 +289,7 @@ func (s *srv) handle(nc *net.UnixConn, req agent.Request) {
 }
 
 // reply writes the answer to request id.
-func reply(nc *net.UnixConn, id uint64, result any, e *agent.Error) {
+func reply(nc *viewConn, id uint64, result any, e *agent.Error) {
 	m := agent.Message{ID: id, Error: e}
 	if e == nil {
 		raw, _ := json.Marshal(result)
@@ -297,40 +298,46 @@ func reply(nc *net.UnixConn, id uint64, result any, e *agent.Error) {
 	send(nc, m)
 }
 
-func send(nc *net.UnixConn, m agent.Message) {
+func send(nc *viewConn, m agent.Message) {
 	b, _ := json.Marshal(m)
 	sendLine(nc, append(b, '\n'))
 }
 
-// sendMu keeps the lines written to one connection from several goroutines whole.
-var sendMu sync.Mutex
+// viewConn is a connection the control socket handed over. Several goroutines write lines to it
+// (the answer, view/left when the mirror lets the view go, view/suspend from the App); its own
+// lock keeps each line whole, so a view that stops reading holds up only its own lines, for at
+// most writeStall.
+type viewConn struct {
+	*net.UnixConn
+	sendMu sync.Mutex
+}
 
-func sendLine(nc *net.UnixConn, line []byte) {
-	sendMu.Lock()
-	defer sendMu.Unlock()
+func sendLine(nc *viewConn, line []byte) {
+	nc.sendMu.Lock()
+	defer nc.sendMu.Unlock()
 	_ = nc.SetWriteDeadline(time.Now().Add(writeStall))
 	_, _ = nc.Write(line)
 }
 
-func notify(nc *net.UnixConn, method string, params any) {
+func notify(nc *viewConn, method string, params any) {
 	raw, _ := json.Marshal(params)
 	send(nc, agent.Message{Method: method, Params: raw})
 }
 
 // attach takes a view's terminal and shows the App on it until the view leaves.
-func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
+func (s *srv) attach(nc *viewConn, req agent.Request) {
 	p, err := readAttachParams(req.Params)
 	if err != nil {
 		reply(nc, req.ID, nil, &agent.Error{Message: "bad attach params: " + err.Error(), Reason: agent.ReasonBadRequest})
 		return
 	}
-	pinned, err := peer.Of(nc)
+	pinned, err := peer.Of(nc.UnixConn)
 	if err != nil {
 		msg := "cannot attach: " + err.Error()
 		if errors.Is(err, peer.ErrGone) {
 			msg = "cannot attach: the process that asked to attach has exited"
 		}
-		s.logf("attach refused (process %d): %s", peerPID(nc), msg)
+		s.logf("attach refused (process %d): %s", peerPID(nc.UnixConn), msg)
 		reply(nc, req.ID, nil, &agent.Error{Message: msg, Reason: agent.ReasonFailed})
 		return
 	}
@@ -349,7 +356,7 @@ func (s *srv) attach(nc *net.UnixConn, req agent.Request) {
 	expected := s.mirror.Expect()
 	defer expected()
 	reply(nc, req.ID, AttachResult{SendFD: true}, nil) // send the terminal's descriptor
-	tty, ti, err := s.receiveTerminal(nc, p)
+	tty, ti, err := s.receiveTerminal(nc.UnixConn, p)
 	if err != nil {
 		s.logf("attach refused (process %d): %v", client, err)
 		notify(nc, notifyLeft, LeftParams{Reason: err.Error(), Failed: true})
