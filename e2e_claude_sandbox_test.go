@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -35,12 +34,7 @@ func TestEndToEndClaudeCodeInASandbox(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "f.txt"), []byte("one\nalpha\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark", "lastOnboardingVersion": "2.1.197",
-		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
-		"projects":              map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), state, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	claudeState(t, cfg, work, "2.1.197", nil)
 	stub := &messagesStub{script: map[string][]toolCall{
 		"CALLTICK": {{"mcp__tickmux__call_tick", map[string]any{"id": "hosted:1", "tool": "increment", "args": map[string]any{"amount": 2}}}},
 		"EDITFILE": {{"Read", map[string]any{"file_path": filepath.Join(work, "f.txt")}},

@@ -74,15 +74,9 @@ func TestEndToEndClaudeCodeTasks(t *testing.T) {
 	claude := pinnedAgent(t, "Claude Code 2.1.328", claudeCode328Dir, "claude")
 	r := newTmuxRig(t)
 	work, cfg := r.mkdir("work"), r.mkdir("claude-config")
-	// Onboarding done, the key approved, the folder trusted, and the auto-mode question answered:
-	// no first-run screen stands in the way (shared/notes/claude-code-2.1.328.md).
-	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark", "lastOnboardingVersion": "2.1.328",
-		"hasSeenAutoDefaultNudge": true,
-		"customApiKeyResponses":   map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
-		"projects":                map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), state, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// And the auto-mode question answered: 2.1.328 asks at start whether to make auto mode the
+	// default when the user's settings set another mode.
+	claudeState(t, cfg, work, "2.1.328", map[string]any{"hasSeenAutoDefaultNudge": true})
 	// tickmux's tools allowed by a rule: in auto mode (2.1.328's default) an MCP tool no rule
 	// allows goes to a classifier that a loopback API cannot answer. The person's say is the card.
 	if err := os.MkdirAll(filepath.Join(work, ".claude"), 0o700); err != nil {

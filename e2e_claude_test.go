@@ -59,6 +59,23 @@ func waitUntilTrue(ok func() bool) {
 }
 
 // mkdir makes the directory name in the rig's directory (private to the person) and returns it.
+// claudeState writes Claude Code's state file (.claude.json) in cfg so that its first start
+// shows no first-run screen: onboarding done as of version, the dummy key approved and work
+// trusted; extra adds keys (the auto-mode question answered, say).
+func claudeState(t *testing.T, cfg, work, version string, extra map[string]any) {
+	t.Helper()
+	state := map[string]any{"hasCompletedOnboarding": true, "theme": "dark", "lastOnboardingVersion": version,
+		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
+		"projects":              map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}
+	for k, v := range extra {
+		state[k] = v
+	}
+	b, _ := json.Marshal(state)
+	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (r *tmuxRig) mkdir(name string) string {
 	r.t.Helper()
 	d := filepath.Join(r.dir, name)
@@ -256,14 +273,7 @@ func TestEndToEndRealClaudeCode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "f.txt"), []byte("one\nalpha\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A config with onboarding done, the working directory trusted and the dummy key approved,
-	// so that no first-run screen stands in the way.
-	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark", "lastOnboardingVersion": "2.1.197",
-		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
-		"projects":              map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), state, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	claudeState(t, cfg, work, "2.1.197", nil)
 	setup := r.cli("setup", "claude-code", "--write")
 	setup.Env = append(setup.Env, "CLAUDE_CONFIG_DIR="+cfg)
 	if out, err := setup.CombinedOutput(); err != nil {

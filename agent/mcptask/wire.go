@@ -5,8 +5,8 @@
 // when a release has one.
 //
 // Field names follow what the installed client reads, checked against Claude Code 2.1.328's code
-// (docs: ../../../shared/notes/claude-code-2.1.328.md): ttlMs and pollIntervalMs, where drafts of
-// the SEP said ttlSeconds and pollIntervalMilliseconds.
+// (the pinned testdata/claudecode-2.1.328, and e2e_claude_tasks_test.go runs it): ttlMs and
+// pollIntervalMs, where drafts of the SEP said ttlSeconds and pollIntervalMilliseconds.
 package mcptask
 
 import (
