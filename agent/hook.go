@@ -93,6 +93,9 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 	req.Shown = card.Store
 	rec.Watch(&req)
 	err = ap.Approve(ctx, req)
+	if err != nil && ctx.Err() != nil && !errors.Is(context.Cause(ctx), errNoView) {
+		err = fmt.Errorf("%s: %w", hookStopped(p, context.Cause(ctx), time.Now()), err)
+	}
 	if err == nil {
 		rec.Sent() // the agent runs its tool: tickmux sees no outcome of it
 		rec.FinishWith(journalOutcome(nil), nil)
@@ -114,10 +117,28 @@ func (s *Server) permission(ctx context.Context, c *conn, p PermissionParams) (P
 		return PermissionResult{}, &Error{Message: fmt.Sprintf("the card for %s was withdrawn: no view was attached for %v (run tickmux attach); the agent asks on its own prompt", what, wait),
 			Effect: wire.EffectNone, Reason: ReasonNoView}
 	case ctx.Err() != nil:
-		s.logf("agent hook: card %d (%s) withdrawn before an answer: %v; the agent asks on its own prompt", res.Card, what, context.Cause(ctx))
-		return PermissionResult{}, failure(ReasonWithdrawn, "the card for %s was withdrawn before the person answered: %v", what, context.Cause(ctx))
+		why := hookStopped(p, context.Cause(ctx), time.Now())
+		s.logf("agent hook: card %d (%s) withdrawn before an answer: %s; the agent asks on its own prompt", res.Card, what, why)
+		return PermissionResult{}, failure(ReasonWithdrawn, "the card for %s was withdrawn before the person answered: %s", what, why)
 	}
 	return PermissionResult{}, failure(ReasonFailed, "%s was not answered: %v", what, err)
+}
+
+// hookStopped says why a hook's request ended before the person answered (its cause). A hook
+// that cancelled its request did so at its own --timeout, which ends its wait at p.GiveUpAtMS,
+// or earlier because the agent ended it (a signal: the agent's timeout for the hook passed, or
+// its own prompt was answered). Anything else (a hook that hung up without cancelling, the
+// server stopping, a hook that does not say when it gives up) is the cause as it is.
+func hookStopped(p PermissionParams, cause error, now time.Time) string {
+	if p.GiveUpAtMS <= 0 || !errors.Is(cause, errCancelled) {
+		return fmt.Sprint(cause)
+	}
+	timeout := time.Duration(p.TimeoutS * float64(time.Second))
+	if !now.Before(time.UnixMilli(p.GiveUpAtMS)) {
+		return fmt.Sprintf("the hook's own --timeout (%v) passed", timeout)
+	}
+	return fmt.Sprintf("the hook was stopped %v before its own --timeout (%v): the agent ended it (a signal: the agent's timeout for the hook passed, or its own prompt was answered)",
+		time.UnixMilli(p.GiveUpAtMS).Sub(now).Round(time.Millisecond), timeout)
 }
 
 // agentEvent sets an agent session's state from one of its hook events; events it does not know

@@ -29,6 +29,12 @@ const eventTimeout = 3 * time.Second
 // maxHookInput bounds the hook's stdin (a Write's content is in it).
 const maxHookInput = 8 << 20
 
+// Why a hook stopped waiting for the person: its own --timeout, or a signal (the agent ending it).
+var (
+	errHookTimeout   = errors.New("the hook's own --timeout passed")
+	errHookSignalled = errors.New("stopped by a signal")
+)
+
 // deniedMessage is what the model reads when the person denied its tool call.
 const deniedMessage = "denied by the person in tickmux"
 
@@ -51,11 +57,23 @@ func runHook(r *runner, args []string) int {
 	say := func(format string, args ...any) { // stderr: the agent keeps it in its log, never reads it as a decision
 		fmt.Fprintf(r.errw, "tickmux hook %s: %s\n", agent, fmt.Sprintf(format, args...))
 	}
-	// The agent sends SIGTERM when the hook's own timeout passes: the card is withdrawn and
-	// nothing is printed.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	// The agent sends SIGTERM when its timeout for the hook passes (or its own prompt was
+	// answered): the card is withdrawn and nothing is printed. The hook's own --timeout ends it
+	// the same way, a little earlier; each says which, here and in tickmux's log.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() { // owner: this hook; ends at the first signal or when runHook returns
+		select {
+		case sig := <-sigs:
+			stop(fmt.Errorf("%w: %v", errHookSignalled, sig))
+		case <-ctx.Done():
+		}
+	}()
+	giveUp := time.Now().Add(*timeout)
+	ctx, cancel := context.WithDeadlineCause(ctx, giveUp, errHookTimeout)
 	defer cancel()
 
 	raw, err := io.ReadAll(io.LimitReader(r.in, maxHookInput+1))
@@ -95,13 +113,15 @@ func runHook(r *runner, args []string) int {
 		return ExitOK
 	}
 	var res PermissionResult
-	err = c.Do(ctx, MethodPermission, PermissionParams{Agent: agent, Input: raw, NoViewWaitS: noView.Seconds()}, &res, nil)
+	err = c.Do(ctx, MethodPermission, PermissionParams{Agent: agent, Input: raw, NoViewWaitS: noView.Seconds(),
+		GiveUpAtMS: giveUp.UnixMilli(), TimeoutS: timeout.Seconds()}, &res, nil)
 	if err != nil {
 		msg := errorOf(err).Message
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			msg = fmt.Sprintf("nobody answered within %v (--timeout)", *timeout)
-		} else if ctx.Err() != nil {
-			msg = "stopped by a signal (the agent's hook timeout?)"
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, errHookTimeout):
+			msg = fmt.Sprintf("nobody answered within %v: the hook's own --timeout passed", *timeout)
+		case errors.Is(cause, errHookSignalled):
+			msg = fmt.Sprintf("%v before the hook's own --timeout (%v): %s ended the hook (its timeout for hooks, or its own prompt answered)", cause, *timeout, name)
 		}
 		say("%s; %s asks on its own prompt", host.Printable(msg, false), name)
 		return ExitOK

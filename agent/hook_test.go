@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
 	"tickmux/host/journal"
 
 	"golang.org/x/sys/unix"
@@ -212,6 +214,13 @@ func TestHookNeverAllowsBySilence(t *testing.T) {
 			t.Fatalf("printed %q after SIGTERM", got)
 		}
 		h.Cards.WaitNone(t) // the card was withdrawn
+		// Which it was, on the hook's stderr (the agent's log) and in tickmux's journal.
+		if e := run.stderr.String(); !strings.Contains(e, "stopped by a signal: terminated before the hook's own --timeout (9m50s): Claude Code ended the hook") {
+			t.Errorf("stderr %q does not say the agent stopped the hook", e)
+		}
+		if o := withdrawnOutcome(t, h); !strings.Contains(o, "the hook was stopped 9m") || !strings.Contains(o, "before its own --timeout (9m50s): the agent ended it") {
+			t.Errorf("the journal's outcome %q does not say the agent stopped the hook", o)
+		}
 	})
 	t.Run("server ends", func(t *testing.T) {
 		h := agenttest.Start(t)
@@ -224,12 +233,37 @@ func TestHookNeverAllowsBySilence(t *testing.T) {
 	})
 	t.Run("own timeout", func(t *testing.T) {
 		h := agenttest.Start(t)
-		run := startHook(t, h.Socket, input, "--timeout", "1ms")
+		run := startHook(t, h.Socket, input, "--timeout", "300ms")
+		h.Cards.Next(t)
 		if got := run.wait(t); got != "" {
 			t.Fatalf("printed %q after its timeout", got)
 		}
 		h.Cards.WaitNone(t)
+		if e := run.stderr.String(); !strings.Contains(e, "nobody answered within 300ms: the hook's own --timeout passed") {
+			t.Errorf("stderr %q does not say the hook's own timeout passed", e)
+		}
+		if o := withdrawnOutcome(t, h); !strings.Contains(o, "the hook's own --timeout (300ms) passed") {
+			t.Errorf("the journal's outcome %q does not say the hook's own timeout passed", o)
+		}
 	})
+}
+
+// withdrawnOutcome waits for the journal's withdrawn entry and returns its outcome's message.
+func withdrawnOutcome(t *testing.T, h *agenttest.Harness) string {
+	t.Helper()
+	for guard := time.Now().Add(agenttest.HangGuard); time.Now().Before(guard); time.Sleep(10 * time.Millisecond) {
+		entries, err := h.Journal.Entries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Decision == journal.Withdrawn && e.Outcome != nil {
+				return e.Outcome.Message
+			}
+		}
+	}
+	t.Fatal("the journal has no withdrawn entry")
+	return ""
 }
 
 // TestHookNoViewWithdraws: with no view attached for the whole wait, the card is withdrawn and

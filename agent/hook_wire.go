@@ -41,6 +41,11 @@ type PermissionParams struct {
 	// NoViewWaitS is how long the card may wait while no view is attached before it is withdrawn
 	// (0: DefaultNoViewWait).
 	NoViewWaitS float64 `json:"no_view_wait_s,omitempty"`
+	// GiveUpAtMS is when the hook's own --timeout (TimeoutS) ends its wait, in Unix
+	// milliseconds: a card withdrawn at or after it was withdrawn by that timeout, one withdrawn
+	// before it by the agent ending the hook (0: not said, an older hook).
+	GiveUpAtMS int64   `json:"give_up_at_ms,omitempty"`
+	TimeoutS   float64 `json:"timeout_s,omitempty"`
 }
 
 // PermissionResult is the person's decision.
