@@ -121,3 +121,32 @@ func TestLogRunsCountsAndDates(t *testing.T) {
 		t.Errorf("--since yesterday: rc %d, %q; want the forms it takes", code, errs)
 	}
 }
+
+// Issue 44 item 5: r on an agent's card reads as what it allowed (this input, for the agent
+// session), a call it let through names its card, and an agent in no pane is outside tickmux.
+func TestLogAgentGrants(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now().UTC().Format(time.RFC3339)
+	lines := `{"time":"` + now + `","run":"r","card":5,"kind":"agent","client":{"name":"claude-code","pid":7},"tool":"Bash","args":{"command":"touch /tmp/x"},"decision":"revision","view":"view 1 /dev/pts/3","waited_ms":900,"outcome":{"status":"ok"}}
+{"time":"` + now + `","run":"r","card":null,"kind":"agent","client":{"name":"claude-code","pid":7},"tool":"Bash","args":{"command":"touch /tmp/x"},"decision":"granted","granted_by":5,"outcome":{"status":"ok"}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"log", "--dir", dir}, stdio{out: &out, err: &errb}); code != 0 {
+		t.Fatalf("tickmux log exited %d: %s", code, errb.String())
+	}
+	got := out.String()
+	for _, w := range []string{
+		`card 5  agent outside tickmux Bash "touch /tmp/x"  allowed this input for the session (view 1 /dev/pts/3, 900ms)  ok  by claude-code pid 7`,
+		`no card  agent outside tickmux Bash "touch /tmp/x"  granted by card 5  ok  by claude-code pid 7`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("tickmux log does not say %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, `revision ""`) {
+		t.Errorf("tickmux log names an empty revision:\n%s", got)
+	}
+}

@@ -171,6 +171,7 @@ func (s *Server) agentEvent(c *conn, p AgentEventParams) (struct{}, error) {
 		if q, ok := s.h.Approver().(host.AgentSessionForgetter); ok {
 			q.ForgetAgentSession(in.SessionID) // "again this session" ends with it
 		}
+		s.h.ForgetAgentSessionGrants(in.SessionID)
 	}
 	return struct{}{}, nil
 }

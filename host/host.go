@@ -90,6 +90,7 @@ func New(cfg Config) *Host {
 		if q, ok := h.approver.(AgentSessionForgetter); ok {
 			q.ForgetAgentSession(session) // "again this session" ends with it, as at its SessionEnd
 		}
+		h.ForgetAgentSessionGrants(session)
 	}
 	if h.initTimeout <= 0 {
 		h.initTimeout = InitTimeout

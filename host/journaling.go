@@ -35,7 +35,7 @@ type journalState struct {
 	w      JournalWriter
 	mu     sync.Mutex
 	counts map[string]int   // final entries written, per instance
-	grants map[grant]uint64 // the card whose revision answer made each grant
+	grants map[grant]uint64 // the card whose answer made each grant (a revision's, an agent session's input)
 	warn   string           // why the last write failed; "" once one succeeds
 }
 
@@ -102,6 +102,8 @@ type Record struct {
 
 	mu    sync.Mutex
 	e     journal.Entry
+	grant grant // the grant an r answer to the request makes, or that covers it (grantOf)
+	grOK  bool  // whether the request has one
 	shown time.Time
 	sent  bool // the request went out: its decision stands whatever the outcome
 	done  bool
@@ -130,7 +132,9 @@ func (h *Host) NewRecord(req ApprovalRequest, peer Peer) *Record {
 	if e.Tick == nil && req.Title != "" {
 		e.Tick = &journal.Tick{Title: req.Title}
 	}
-	return &Record{h: h, e: e}
+	r := &Record{h: h, e: e}
+	r.grant, r.grOK = grantOf(req)
+	return r
 }
 
 // Watch hooks the record to req's card: the card's number, the waiting line, the answer and
@@ -169,23 +173,19 @@ func (r *Record) Watch(req *ApprovalRequest) {
 			r.e.Decision = journal.Once
 		case AllowRevision:
 			r.e.Decision = journal.Revision
-			if r.e.Card != nil && r.e.Kind == string(ActionCall) {
+			if r.e.Card != nil && r.grOK {
 				r.h.jr.mu.Lock()
 				if r.h.jr.grants == nil {
 					r.h.jr.grants = map[grant]uint64{}
 				}
-				r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}] = *r.e.Card
+				r.h.jr.grants[r.grant] = *r.e.Card
 				r.h.jr.mu.Unlock()
 			}
 		case Deny:
 			r.e.Decision = journal.Denied
 		case Covered:
 			r.e.Decision = journal.Granted
-			r.h.jr.mu.Lock()
-			if c, ok := r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}]; ok && r.e.Kind == string(ActionCall) {
-				r.e.GrantedBy = &c
-			}
-			r.h.jr.mu.Unlock()
+			r.grantedBy()
 		}
 		if view != "" {
 			r.e.View = &view
@@ -209,11 +209,32 @@ func (r *Record) Granted() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.e.Decision = journal.Granted
+	r.grantedBy()
+}
+
+// grantedBy names the card whose answer made the grant that covers the request, when known.
+// Called with r.mu.
+func (r *Record) grantedBy() {
+	if !r.grOK {
+		return
+	}
 	r.h.jr.mu.Lock()
-	if c, ok := r.h.jr.grants[grant{instance: r.e.Instance, revision: r.e.Revision, tool: r.e.Tool}]; ok {
+	if c, ok := r.h.jr.grants[r.grant]; ok {
 		r.e.GrantedBy = &c
 	}
 	r.h.jr.mu.Unlock()
+}
+
+// ForgetAgentSessionGrants drops what the journal keeps of an agent session's grants (which
+// card made each) once the session ended: its grants end with it.
+func (h *Host) ForgetAgentSessionGrants(session string) {
+	h.jr.mu.Lock()
+	defer h.jr.mu.Unlock()
+	for g := range h.jr.grants {
+		if g.session == session && session != "" {
+			delete(h.jr.grants, g)
+		}
+	}
 }
 
 // Sent marks that the request went out: the decision stands whatever the outcome.

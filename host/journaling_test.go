@@ -330,3 +330,81 @@ func TestGrantReleasesTheCardsItCovers(t *testing.T) {
 		t.Fatalf("late: %v, want denied", r.err)
 	}
 }
+
+// Issue 44 item 5: r on an agent's card allows that input for the agent session; the calls it
+// lets through (a card already waiting for the same input, released at once, and a later one
+// that needs no card) are journaled as granted by that card, as calls under a revision grant are.
+func TestJournalAgentGrantNamesItsCard(t *testing.T) {
+	t.Parallel()
+	mj := &memJournal{entries: make(chan journal.Entry, 32)}
+	q := NewApprovalQueue(nil)
+	h := newTestHost(t, Config{Approver: q, Journal: mj})
+	agentReq := func() ApprovalRequest {
+		return ApprovalRequest{Action: ActionAgent, Client: "Claude Code", Agent: &AgentCall{Agent: "Claude Code", Session: "s1", Tool: "Bash",
+			Input: json.RawMessage(`{"command": "touch /tmp/x"}`)}}
+	}
+	// ask does what the agent server does for a hook's permission request.
+	ask := func() {
+		req := agentReq()
+		rec := h.NewRecord(req, Peer{})
+		rec.SetTool(req.Agent.Tool, req.Agent.Input)
+		if q.Granted(req) {
+			rec.Granted()
+			rec.FinishWith(journal.Outcome{Status: journal.StatusOK}, nil)
+			return
+		}
+		rec.Watch(&req)
+		err := q.Approve(context.Background(), req)
+		rec.FinishWith(journal.Outcome{Status: journal.StatusOK}, err)
+	}
+	done := make(chan struct{}, 2)
+	for range 2 {
+		go func() { ask(); done <- struct{}{} }() // owner: the test; returns once answered
+	}
+	deadline := time.Now().Add(hangGuard)
+	for len(q.Pending()) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d cards wait, want 2", len(q.Pending()))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	first := q.Pending()[0].ID
+	if err := q.AnswerFrom(first, AllowRevision, "view 1"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	<-done
+	ask() // no card: the grant covers it
+	var finals []journal.Entry
+	for len(finals) < 3 {
+		if e := mj.next(t); e.Final() {
+			finals = append(finals, e)
+		}
+	}
+	var revision, granted int
+	for _, e := range finals {
+		switch e.Decision {
+		case journal.Revision:
+			revision++
+			if e.Card == nil || *e.Card != first || journal.DecisionText(e) != "allowed this input for the session (view 1, "+(time.Duration(e.WaitedMS)*time.Millisecond).String()+")" {
+				t.Errorf("the answered card: %+v, %q", e, journal.DecisionText(e))
+			}
+		case journal.Granted:
+			granted++
+			if e.GrantedBy == nil || *e.GrantedBy != first {
+				t.Errorf("a granted agent call does not name card %d: %+v", first, e)
+			}
+		}
+	}
+	if revision != 1 || granted != 2 {
+		t.Fatalf("entries %+v; want one answered with r and two granted by it", finals)
+	}
+	// The session's end drops what the journal kept of its grants.
+	h.ForgetAgentSessionGrants("s1")
+	h.jr.mu.Lock()
+	left := len(h.jr.grants)
+	h.jr.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d grants kept after the session ended", left)
+	}
+}

@@ -37,7 +37,11 @@ func Summary(e Entry) string {
 	case "send":
 		fmt.Fprintf(&b, " %s %s", e.Instance, capRunes(strconv.Quote(e.Text), maxArgs))
 	case "agent": // an agent's own tool call (its permission hook): the pane, the tool, what it runs
-		for _, s := range []string{e.Instance, capRunes(e.Tool, maxValue), agentSubject(e.Args)} {
+		where := e.Instance
+		if where == "" {
+			where = "outside tickmux" // the agent runs in no pane of this tickmux
+		}
+		for _, s := range []string{where, capRunes(e.Tool, maxValue), agentSubject(e.Args)} {
 			if s != "" {
 				b.WriteString(" " + s)
 			}
@@ -108,6 +112,9 @@ func DecisionText(e Entry) string {
 		s = "allowed once"
 	case Revision:
 		s = "allowed for revision " + strconv.Quote(e.Revision)
+		if e.Kind == "agent" { // r on an agent's card: this exact input, until its session ends
+			s = "allowed this input for the session"
+		}
 	case Granted:
 		s = "granted"
 		if e.GrantedBy != nil {

@@ -196,3 +196,23 @@ func TestTwoWritersFollowRotation(t *testing.T) {
 		t.Fatalf("the entry before the newest is card %d, want 198", *es[len(es)-2].Card)
 	}
 }
+
+// Issue 44 item 5: an agent's card answered with r allowed its input for the agent session (it
+// has no revision), the calls that grant lets through name its card, and an agent outside any
+// pane of this tickmux is said to be outside it (its instance is empty).
+func TestSummaryOfAgentGrants(t *testing.T) {
+	t.Parallel()
+	card, by := uint64(6), uint64(5)
+	e := Entry{Time: time.Now(), Card: &card, Kind: "agent", Client: Client{Name: "Claude Code", PID: 42}, Tool: "Bash",
+		Args: json.RawMessage(`{"command":"touch /tmp/x"}`), Decision: Revision, WaitedMS: 1200, Outcome: &Outcome{Status: StatusOK}}
+	got := Summary(e)
+	for _, w := range []string{`card 6  agent outside tickmux Bash "touch /tmp/x"  allowed this input for the session (1.2s)  ok  by Claude Code pid 42`} {
+		if !strings.Contains(got, w) {
+			t.Errorf("Summary = %q, want %q in it", got, w)
+		}
+	}
+	e.Card, e.GrantedBy, e.Decision, e.Instance = nil, &by, Granted, "shell:2"
+	if got := Summary(e); !strings.Contains(got, `no card  agent shell:2 Bash "touch /tmp/x"  granted by card 5  ok`) {
+		t.Errorf("Summary of the granted call = %q", got)
+	}
+}
