@@ -5,7 +5,6 @@ package main
 // runs no PermissionRequest hook, so no card would come (issue 44 item 2).
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -26,12 +25,7 @@ func TestEndToEndClaudeCode328SetUpAsks(t *testing.T) {
 	work, cfg := r.mkdir("work"), r.mkdir("claude-config")
 	// Onboarding done, the key approved and the folder trusted, as after a person's first run;
 	// the auto-mode question not yet seen, and no settings.json: setup writes what it needs.
-	state, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "theme": "dark", "lastOnboardingVersion": "2.1.328",
-		"customApiKeyResponses": map[string]any{"approved": []string{"dummy"}, "rejected": []string{}},
-		"projects":              map[string]any{work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), state, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	claudeState(t, cfg, work, "2.1.328", nil)
 	setup := r.cli("setup", "claude-code", "--write")
 	setup.Env = append(setup.Env, "CLAUDE_CONFIG_DIR="+cfg, "HOME="+r.dir)
 	setup.Dir = work
@@ -64,7 +58,10 @@ func TestEndToEndClaudeCode328SetUpAsks(t *testing.T) {
 	r.waitFor("shell:1 Claude Code started")
 	r.waitFor("manual mode on")
 	debugLog := filepath.Join(r.dir, "claude-debug.log")
-	gate := func() bool { b, _ := os.ReadFile(debugLog); return strings.Contains(string(b), "verifyAutoModeGateAccess") }
+	gate := func() bool {
+		b, _ := os.ReadFile(debugLog)
+		return strings.Contains(string(b), "verifyAutoModeGateAccess")
+	}
 	if waitUntilTrue(gate); !gate() {
 		t.Fatalf("Claude Code's debug log never says it checked the auto-mode gate (has 2.1.328 changed?):\n%s", r.screen())
 	}
