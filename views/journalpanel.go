@@ -36,7 +36,12 @@ func (p *SidePanel) lastChangeLines(r host.ApprovalRequest, w int) []line {
 		return nil
 	}
 	th := p.theme
-	out := []line{plain("last time ("+c.Started.Format("15:04:05")+") it changed:", th.Card)}
+	// When the change happened: the call's end, when its result (and the change) arrived.
+	at := c.Finished
+	if at.IsZero() {
+		at = c.Started
+	}
+	out := []line{plain("last time ("+at.Format("15:04:05")+") it changed:", th.Card)}
 	for _, l := range p.changeLines(c, "  ") {
 		out = append(out, wrapLine(l, w)...)
 	}

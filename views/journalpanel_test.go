@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -52,10 +53,18 @@ func TestPanelShowsJournalChanges(t *testing.T) {
 	in := hs.openTick("plain")
 	hs.start()
 	done := callAsync(in, `{"amount":5}`)
+	hs.waitFor("wants to call increment")
+	time.Sleep(1100 * time.Millisecond) // the call is asked for in one second and changes in a later one
 	if err := hs.allowOnceByKeys(done); err != nil {
 		t.Fatal(err)
 	}
 	hs.waitFor("/value: 0 → 5")
+	var first host.CallRecord
+	for _, c := range in.Calls() {
+		if c.Tool == "increment" {
+			first = c
+		}
+	}
 
 	done = callAsync(in, `{"amount":2}`)
 	hs.prefix()
@@ -63,6 +72,10 @@ func TestPanelShowsJournalChanges(t *testing.T) {
 	scr := hs.waitFor("it changed:")
 	if card := cardText(scr); !strings.Contains(card, "/value: 0 → 5") {
 		t.Errorf("the card does not show the tool's last change:\n%s", scr)
+	}
+	// When the change happened: the call's end, not when it was asked for (issue 44 item 8).
+	if want := "last time (" + first.Finished.Format("15:04:05") + ")"; !strings.Contains(scr, want) {
+		t.Errorf("the card does not say %q (asked at %s):\n%s", want, first.Started.Format("15:04:05"), scr)
 	}
 	hs.typeText("n")
 	answered(t, done)
