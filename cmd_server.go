@@ -136,7 +136,7 @@ func runServer(args []string, std stdio) int {
 			if pathSet(); pathErr != nil {
 				logf("%v: programs in panes will not find tickmux by name", pathErr)
 			}
-			return openInitial(a, f.argv, f.demo, f.sandbox, cfg.Keymap)
+			return openInitial(a, f.argv, f.demo, f.sandbox, f.plain, cfg.Keymap)
 		},
 	}, sigs)
 	if err != nil {

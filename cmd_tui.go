@@ -32,6 +32,7 @@ type tuiFlags struct {
 	config  string
 	demo    bool   // tickmux server: open the demo layout
 	sandbox bool   // tickmux and tickmux server: the program (or shell) opened runs sandboxed
+	plain   bool   // tickmux and tickmux server: CMD runs as a plain program, not as a Tick
 	size    string // tickmux server: COLSxROWS of the terminal that started it
 	argv    []string
 }
@@ -45,6 +46,7 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
 	if name == "tickmux" || name == "tickmux server" {
 		fs.BoolVar(&f.sandbox, "sandbox", false, "run the shell, or CMD, in a sandbox (bubblewrap) whatever the config's sandbox setting")
+		fs.BoolVar(&f.plain, "plain", false, "run CMD as a plain program (top, vim), not as a Tick, as tmux new CMD does")
 	}
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
@@ -52,7 +54,7 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	}
 	fs.Usage = func() {
 		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {
-			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [--sandbox] [-- CMD [ARG...]]")
+			fmt.Fprintln(std.err, "usage: tickmux [--socket PATH] [--log PATH] [--config PATH] [--sandbox] [--plain] [-- CMD [ARG...]]")
 			fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
 			fmt.Fprintln(std.err)
 		}
@@ -109,6 +111,12 @@ func tui(args []string, std stdio, demo bool) int {
 		}
 	case demo:
 		fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
+	case f.plain && len(f.argv) > 0:
+		// The attach request opens CMD as a Tick only (server.AttachParams has no plain flag):
+		// say where to open it rather than start it as what it is not.
+		fmt.Fprintf(std.err, "%s: a tickmux already runs on %s, and --plain opens CMD only in a tickmux it starts: "+
+			"attach (tickmux attach), then open it with %s then !%s\n", name, sock, promptKeysOf(f.config), strings.Join(f.argv, " "))
+		return 1
 	case len(f.argv) > 0 || f.sandbox:
 		// A running server opens CMD (with no CMD and --sandbox, a shell) for this view.
 		p.Open, p.Sandbox = f.argv, f.sandbox
@@ -124,18 +132,22 @@ func serverArgs(f *tuiFlags, sock string, demo bool) []string {
 	if f.sandbox { // before the "--" that may end them
 		args = append([]string{"--sandbox"}, args...)
 	}
+	if f.plain {
+		args = append([]string{"--plain"}, args...)
+	}
 	return args
 }
 
 // openInitial opens what tickmux starts with: a shell, the given Tick, or the demo (whose hint
 // names the keys of km); the shell or the Tick in a sandbox when asked (--sandbox), whatever the
-// config says. Where the sandbox cannot start, nothing does: the server fails saying why.
-func openInitial(a *views.App, argv []string, demo, sandbox bool, km *keymap.Keymap) error {
+// config says; CMD as a plain program when asked (--plain), as tmux new CMD runs it. Where the
+// sandbox cannot start, nothing does: the server fails saying why.
+func openInitial(a *views.App, argv []string, demo, sandbox, plain bool, km *keymap.Keymap) error {
 	switch {
 	case demo:
 		return openDemo(a, km)
 	case len(argv) > 0:
-		_, err := a.Open(host.OpenSpec{Argv: argv, Sandbox: sandbox})
+		_, err := a.Open(host.OpenSpec{Argv: argv, Sandbox: sandbox, Shell: plain})
 		return err
 	}
 	_, err := a.Open(host.OpenSpec{Shell: true, Sandbox: sandbox})
@@ -229,4 +241,17 @@ func configPathOK(name, path string, std stdio) bool {
 		return false
 	}
 	return true
+}
+
+// promptKeysOf names the keys that open the : prompt in the config at path ("C-b :").
+func promptKeysOf(path string) string {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return "the prefix then :"
+	}
+	keys := cfg.Keymap.KeysFor(keymap.ModePrefix, keymap.Prompt)
+	if len(keys) == 0 {
+		return "the : prompt"
+	}
+	return cfg.Keymap.Prefix.String() + " " + keys[0].String()
 }

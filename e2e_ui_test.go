@@ -403,7 +403,7 @@ func TestEndToEndDetachSaysHowToComeBack(t *testing.T) {
 }
 
 // A program opened at the prompt as a Tick that is not one fails its initialization: the pane and
-// the panel say how to open it as a plain program, and that exact line works; the end is said
+// the panel say so, and Enter runs it again as a plain program (issue 42 item 16); the end is said
 // once (the exit status not twice on the panel) and logged once.
 func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 	t.Parallel()
@@ -412,8 +412,8 @@ func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 	r.prefix(":", "command:")
 	r.keys("-l", cmd)
 	r.keys("Enter")
-	// The panel wraps the hint at a word: "... then !sh -c" / "'echo ... exit 3'".
-	r.waitFor("not a Tick? open it as a plain program: C-b : then !sh -c ")
+	// The panel wraps the hint at a word: "... plain program: sh -c" / "'echo ... exit 3'".
+	r.waitFor("not a Tick? Enter runs it again as a plain program: sh -c ")
 	s := r.waitFor("'echo plain-$((6*7)) >&2; sleep 1; exit 3'")
 	if strings.Contains(s, "(exit status 3) (exit status 3)") || strings.Contains(s, "(exit status 3) (exit") {
 		t.Fatalf("the exit status is said twice:\n%s", s)
@@ -422,11 +422,48 @@ func TestEndToEndNotATickSuggestsPlain(t *testing.T) {
 	if n := strings.Count(r.log(), "hosted:1 ended"); n != 1 {
 		t.Fatalf("the end was logged %d times:\n%s", n, r.log())
 	}
-	r.prefix(":", "command:")
-	r.keys("-l", "!"+cmd)
 	r.keys("Enter")
 	r.waitFor("shell:2")
+	r.waitGone("e2e", "hosted:1 ") // the border; the status line may still say how it ended
 	r.waitFor("plain-42")
+	r.waitFor("ended: the program exited (exit status 3)")
+}
+
+// tickmux -- top runs top as a Tick, which it is not: the pane says so and Enter runs top as a
+// plain program, in the same place; tickmux --plain -- CMD runs CMD as a plain program from the
+// start, as tmux new CMD does, and on a running tickmux says where to open it instead (issue 42
+// item 16).
+func TestEndToEndTopIsNoTick(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("top"); err != nil {
+		t.Skip("no top on this machine")
+	}
+	r := newTmuxRig(t)
+	r.start("--", "top")
+	r.waitFor("not a Tick? Enter runs it again as a plain program: top")
+	if s := r.screen(); strings.Contains(s, "load average") {
+		t.Fatalf("top ran as a plain program before the key:\n%s", s)
+	}
+	r.keys("Enter")
+	r.waitFor("shell:1 top")
+	r.waitFor("load average")
+	r.waitGone("e2e", "hosted:1 ") // the border; the status line may still say how it ended
+}
+
+func TestEndToEndPlainFlag(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.start("--plain", "--", "sh", "-c", "'printf hello-$((6*7)); sleep 100'")
+	s := r.waitFor("hello-42")
+	if !strings.Contains(s, "shell:1") || strings.Contains(s, "hosted:") || strings.Contains(s, "not a Tick") {
+		t.Fatalf("--plain did not open a plain program:\n%s", s)
+	}
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "second", r.self+" --plain -- top; echo rc=$?; sleep 100")
+	r.waitIn("second", "--plain opens CMD only in a tickmux it starts: attach (tickmux attach), then open it with C-b : then !top")
+	r.waitIn("second", "rc=1")
+	if s := r.screen(); !strings.Contains(s, "hello-42") || strings.Contains(s, "top") {
+		t.Fatalf("the running tickmux changed:\n%s", s)
+	}
 }
 
 // The mouse wheel scrolls a shell back, and the pane's badge says how far ([N/M]), as scroll

@@ -75,7 +75,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  tickmux %-44s %s\n", u, summary)
 	}
 	line("[--socket PATH] [--log PATH] [--config PATH] [--sandbox]", "start tickmux with a shell, or attach to the running one")
-	line("[--socket PATH] [--log PATH] [--config PATH] [--sandbox] -- CMD [ARG...]", "the same, opening the Tick CMD")
+	line("[--socket PATH] [--log PATH] [--config PATH] [--sandbox] [--plain] -- CMD [ARG...]", "the same, opening the Tick CMD (--plain: the plain program CMD, as tmux new CMD)")
 	for _, c := range mainCommands() {
 		if !c.hidden {
 			line(c.usage, c.summary)

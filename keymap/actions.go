@@ -58,6 +58,7 @@ const (
 	LastPane     Action = "last-pane"
 	DisplayPanes Action = "display-panes"
 	RespawnPane  Action = "respawn-pane"
+	RunPlain     Action = "run-plain"
 	PasteBuffer  Action = "paste-buffer"
 	SelectTab0   Action = "select-tab-0"
 	SelectTab1   Action = "select-tab-1"
@@ -179,6 +180,7 @@ var allActions = []struct {
 	{LastPane, "go back to the pane focused before"},
 	{DisplayPanes, "show pane numbers; type one to go there"},
 	{RespawnPane, "start an ended pane's program again, in the same place"},
+	{RunPlain, "run a program that failed as a Tick again as a plain program, in the same place"},
 	{PasteBuffer, "paste what copy mode copied last into the pane"},
 	{AllowOnce, "allow this request once"},
 	{AllowRevision, "allow this tool while the catalog revision stays the same, and its cards waiting"},

@@ -22,10 +22,13 @@ const (
 	ModeScroll Mode = "scroll"
 	// ModeLocked: every key goes to the pane but the unlock binding.
 	ModeLocked Mode = "locked"
+	// ModeEnded: the focused pane's program has ended; read after the root bindings (every
+	// other key is dropped: nothing runs to type into).
+	ModeEnded Mode = "ended"
 )
 
 // Modes lists the modes in the order help shows them.
-var Modes = []Mode{ModePrefix, ModeRoot, ModeCard, ModePanel, ModeScroll, ModeLocked}
+var Modes = []Mode{ModePrefix, ModeRoot, ModeCard, ModePanel, ModeScroll, ModeLocked, ModeEnded}
 
 // Keymap binds keys to actions, per mode.
 type Keymap struct {
@@ -292,4 +295,6 @@ var defaultBindings = []struct {
 	{ModeScroll, "V", SelectLine},
 
 	{ModeLocked, "C-g", Unlock},
+
+	{ModeEnded, "Enter", RunPlain},
 }

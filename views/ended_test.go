@@ -1,8 +1,12 @@
 package views
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
 )
@@ -75,4 +79,50 @@ func TestClosingTheLastPaneSaysItEndsTickmux(t *testing.T) {
 	hs.waitFor("kill the last tab (View Tick) and end tickmux? (y/n)")
 	hs.typeText("n")
 	hs.waitGone("end tickmux?")
+}
+
+// A program opened as a Tick that is none (it writes what is not the protocol to its stdout)
+// ends; its pane says so and Enter runs it again as a plain program in the same place, once, and
+// only on the key (issue 42 item 16). Enter on another ended pane does nothing.
+func TestEnterRunsAFailedTickAsAPlainProgram(t *testing.T) {
+	hs := newHarness(t, 160, 50)
+	runs := filepath.Join(t.TempDir(), "runs")
+	cmd := "echo run >> " + runs + "; echo not-json-$((6*7)); sleep 100"
+	hs.start()
+	var in *host.Instance
+	var err error
+	hs.onUI(func() { in, err = hs.app.Open(host.OpenSpec{Argv: []string{"sh", "-c", cmd}}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.waitFor("not a Tick? Enter runs it again as a plain program: sh -c 'echo run >> ")
+	if b, _ := os.ReadFile(runs); string(b) != "run\n" {
+		t.Fatalf("ran %q before the key", b)
+	}
+	before := onUIValue(hs, func() Rect { return hs.app.paneRects()[in.ID()] })
+	hs.key(tcell.KeyEnter, '\r', tcell.ModNone)
+	s := hs.waitFor("not-json-42")
+	id := onUIValue(hs, func() string { return hs.app.tab.focus })
+	shown := onUIValue(hs, func() bool { _, ok := hs.app.panes[in.ID()]; return ok })
+	if !strings.HasPrefix(id, host.PrefixShell) || shown {
+		t.Fatalf("Enter did not replace %s with a plain program (focus %s):\n%s", in.ID(), id, s)
+	}
+	if r := onUIValue(hs, func() Rect { return hs.app.paneRects()[id] }); r != before {
+		t.Fatalf("the plain program runs at %v, the Tick was at %v", r, before)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "run\nrun\n" {
+		t.Fatalf("runs: %q", b)
+	}
+
+	// Enter on a plain program's ended pane types nothing and starts nothing.
+	_ = hs.h.Get(id).Process().Signal(9)
+	hs.waitFor("ended: the program exited (signal: killed)")
+	hs.key(tcell.KeyEnter, '\r', tcell.ModNone)
+	hs.sync()
+	if got := onUIValue(hs, func() string { return hs.app.tab.focus }); got != id {
+		t.Fatalf("Enter on an ended plain program's pane started %s", got)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "run\nrun\n" {
+		t.Fatalf("runs: %q", b)
+	}
 }

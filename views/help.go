@@ -103,6 +103,8 @@ func modeTitle(m keymap.Mode) string {
 		return "In scroll mode"
 	case keymap.ModeLocked:
 		return "In locked mode"
+	case keymap.ModeEnded:
+		return "On an ended pane"
 	}
 	return string(m)
 }

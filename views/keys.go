@@ -107,6 +107,13 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		a.rebuild()
 		return nil // any other key is swallowed while the panel has the focus
 	}
+	if p := a.focusedPane(); p != nil && p.inst.Status() == host.StatusEnded {
+		if act, ok := a.keys.Lookup(keymap.ModeEnded, k); ok {
+			a.do(act)
+			a.rebuild()
+			return nil
+		}
+	}
 	a.toPane(ev)
 	return nil
 }
@@ -192,7 +199,9 @@ func (a *App) do(act keymap.Action) {
 	case keymap.DisplayPanes:
 		a.showPaneNumbers()
 	case keymap.RespawnPane:
-		a.respawn()
+		a.respawn(false)
+	case keymap.RunPlain:
+		a.respawn(true)
 	case keymap.PasteBuffer:
 		a.pasteBuffer()
 	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:

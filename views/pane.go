@@ -27,9 +27,9 @@ type Pane struct {
 	float   bool
 	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
 	name    string // given by the person (prefix T); "" shows the program's title
-	// promptKeys are the keys that open the prompt ("C-b :"), for the hint of a Tick that failed
-	// its initialization: it may be a plain program.
-	promptKeys string
+	// plainKeys run a Tick that failed its initialization as a plain program, for the hint on
+	// its ended pane: it may be no Tick (top, vim).
+	plainKeys plainKeys
 	// dirty is set by the terminal's draw request when the program drew; a frame that redraws
 	// nothing else redraws only dirty panes.
 	dirty atomic.Bool
@@ -233,19 +233,45 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 			msg += fmt.Sprintf(" (%s)", e.ExitStatus)
 		}
 		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(msg, th.StatusBar.Foreground(tcell.ColorRed))}, th.StatusBar)
-		if hint := plainHint(p.inst, e, p.promptKeys); hint != "" && inner.H > 1 {
+		if hint := plainHint(p.inst, e, p.plainKeys); hint != "" && inner.H > 1 {
 			drawText(screen, inner.X, inner.Y+inner.H-2, inner.W, line{untrusted(hint, th.StatusBar)}, th.StatusBar)
 		}
 	}
 }
 
-// plainHint is, for a Tick whose initialization failed, the exact way to open its command as a
-// plain program instead (the prompt's ! form); "" otherwise.
-func plainHint(in *host.Instance, e *host.EndInfo, promptKeys string) string {
-	if !in.IsTick() || !e.DuringInit || promptKeys == "" {
+// failedAsTick: in was opened as a Tick and ended before it was ready (it never answered
+// tick/describe, or wrote what is not the protocol to its stdout, as top does): it may be no
+// Tick at all, and the ended pane offers to run it as a plain program (run-plain).
+func failedAsTick(in *host.Instance) bool {
+	e := in.EndInfo()
+	return in.IsTick() && e != nil && e.DuringInit
+}
+
+// plainKeys are the keys that run a program that failed as a Tick as a plain program: the ended
+// mode's run-plain ("Enter"), else the prompt's ("C-b :", then !CMD).
+type plainKeys struct{ run, prompt string }
+
+func plainKeysOf(km *keymap.Keymap) plainKeys {
+	k := plainKeys{prompt: prefixKeys(km, keymap.Prompt)}
+	if keys := km.KeysFor(keymap.ModeEnded, keymap.RunPlain); len(keys) > 0 {
+		k.run = keys[0].String()
+	}
+	return k
+}
+
+// plainHint is, for a Tick whose initialization failed, how to run its command as a plain
+// program instead: the key on its ended pane, else the prompt's ! form; "" otherwise.
+func plainHint(in *host.Instance, e *host.EndInfo, k plainKeys) string {
+	if !in.IsTick() || !e.DuringInit {
 		return ""
 	}
-	return "not a Tick? open it as a plain program: " + promptKeys + " then !" + shellJoin(in.Argv())
+	switch {
+	case k.run != "":
+		return "not a Tick? " + k.run + " runs it again as a plain program: " + shellJoin(in.Argv())
+	case k.prompt != "":
+		return "not a Tick? open it as a plain program: " + k.prompt + " then !" + shellJoin(in.Argv())
+	}
+	return ""
 }
 
 // prefixKeys names the keys that do action after the prefix ("C-b :"), "" when none does.

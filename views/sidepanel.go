@@ -242,7 +242,7 @@ func (p *SidePanel) buildIdentity(inst *host.Instance, w int, add func(line), bl
 		for _, l := range wrapWords("ended: "+host.Printable(capText(e.Reason, maxTickField), false)+exitNote(e), w) {
 			add(plain(l, th.Error))
 		}
-		if hint := plainHint(inst, e, prefixKeys(p.keys, keymap.Prompt)); hint != "" {
+		if hint := plainHint(inst, e, plainKeysOf(p.keys)); hint != "" {
 			for _, l := range wrapWords(host.Printable(capText(hint, maxTickField), false), w) {
 				add(plain(l, th.Panel))
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"tickmux/host"
-	"tickmux/keymap"
 )
 
 // Tabs are tmux's windows: a set of panes in their own layout, one tab shown at a time. Programs
@@ -287,8 +286,9 @@ func (a *App) drawPaneNumbers(screen tcell.Screen, rects map[string]Rect) {
 	}
 }
 
-// respawn starts an ended pane's program again in the same place (tmux's respawn-pane).
-func (a *App) respawn() {
+// respawn starts an ended pane's program again in the same place (tmux's respawn-pane); plain
+// runs a program that failed as a Tick as a plain program instead (run-plain), and nothing else.
+func (a *App) respawn(plain bool) {
 	p := a.focusedPane()
 	if p == nil {
 		return
@@ -298,12 +298,15 @@ func (a *App) respawn() {
 		a.say(old.ID() + " still runs: only an ended pane can be started again")
 		return
 	}
+	if plain && !failedAsTick(old) {
+		return // only a program that failed as a Tick is run again as a plain one
+	}
 	cols, rows := 0, 0
 	if r, ok := a.paneRects()[old.ID()]; ok {
 		cols, rows = max(10, r.W-2), max(3, r.H-2)
 	}
 	// A sandboxed pane comes back sandboxed, whatever the policy says of a pane opened this way.
-	in, err := a.host.Open(host.OpenSpec{Argv: old.Argv(), Dir: old.Dir(), Shell: !old.IsTick(), Cols: cols, Rows: rows, Sandbox: old.Sandboxed()})
+	in, err := a.host.Open(host.OpenSpec{Argv: old.Argv(), Dir: old.Dir(), Shell: !old.IsTick() || plain, Cols: cols, Rows: rows, Sandbox: old.Sandboxed()})
 	if err != nil {
 		a.say(err.Error())
 		return
@@ -343,7 +346,7 @@ func (a *App) pasteBuffer() {
 // makePane makes the pane showing in, with its terminal view.
 func (a *App) makePane(in *host.Instance) *Pane {
 	p := newPane(in, nil, a.theme)
-	p.promptKeys = prefixKeys(a.keys, keymap.Prompt)
+	p.plainKeys = plainKeysOf(a.keys)
 	// The draw request may come at once (the program drew before the pane existed): the pane it
 	// marks must exist first.
 	p.term = NewTerminalView(in.Process(), TerminalOptions{Theme: a.theme, ProgramClipboard: a.cfg.ProgramClipboard, RequestDraw: func() {
