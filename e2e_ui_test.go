@@ -695,3 +695,42 @@ func TestEndToEndExitClosesTheShellsPane(t *testing.T) {
 	r.keys("exit", "Enter")
 	r.waitExited(10 * time.Second)
 }
+
+// The status bar keeps up (issue 42 item 8): C-g just after prefix g leaves LOCKED at once; a
+// layout message goes though a key asked for a tick meanwhile; a title a program sets shows on
+// the bar in the frame that shows it on the border; and the bar lists the shown tab's panes.
+func TestEndToEndStatusBarKeepsUp(t *testing.T) {
+	t.Parallel()
+	r := shellRig(t)
+	r.keys("C-b", "g", "C-g")
+	r.typeLine("echo unlocked-$((6*7))", "unlocked-42")
+	if l := lastLine(r.screen()); strings.Contains(l, "LOCKED") || strings.Contains(l, "locked") {
+		t.Fatalf("the status bar says locked after C-g:\n%s", l)
+	}
+
+	r.prefix("%", "shell:2")
+	r.prefix("Space", "layout: ")
+	r.typeLine("echo after-layout-$((6*7))", "after-layout-42") // Enter asks for the titles' ticks
+	r.waitGone("e2e", "layout: ")
+
+	// A title set on a key that is not Enter: the border and the bar in the same frame.
+	r.typeLine(`sh -c 'stty raw -echo; echo waiting-$((6*7)); dd bs=1 count=1 2>/dev/null; printf "\033]2;vim-like\007"; exec cat'`, "waiting-42")
+	r.keys("x")
+	s := r.waitFor("shell:2 vim-like")
+	if l := lastLine(s); !strings.Contains(l, "shell:2 vim-like") {
+		t.Fatalf("the border says vim-like, the status bar not:\n%s", s)
+	}
+
+	r.prefix("c", "1:")
+	r.waitFor("shell:3")
+	r.waitUntil("e2e", "list only tab 1's pane on the status bar", func(s string) bool {
+		l := lastLine(s)
+		return strings.Contains(l, "shell:3") && !strings.Contains(l, "shell:1") && !strings.Contains(l, "shell:2")
+	})
+}
+
+// lastLine is the screen's last non-empty row: the status bar.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n ")
+	return s[strings.LastIndex(s, "\n")+1:]
+}

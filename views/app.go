@@ -15,6 +15,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -301,7 +302,7 @@ func (a *App) checkTitles() {
 		}
 		p.titleKept = false
 		if t := programTitle(p.inst); t != p.title {
-			p.title = t
+			p.title, p.retitled = t, true
 			p.dirty.Store(true) // its frame is drawn again, with the title read then
 			changed = true
 		}
@@ -477,32 +478,54 @@ func (a *App) tickLoop() {
 			continue
 		case <-t.C:
 		}
-		var again bool
-		if !a.post(func() { again = a.onTick() }) {
+		var want time.Time
+		if !a.post(func() { want = a.onTick() }) {
 			return
 		}
 		next = nextMinute(time.Now())
-		if again {
-			next = time.Now().Truncate(time.Second).Add(time.Second)
+		if !want.IsZero() && want.Before(next) {
+			next = want
 		}
 	}
 }
 
 func nextMinute(t time.Time) time.Time { return t.Truncate(time.Minute).Add(time.Minute) }
 
-// wakeTick asks tickLoop for a tick at t at the latest. UI goroutine.
+// wakeTick asks tickLoop for a tick at t at the latest. UI goroutine (the only sender): a request
+// still waiting is replaced by the earlier of the two, never dropped.
 func (a *App) wakeTick(t time.Time) {
-	select {
-	case a.tickReq <- t:
-	default:
+	for {
+		select {
+		case a.tickReq <- t:
+			return
+		default:
+		}
+		select {
+		case old := <-a.tickReq:
+			if old.Before(t) {
+				t = old
+			}
+		default:
+		}
 	}
 }
 
-// onTick refreshes what time moves: the clock, the sparkline, a message's age. It reports
-// whether it needs another tick within a second.
-func (a *App) onTick() bool {
+// onTick refreshes what time moves: the clock, the sparkline, a message's age. It returns when
+// it needs the next tick before the next minute (zero: the minute's will do): each second while
+// a sparkline moves or titles may change, and when the status line's message expires. Worked
+// out here at each tick, so a tick asked for in between (a key's) never loses the message's.
+func (a *App) onTick() time.Time {
 	a.rebuild()
-	return a.lastRates || a.now().Before(a.titlesUntil)
+	var next time.Time
+	if a.lastRates || a.now().Before(a.titlesUntil) {
+		next = time.Now().Truncate(time.Second).Add(time.Second)
+	}
+	if left := a.messageAt.Add(messageLife).Sub(a.now()); a.message != "" && left > 0 {
+		if at := time.Now().Add(left); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next
 }
 
 // apply runs on the UI goroutine with the events that arrived since the last apply.
@@ -603,6 +626,9 @@ func (a *App) rebuild() {
 	a.status.now = a.now()
 	a.status.items = a.status.items[:0]
 	for _, in := range a.host.Instances() {
+		if !a.inShownTab(in.ID()) {
+			continue // as tmux's status line, the bar lists the shown tab's panes; the tabs have their list
+		}
 		a.status.items = append(a.status.items, statusItem{
 			id: in.ID(), title: a.paneTitle(in), updates: in.State().Updates, status: in.Status(),
 			focused: in.ID() == a.tab.focus, alert: alerts[in.ID()], agent: agentShort(agents[in.ID()]), zoomed: a.tab.layout.Zoomed() == in.ID(),
@@ -610,9 +636,34 @@ func (a *App) rebuild() {
 	}
 	a.status.tabs = a.tabItems()
 	a.status.message = nil
-	if a.message != "" && a.now().Sub(a.messageAt) < 10*time.Second {
+	if a.message != "" && a.now().Sub(a.messageAt) < messageLife {
 		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
 	}
+}
+
+// inShownTab reports whether pane id is in the shown tab (its layout or its float).
+func (a *App) inShownTab(id string) bool {
+	return id == a.tab.floatID || slices.Contains(a.tab.layout.IDs(), id)
+}
+
+// retitleStatus gives the status bar the titles the panes' frames read anew (bash, then vim),
+// which it kept until the next rebuild otherwise. It reports whether any changed. UI goroutine.
+func (a *App) retitleStatus() bool {
+	changed := false
+	for id, p := range a.panes {
+		if !p.retitled {
+			continue
+		}
+		p.retitled = false
+		for i := range a.status.items {
+			if it := &a.status.items[i]; it.id == id {
+				if t := a.paneTitle(p.inst); t != it.title {
+					it.title, changed = t, true
+				}
+			}
+		}
+	}
+	return changed
 }
 
 // agentStates says, per pane, which agent session runs in it and what it does, as its hooks told
@@ -670,10 +721,13 @@ func (a *App) say(msg string) {
 	a.logf("%s", msg)
 }
 
+// messageLife is how long the status line shows a message.
+const messageLife = 10 * time.Second
+
 // show is say without the log, for what the host has logged already.
 func (a *App) show(msg string) {
 	a.message, a.messageAt = msg, a.now()
-	a.wakeTick(time.Now().Add(10 * time.Second))
+	a.wakeTick(time.Now().Add(messageLife))
 }
 
 // cardsChanged keeps card mode consistent when cards come and go.

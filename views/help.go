@@ -83,10 +83,36 @@ func (h *helpView) rows(w int) []line {
 			out = append(out, append(head, seg{d, th.Prompt}))
 		}
 	}
+	legend := false
+	for _, l := range statusLegend {
+		if q != "" && !strings.Contains(strings.ToLower("status bar "+l[0]+" "+l[1]), q) {
+			continue
+		}
+		if !legend {
+			legend = true
+			if len(out) > 0 {
+				out = append(out, nil)
+			}
+			out = append(out, plain("On the status bar, after a pane's id and title", th.PanelHeading))
+		}
+		head := line{{"  " + padRight(l[0], 14), th.KeyHint}}
+		for i, d := range wrapWords(l[1], max(w-16, 8)) {
+			if i > 0 {
+				head = line{{strings.Repeat(" ", 16), th.Prompt}}
+			}
+			out = append(out, append(head, seg{d, th.Prompt}))
+		}
+	}
 	if len(out) == 0 {
 		out = append(out, plain("no binding matches", th.PanelMuted))
 	}
 	return out
+}
+
+// statusLegend says what the marks after a pane on the status bar mean (statusbar.go draws them).
+var statusLegend = [][2]string{
+	{"·N", "a Tick's state updates received since it started (·1.2k, ·34k)"},
+	{"✗ … ⚑ Z", "ended; starting; an approval card waits; zoomed"},
 }
 
 func modeTitle(m keymap.Mode) string {

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -51,6 +52,7 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 		}
 		if act, ok := a.keys.Lookup(keymap.ModeLocked, k); ok {
 			a.do(act)
+			a.rebuild() // the status bar says LOCKED no more (it waited for the next tick)
 			return nil
 		}
 		a.toPane(ev)
@@ -309,10 +311,13 @@ func (a *App) do(act keymap.Action) {
 	case keymap.Lock:
 		a.view.mode = keymap.ModeLocked
 		if keys := a.keys.KeysFor(keymap.ModeLocked, keymap.Unlock); len(keys) > 0 {
-			a.say("locked: every key goes to the pane; " + keys[0].String() + " unlocks")
+			a.say(lockedMessage + keys[0].String() + " unlocks")
 		}
 	case keymap.Unlock:
 		a.view.mode = keymap.ModeRoot
+		if strings.HasPrefix(a.message, lockedMessage) {
+			a.message = "" // it would say locked a while longer
+		}
 	case keymap.Quit:
 		n := 0
 		for _, in := range a.host.Instances() {
@@ -436,6 +441,9 @@ func actionDirection(act keymap.Action) Direction {
 	}
 	return Down
 }
+
+// lockedMessage begins what the status line says in locked mode.
+const lockedMessage = "locked: every key goes to the pane; "
 
 // endsTickmux reports whether closing n panes closes every pane there is, which ends a server
 // (Options.EndWhenEmpty): the question says so.

@@ -51,6 +51,7 @@ type Pane struct {
 	titleOK   bool
 	keepTitle bool // set by the frame being drawn: an echo's
 	titleKept bool // the frame drew with the kept title: checkTitles reads it again
+	retitled  bool // the title read was another than before: the status bar takes it (retitleStatus)
 }
 
 // frameKey is what a pane's frame shows.
@@ -122,6 +123,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		p.titleKept = true
 	} else {
 		progTitle = programTitle(p.inst) // read once a frame: for a shell, a syscall or two
+		p.retitled = p.retitled || (p.titleOK && progTitle != p.title)
 		p.title, p.titleOK = progTitle, true
 	}
 	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,

@@ -107,7 +107,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		a.panel.SetRect(w-pw, 0, pw, h-1)
 		a.panel.Draw(screen)
 	}
-	if chrome {
+	if a.retitleStatus() || chrome { // the bar skips a draw that changes nothing
 		a.status.SetRect(0, h-1, w, 1)
 		a.status.now = a.now()
 		a.status.Draw(screen)
