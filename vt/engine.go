@@ -19,7 +19,8 @@ import (
 //     tables.go), so vt10x's own colour, bold and reverse handling never applies;
 //   - every sequence is one vt10x handles correctly, with parameters already clamped.
 //
-// Only the goroutine holding the Terminal's lock calls it.
+// Only the goroutine holding the Terminal's lock calls it, always inside Terminal.try (Write,
+// Resize and every reader), so a panic in vt10x resets the terminal instead of leaving vt/.
 type engine struct {
 	emu        vt10x.Terminal
 	cols, rows int

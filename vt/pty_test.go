@@ -1,6 +1,9 @@
 package vt_test
 
 import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +63,31 @@ func TestRealProgramGetsReplies(t *testing.T) {
 	term := settled(t, 40, 3, "sh", "-c", `stty raw -echo; printf 'ab\033[6n'; r=$(dd bs=1 count=6 2>/dev/null | od -An -c | tr -d ' '); printf '\r\n%s' "$r"`)
 	if got := term.Text(); !strings.Contains(got, `033[1;3R`) {
 		t.Errorf("screen %q does not show the report ESC [1;3R", got)
+	}
+}
+
+// A real program printing hostile and random bytes on a real PTY: vt10x's known panics (negative
+// counts), huge counts, unterminated strings, and 64 KiB of random bytes. The terminal never
+// has to recover (the guard hands vt10x none of it), and the program's last line, after a
+// cancel and a reset, is on the screen.
+func TestRealProgramHostileOutput(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	out := []byte("\x1b[-5@\x1b[-5P\x1b[-1@\x1b[2147483647I\x1b[99999999999b\x1b[5;2r\x1b[99M\x1bP" +
+		strings.Repeat("q", 3000) + "\x1b]0;" + strings.Repeat("t", 5000))
+	for range 64 << 10 {
+		out = append(out, byte(r.UintN(256)))
+	}
+	out = append(out, "\x18\x1b\\\x1bcstill here"...)
+	file := filepath.Join(t.TempDir(), "hostile")
+	if err := os.WriteFile(file, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	term := settled(t, 40, 6, "sh", "-c", `stty -echo; cat "$0"`, file) // the terminal's answers are not echoed into the marker
+	if err := term.Fault(); err != nil {
+		t.Fatalf("the terminal had to recover: %v", err)
+	}
+	if got := term.Text(); !strings.Contains(got, "still here") {
+		t.Errorf("the screen after the hostile output: %q", got)
 	}
 }

@@ -6,8 +6,9 @@
 // replies), places characters as tmux 3.3a does, and hands vt10x only what vt10x handles
 // correctly. Text that scrolls the whole screen takes a fast path (linemode.go) that vt10x
 // catches up with when the screen is read. No byte sequence can make it panic or loop; if the
-// guard or vt10x still fails, the terminal resets itself, says so on its screen and in Fault,
-// and goes on.
+// guard or vt10x still fails, while output is written or when a screen is read (vt10x parses
+// the guard's queued bytes then), the terminal resets itself, says so on its screen and in
+// Fault, and goes on: no panic leaves the package.
 //
 //	PTY reader ──Write──▶ parser ──▶ guard ──sanitised bytes──▶ vt10x (the grid)
 //	                                  │  ├──rows of scrolling text──▶ line mode ──▶ vt10x on read
@@ -90,14 +91,7 @@ func (t *Terminal) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *Terminal) feed(p []byte) {
-	defer func() {
-		if r := recover(); r != nil {
-			t.recovered(r)
-		}
-	}()
-	t.g.write(p)
-}
+func (t *Terminal) feed(p []byte) { t.try(func() { t.g.write(p) }) }
 
 // recovered resets the emulator after a panic and writes a notice on the fresh screen.
 func (t *Terminal) recovered(r any) {
@@ -111,6 +105,28 @@ func (t *Terminal) recovered(r any) {
 		}
 	}()
 	g.write([]byte("\x1b[7m[tickmux: this terminal was reset after an internal error]\x1b[m\r\n"))
+}
+
+// guarded runs read under the terminal's lock (the caller holds it). Reading a screen runs the
+// guard and vt10x too (the guard's writes wait in the engine until a reader needs them, and
+// vt10x parses them then): a panic there resets the terminal as one in Write does, and read
+// runs once more on the fresh screen, so the reader sees the notice. If that fails too, the
+// reader gets what read left and the terminal is reset again.
+func (t *Terminal) guarded(read func()) {
+	if !t.try(read) {
+		t.try(read)
+	}
+}
+
+// try runs f and reports whether it returned; a panic resets the terminal (recovered).
+func (t *Terminal) try(f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.recovered(r)
+		}
+	}()
+	f()
+	return true
 }
 
 // notify wakes a view waiting on Changed, without ever blocking, and calls the OnChange function.
@@ -151,14 +167,7 @@ func (t *Terminal) Fault() error {
 // Resize changes the screen size; rows that no longer fit above the cursor go to the scrollback.
 func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				t.recovered(r)
-			}
-		}()
-		t.g.resize(cols, rows)
-	}()
+	t.try(func() { t.g.resize(cols, rows) })
 	t.mu.Unlock()
 	t.notify()
 }
@@ -183,6 +192,10 @@ func (t *Terminal) Snapshot(s *Screen) { t.SnapshotScrolled(s, 0) }
 func (t *Terminal) SnapshotScrolled(s *Screen, scroll int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.guarded(func() { t.snapshotScrolled(s, scroll) })
+}
+
+func (t *Terminal) snapshotScrolled(s *Screen, scroll int) {
 	g := t.g
 	g.settle()
 	s.setSize(g.cols, g.rows)
@@ -231,6 +244,11 @@ func (r *RowHashes) Forget() { r.h = r.h[:0] }
 func (t *Terminal) SnapshotChanged(s *Screen, r *RowHashes, changed []bool) []bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.guarded(func() { changed = t.snapshotChanged(s, r, changed) })
+	return changed
+}
+
+func (t *Terminal) snapshotChanged(s *Screen, r *RowHashes, changed []bool) []bool {
 	g := t.g
 	if g.onlyCells() {
 		if g.ov.n > 0 {
@@ -301,8 +319,10 @@ func (t *Terminal) Modes() Modes {
 func (t *Terminal) Cursor() Cursor {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.g.settle()
-	t.g.sync()
+	t.guarded(func() {
+		t.g.settle()
+		t.g.sync()
+	})
 	return Cursor{X: t.g.cx, Y: t.g.cy, Visible: t.g.cursorVisible, Shape: t.g.shape}
 }
 
@@ -335,6 +355,11 @@ func (t *Terminal) ScrollbackLen() int {
 func (t *Terminal) Lines(from, to int) (text []string, wrapped []bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.guarded(func() { text, wrapped = t.lines(from, to) })
+	return text, wrapped
+}
+
+func (t *Terminal) lines(from, to int) (text []string, wrapped []bool) {
 	g := t.g
 	g.settle()
 	hlen := g.hist.len()
@@ -357,9 +382,14 @@ func (t *Terminal) Lines(from, to int) (text []string, wrapped []bool) {
 
 // Line returns line i of the whole buffer (the scrollback, oldest first, then the screen) as
 // cells, reusing dst, and whether it continues on the next line; i is clamped.
-func (t *Terminal) Line(i int, dst []Cell) ([]Cell, bool) {
+func (t *Terminal) Line(i int, dst []Cell) (line []Cell, wrapped bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.guarded(func() { line, wrapped = t.line(i, dst) })
+	return line, wrapped
+}
+
+func (t *Terminal) line(i int, dst []Cell) ([]Cell, bool) {
 	g := t.g
 	g.settle()
 	hlen := g.hist.len()
