@@ -120,7 +120,7 @@ func TestViewTerminalIsExclusive(t *testing.T) {
 		"XDG_RUNTIME_DIR=", "SHELL=/bin/sh", "TERM=xterm-256color")
 	person := func(args ...string) *exec.Cmd {
 		c := exec.Command(bin, args...)
-		c.Env = env
+		c.Env, c.Dir = env, home // not the checkout's directory, which may be 0700
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: cred}
 		return c
 	}

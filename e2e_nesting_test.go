@@ -285,11 +285,12 @@ func TestEndToEndAttachAfterSu(t *testing.T) {
 	asNobody := fmt.Sprintf("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=%[1]s XDG_STATE_HOME=%[1]s XDG_CONFIG_HOME=%[1]s TICKMUX_SOCKET=%[2]s", home, sock)
 	defer func() {
 		kill := exec.Command("sh", "-c", asNobody+" "+bin+" kill-server")
-		kill.Env = r.env // the test binary plays tickmux
+		kill.Env, kill.Dir = r.env, home // the test binary plays tickmux
 		_ = kill.Run()
 	}()
 	script := fmt.Sprintf("%s %s; echo \"rc=$?\"; read x; echo \"read-$x\"; sleep 100", asNobody, bin)
-	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "sh -c '"+script+"'")
+	// Started in a directory nobody can enter: the checkout may lie in a 0700 home.
+	r.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "-c", home, "sh -c '"+script+"'")
 	r.waitFor("shell:1")
 	r.typeLine("id -u; echo as-$((6*7))", "as-42")
 	s := r.prefix("d", "rc=0")

@@ -223,10 +223,11 @@ func TestEndToEndSandboxAsUser(t *testing.T) {
 		u.Uid, u.Gid, home, sock)
 	defer func() {
 		kill := exec.Command("sh", "-c", asUser+" "+bin+" kill-server")
-		kill.Env = r.env // the test binary plays tickmux
+		kill.Env, kill.Dir = r.env, home // the test binary plays tickmux
 		_ = kill.Run()
 	}()
-	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", asUser+" "+bin+" --sandbox")
+	// Started in the user's home: the checkout may lie in a 0700 directory the user cannot enter.
+	r.tmux("new-session", "-d", "-x", "200", "-y", "50", "-s", "e2e", "-c", home, asUser+" "+bin+" --sandbox")
 	r.waitFor("shell:1  sandboxed  sh · ready")
 	r.typeLine(`echo "UID=$(id -u)"`, "UID="+u.Uid)
 	sandboxedPaneChecks(t, r, "e2e")
