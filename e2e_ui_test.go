@@ -734,3 +734,31 @@ func lastLine(s string) string {
 	s = strings.TrimRight(s, "\n ")
 	return s[strings.LastIndex(s, "\n")+1:]
 }
+
+// At 80x24 the demo's first card is answered without paging, and what was cut is whole (issue 42
+// item 7): the Counter's border keeps its approval badge, y allows the card at once (the panel
+// gives a focused card all its rows), and at 200 columns the : prompt's hint ends "Esc cancel".
+func TestEndToEndDemoCardAt80x24(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "e2e", r.self+" demo")
+	r.waitFor("hosted:5 Jobs")
+	call := r.startCall("hosted:1", "increment", `{"amount":2}`)
+	r.waitFor("hosted:1 Counter  ⚑ approval ")
+	r.keys("C-b", "a")
+	s := r.waitFor("y allow once")
+	if strings.Contains(s, "more than the panel shows") {
+		t.Fatalf("the demo's first card does not fit at 80x24:\n%s", s)
+	}
+	r.keys("y")
+	if out := call.returned(t); !strings.Contains(out, `"value": 2`) {
+		t.Fatalf("the call: %s", out)
+	}
+
+	r.tmux("resize-window", "-t", "e2e", "-x", "200", "-y", "50")
+	r.waitUntil("e2e", "be 200 columns wide", func(s string) bool {
+		return strings.Contains(s, "agent panel") && len([]rune(strings.SplitN(s, "\n", 2)[0])) >= 190
+	})
+	r.prefix(":", "command:")
+	r.waitFor("S-Tab field · Esc cancel")
+}

@@ -595,6 +595,12 @@ func (a *App) rebuild() {
 			focused = in // show the state and catalog of what the card is about
 		}
 	}
+	if w, h := a.screenSize(); a.panelVisible(w) {
+		// Where the frame will draw it: a panel shown just now (card mode at 80 columns) had
+		// tview's default size, and its card was laid out 13 columns wide.
+		pw := panelWidth(w)
+		a.panel.SetRect(w-pw, 0, pw, h-1)
+	}
 	_, _, pw, _ := a.panel.GetInnerRect()
 	var grants []host.Grant
 	if a.queue != nil {

@@ -171,7 +171,8 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 	}
 	// A card that does not fit says so at its top, where the person starts reading.
 	if total := len(body) + 2; focused && h > 0 && total > h {
-		note := fmt.Sprintf("this card has %d lines, more than the panel shows: PgDn/Space read on; it can be allowed once you reached its end", total)
+		// Short: at 80 columns the panel is 34 wide, and every row of the note is one less of the card.
+		note := fmt.Sprintf("more than the panel shows (%d lines): PgDn reads on, y at the end", total)
 		var head []line
 		for _, l := range wrapWords(note, inner) {
 			head = append(head, plain(l, th.StatusStarting))

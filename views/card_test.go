@@ -191,7 +191,7 @@ func TestLongCardMustBeReadToItsEnd(t *testing.T) {
 	hs.waitFor("more than the panel shows")
 	hs.typeText("y")
 	oneCardStillPending(t, hs, done, "y before reading the card to its end")
-	hs.waitFor("read it to its end")
+	hs.waitFor("read to the card's end first: PgDn")
 	for i := 0; i < 10; i++ {
 		hs.key(tcell.KeyPgDn, 0, tcell.ModNone)
 	}

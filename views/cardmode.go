@@ -121,7 +121,7 @@ func (a *App) answerCard(act keymap.Action) {
 		return
 	}
 	if act != keymap.Deny && !a.panel.CardRead(c.ID) {
-		a.say("this card is longer than the panel: read it to its end (PgDn, Space) before allowing it")
+		a.say("read to the card's end first: PgDn") // short: the status bar at 80 columns
 		return
 	}
 	d, what := host.AllowOnce, "allowed once"

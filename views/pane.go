@@ -180,32 +180,60 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if p.agent != "" { // before the title, which a long one would push off the border
 		l = append(l, untrusted(p.agent, title.Bold(true)), seg{" · ", title})
 	}
-	l = append(l, untrusted(name, title), seg{" · ", title})
+	var stat line // " · ready", " · ended (exit status 3)", and a missing guardian
 	status := p.inst.Status()
 	switch status {
 	case host.StatusEnded:
-		l = append(l, seg{"ended", th.StatusEnded})
+		stat = line{{" · ", title}, {"ended", th.StatusEnded}}
 		if e := p.inst.EndInfo(); e != nil && e.ExitStatus != "" {
-			l = append(l, seg{" (" + e.ExitStatus + ")", th.StatusEnded})
+			stat = append(stat, seg{" (" + e.ExitStatus + ")", th.StatusEnded})
 		}
 	default:
-		l = append(l, statusSeg(th, status))
+		stat = line{{" · ", title}, statusSeg(th, status)}
 	}
 	if key.unguarded && status != host.StatusEnded {
 		// No guardian watches its processes: a kill -9 of tickmux would leave them (the panel
 		// and the log say why).
-		l = append(l, seg{" · ", title}, seg{"⚠ unguarded", th.StatusEnded})
+		stat = append(stat, seg{" · ", title}, seg{"⚠ unguarded", th.StatusEnded})
 	}
+	var badges line
+	badge := func(text string, st tcell.Style) { badges = append(badges, seg{" ", title}, seg{text, st}) }
 	if p.alert {
-		l = append(l, seg{" ", title}, seg{" ⚑ approval ", th.Badge})
+		badge(" ⚑ approval ", th.Badge)
 	}
 	if p.float {
-		l = append(l, seg{" · floating", title})
+		badges = append(badges, seg{" · floating", title})
 	}
 	if p.zoomed {
-		l = append(l, seg{" ", title}, seg{" Z zoomed ", th.StatusAccent})
+		badge(" Z zoomed ", th.StatusAccent)
 	}
-	l = append(l, seg{" ", title})
+	// A narrow border keeps its badges whole (it drew "⚑ approva"): "· ready" goes first, then
+	// the title is cut, then the badges shrink to their marks.
+	room := w - 4
+	over := func(name string) bool {
+		return lineWidth(l)+width(name)+lineWidth(stat)+lineWidth(badges)+1 > room
+	}
+	if len(badges) > 0 && over(name) {
+		if status == host.StatusReady && !key.unguarded {
+			stat = nil
+		}
+		nameRoom := func() int { return room - lineWidth(l) - lineWidth(stat) - lineWidth(badges) - 1 }
+		if over(name) && nameRoom() < 6 {
+			for i := range badges {
+				switch badges[i].text {
+				case " ⚑ approval ":
+					badges[i].text = " ⚑ "
+				case " Z zoomed ":
+					badges[i].text = " Z "
+				}
+			}
+		}
+		if over(name) {
+			name = shorten(name, max(1, nameRoom())) // "…" at the least: the badge matters more
+		}
+	}
+	l = append(l, untrusted(name, title))
+	l = append(append(append(l, stat...), badges...), seg{" ", title})
 	if w > 4 {
 		drawText(screen, x+2, y, min(w-4, lineWidth(l)), l, border)
 	}

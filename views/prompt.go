@@ -238,8 +238,15 @@ func splitCommand(s string) ([]string, error) {
 // draw shows the prompt as a box at the bottom of the workspace.
 func (p *promptView) draw(screen tcell.Screen, w, h int) {
 	th := p.a.theme
-	bw := min(w-2, 100)
-	bh := 6
+	items := []line{{{"Enter", th.KeyHint}, {" open as a Tick", th.Prompt}}, {{"!cmd", th.KeyHint}, {" a plain program", th.Prompt}},
+		{{"↑↓", th.KeyHint}, {" history", th.Prompt}}, {{"Tab", th.KeyHint}, {" complete", th.Prompt}},
+		{{"S-Tab", th.KeyHint}, {" field", th.Prompt}}, {{"Esc", th.KeyHint}, {" cancel", th.Prompt}}}
+	sep := seg{" · ", th.Prompt}
+	// As wide as the hint on one row where the screen allows (it was cut, "Esc canc", at 200
+	// columns); narrower, the hint wraps between its items, never inside one.
+	bw := min(w-2, max(100, lineWidth(wrapItems(items, 1<<20, sep)[0])+4))
+	hint := wrapItems(items, max(1, bw-4), sep)
+	bh := 5 + len(hint)
 	x, y := (w-bw)/2, max(0, h-1-bh)
 	box := tview.NewBox().SetBorder(true).SetTitle(" open ").SetTitleAlign(tview.AlignLeft)
 	box.SetBorderStyle(th.CardBorder).SetBackgroundColor(tcell.ColorDefault)
@@ -254,10 +261,10 @@ func (p *promptView) draw(screen tcell.Screen, w, h int) {
 	p.dir.SetRect(x+2, y+2, bw-4, 1)
 	p.cmd.Draw(screen)
 	p.dir.Draw(screen)
-	hint := line{{"Enter", th.KeyHint}, {" open as a Tick · ", th.Prompt}, {"!cmd", th.KeyHint}, {" a plain program · ", th.Prompt},
-		{"↑↓", th.KeyHint}, {" history · ", th.Prompt}, {"Tab", th.KeyHint}, {" complete · ", th.Prompt}, {"S-Tab", th.KeyHint}, {" field · ", th.Prompt}, {"Esc", th.KeyHint}, {" cancel", th.Prompt}}
-	drawText(screen, x+2, y+3, bw-4, hint, th.Prompt)
+	for i, l := range hint {
+		drawText(screen, x+2, y+3+i, bw-4, l, th.Prompt)
+	}
 	if p.err != "" {
-		drawText(screen, x+2, y+4, bw-4, line{untrusted(p.err, th.Error)}, th.Prompt)
+		drawText(screen, x+2, y+3+len(hint), bw-4, line{untrusted(p.err, th.Error)}, th.Prompt)
 	}
 }

@@ -47,6 +47,7 @@ type SidePanel struct {
 	cardsEnd   int    // the head line after the focused card
 	cardID     uint64 // the focused card, 0 when none
 	shownCard  uint64 // the card ShowFocusedCard last scrolled to: the person scrolls it after
+	shownIn    [2]int // the inner size the panel had then: resized, it scrolls to the card again
 	// endSeen holds the pending cards whose last line has been drawn: only those can be allowed.
 	endSeen map[uint64]bool
 	// The built cards, kept while what they show stays the same (a card's request never
@@ -143,12 +144,15 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	add := func(l line) { *out = append(*out, l) }
 	blank := func() { add(nil) }
 	heading := func(title string, extra ...seg) {
-		l := line{{title, th.PanelHeading}}
+		// The hint after a heading goes under it when both do not fit ("C-b Tab then 1–9
+		// revokes" was cut to "C-a Tab t" at 100 columns).
+		items := []line{{{title, th.PanelHeading}}}
 		if len(extra) > 0 {
-			l = append(l, seg{"  ", th.Panel})
-			l = append(l, extra...)
+			items = append(items, line(extra))
 		}
-		add(l)
+		for _, l := range wrapItems(items, w, seg{"  ", th.Panel}) {
+			add(l)
+		}
 	}
 	inst := in.inst
 	if inst != nil && inst.ID() != p.shownID {
@@ -171,6 +175,9 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	if len(in.cards) > 0 {
 		_, _, _, h := p.GetInnerRect()
 		room := p.headRoom(h, len(body))
+		if in.cardFocus >= 0 {
+			room = h // a focused card takes the whole panel (headRoom)
+		}
 		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
 		for i, c := range in.cards {
 			pending[c.ID] = true
@@ -531,9 +538,11 @@ func rateNote(counts []int) string {
 }
 
 // headRoom is how many rows the head may take of h: all it needs, but the body keeps a third of
-// the panel (or what it needs, if less) and a separator row.
+// the panel (or what it needs, if less) and a separator row; while a card has the focus (card
+// mode), all of it: the card is what the person reads then, and at 80x24 the body's third made
+// the demo's first card need paging.
 func (p *SidePanel) headRoom(h, bodyLen int) int {
-	if bodyLen == 0 {
+	if bodyLen == 0 || p.cardID != 0 {
 		return h
 	}
 	return max(3, h-1-min(bodyLen, max(4, h/3)))
@@ -569,11 +578,11 @@ func (p *SidePanel) ScrollBy(n int) {
 // ShowFocusedCard scrolls the head so the focused card is in view: all of it when it fits, else
 // its top.
 func (p *SidePanel) ShowFocusedCard() {
-	if p.cardsTop < 0 || p.cardID == p.shownCard {
+	_, _, w, h := p.GetInnerRect()
+	if p.cardsTop < 0 || (p.cardID == p.shownCard && [2]int{w, h} == p.shownIn) {
 		return
 	}
-	p.shownCard = p.cardID
-	_, _, _, h := p.GetInnerRect()
+	p.shownCard, p.shownIn = p.cardID, [2]int{w, h} // a panel resized shows the card anew
 	headH, _ := p.regions(h)
 	switch {
 	case p.cardsTop < p.headScroll:
