@@ -450,6 +450,22 @@ func TestEndToEndTopIsNoTick(t *testing.T) {
 	r.waitGone("e2e", "hosted:1 ") // the border; the status line may still say how it ended
 }
 
+// A program that never answers tick/describe (its "hello" has no line end) fails its
+// initialization when the 10 s are up, and Enter runs it as a plain program: hello shows.
+func TestEndToEndSilentProgramIsNoTick(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.start("--", "sh", "-c", "'printf hello-$((6*7)); sleep 100'")
+	r.waitFor("hosted:1")
+	r.waitFor("not a Tick? Enter runs it again as a plain program: sh -c 'printf hello-$((6*7)); sleep 100'")
+	if s := r.screen(); strings.Contains(s, "hello-42") {
+		t.Fatalf("ran as a plain program before the key:\n%s", s)
+	}
+	r.keys("Enter")
+	r.waitFor("shell:1")
+	r.waitFor("hello-42")
+}
+
 func TestEndToEndPlainFlag(t *testing.T) {
 	t.Parallel()
 	r := newTmuxRig(t)
