@@ -778,3 +778,21 @@ func TestEndToEndDemoCardAt80x24(t *testing.T) {
 	r.prefix(":", "command:")
 	r.waitFor("S-Tab field · Esc cancel")
 }
+
+// remain_on_exit = "on" in the config keeps a shell's pane after exit, ended with its status.
+func TestEndToEndRemainOnExitKeepsThePane(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	if err := os.MkdirAll(filepath.Join(r.dir, "tickmux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.dir, "tickmux", "config.toml"), []byte("remain_on_exit = \"on\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.start()
+	r.waitFor("shell:1")
+	r.typeLine("echo shell-up-$((6*7))", "shell-up-42")
+	r.keys("exit", "Enter")
+	r.waitFor("ended: the program exited (exit status 0)")
+	r.waitFor("shell:1")
+}

@@ -58,6 +58,7 @@ type File struct {
 	JournalMB  *int                         `toml:"journal_max_mb"`
 	Sandbox    string                       `toml:"sandbox"`
 	SandboxW   *[]string                    `toml:"sandbox_write"`
+	RemainOnEx string                       `toml:"remain_on_exit"`
 	Colors     map[string]string            `toml:"colors"`
 	Keys       map[string]map[string]string `toml:"keys"`
 }
@@ -85,6 +86,9 @@ type Config struct {
 	// SandboxWrite lists what a sandboxed pane may write besides its own directory (~ is $HOME);
 	// nil means $HOME.
 	SandboxWrite []string
+	// RemainOnExit keeps every ended pane (remain_on_exit = "on"); by default ("failed") a shell
+	// that exits with status 0 closes its pane, as tmux's do.
+	RemainOnExit bool
 }
 
 // Sandbox settings (the host's policies).
@@ -238,6 +242,13 @@ func (cfg *Config) apply(text string) error {
 		cfg.SidePanel = f.SidePanel
 	default:
 		return fmt.Errorf("side_panel = %q: use auto, on or off", f.SidePanel)
+	}
+	switch f.RemainOnEx {
+	case "", "failed":
+	case "on":
+		cfg.RemainOnExit = true
+	default:
+		return fmt.Errorf("remain_on_exit = %q: use failed (a shell that exits with status 0 closes its pane) or on (every ended pane stays)", f.RemainOnEx)
 	}
 	switch f.Clipboard {
 	case "", "off":

@@ -71,6 +71,7 @@ func TestParseErrorsSayWhat(t *testing.T) {
 		`side_panel = "left"`:                "side_panel",
 		`clipboard = "yes"`:                  "clipboard",
 		`notify = "siren"`:                   "notify",
+		`remain_on_exit = "off"`:             "remain_on_exit = \"off\": use failed",
 		`journal_max_mb = 0`:                 "journal_max_mb",
 		`theme = `:                           "",
 	}
@@ -91,6 +92,20 @@ func TestClipboardOffByDefault(t *testing.T) {
 	cfg, err = Parse(`clipboard = "off"`)
 	if err != nil || cfg.ProgramClipboard {
 		t.Fatalf("clipboard = off: %v %v", cfg.ProgramClipboard, err)
+	}
+}
+
+// remain_on_exit: by default a shell's clean exit closes its pane (issue 42 item 15); on keeps
+// every ended pane.
+func TestRemainOnExit(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{``: false, `remain_on_exit = "failed"`: false, `remain_on_exit = "on"`: true} {
+		cfg, err := Parse(text)
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+		} else if cfg.RemainOnExit != want {
+			t.Errorf("%q: RemainOnExit %v, want %v", text, cfg.RemainOnExit, want)
+		}
 	}
 }
 

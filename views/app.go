@@ -543,7 +543,7 @@ func (a *App) apply(evs []host.Event, cards bool) {
 		case host.EventStatus:
 			a.full = true // an ended pane says why over its content
 			if in := a.host.Get(e.ID); in != nil && in.Status() == host.StatusEnded {
-				if _, shown := a.panes[e.ID]; shown && closesOnExit(in) {
+				if _, shown := a.panes[e.ID]; shown && !a.cfg.RemainOnExit && closesOnExit(in) {
 					a.closePane(e.ID) // shellexit.go: `exit` in a shell closes its pane
 					continue
 				}

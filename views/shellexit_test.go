@@ -78,3 +78,22 @@ func TestShellExitClosesItsPane(t *testing.T) {
 		}
 	}
 }
+
+// remain_on_exit = "on" keeps a shell's pane after a clean exit, as before.
+func TestRemainOnExitKeepsTheShellsPane(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	hs.app.cfg.RemainOnExit = true
+	var in *host.Instance
+	var err error
+	hs.onUI(func() {
+		in, err = hs.app.Open(host.OpenSpec{Shell: true, Argv: []string{"/bin/sh"}, Env: []string{"PS1=$ "}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.start()
+	hs.waitFor(in.ID() + " ")
+	hs.typeText("exit")
+	hs.key(tcell.KeyEnter, '\r', tcell.ModNone)
+	hs.waitFor("ended: the program exited (exit status 0)")
+}
