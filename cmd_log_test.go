@@ -84,7 +84,9 @@ func TestLogShowsAgentCards(t *testing.T) {
 // takes days and dates.
 func TestLogRunsCountsAndDates(t *testing.T) {
 	dir := t.TempDir()
-	day := func(d int) string { return time.Now().Add(-time.Duration(d) * 24 * time.Hour).UTC().Format(time.RFC3339) }
+	day := func(d int) string {
+		return time.Now().Add(-time.Duration(d) * 24 * time.Hour).UTC().Format(time.RFC3339)
+	}
 	lines := []string{
 		`{"time":"` + day(3) + `","run":"aaaaaaaaaaaa","card":1,"kind":"call","client":{"name":"a"},"instance":"hosted:1","tool":"t","args":{},"decision":"once","outcome":{"status":"ok"}}`,
 		`{"time":"` + day(0) + `","run":"bbbbbbbbbbbb","card":1,"kind":"call","client":{"name":"a"},"instance":"hosted:1","tool":"t","args":{},"decision":"denied","outcome":{"status":"error","effect":"none"}}`,

@@ -60,7 +60,7 @@ func runHook(r *runner, args []string) int {
 	// The agent sends SIGTERM when its timeout for the hook passes (or its own prompt was
 	// answered): the card is withdrawn and nothing is printed. The hook's own --timeout ends it
 	// the same way, a little earlier; each says which, here and in tickmux's log.
-	ctx, stop := context.WithCancelCause(context.Background())
+	sigCtx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -69,11 +69,11 @@ func runHook(r *runner, args []string) int {
 		select {
 		case sig := <-sigs:
 			stop(fmt.Errorf("%w: %v", errHookSignalled, sig))
-		case <-ctx.Done():
+		case <-sigCtx.Done():
 		}
 	}()
 	giveUp := time.Now().Add(*timeout)
-	ctx, cancel := context.WithDeadlineCause(ctx, giveUp, errHookTimeout)
+	ctx, cancel := context.WithDeadlineCause(sigCtx, giveUp, errHookTimeout)
 	defer cancel()
 
 	raw, err := io.ReadAll(io.LimitReader(r.in, maxHookInput+1))
