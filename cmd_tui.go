@@ -111,15 +111,10 @@ func tui(args []string, std stdio, demo bool) int {
 		}
 	case demo:
 		fmt.Fprintf(std.err, "tickmux demo: a tickmux already runs on %s; attaching to it (run tickmux kill-server first for a fresh demo)\n", sock)
-	case f.plain && len(f.argv) > 0:
-		// The attach request opens CMD as a Tick only (server.AttachParams has no plain flag):
-		// say where to open it rather than start it as what it is not.
-		fmt.Fprintf(std.err, "%s: a tickmux already runs on %s, and --plain opens CMD only in a tickmux it starts: "+
-			"attach (tickmux attach), then open it with %s then !%s\n", name, sock, promptKeysOf(f.config), strings.Join(f.argv, " "))
-		return 1
 	case len(f.argv) > 0 || f.sandbox:
-		// A running server opens CMD (with no CMD and --sandbox, a shell) for this view.
-		p.Open, p.Sandbox = f.argv, f.sandbox
+		// A running server opens CMD (with no CMD and --sandbox, a shell; with --plain, CMD as a
+		// plain program) for this view.
+		p.Open, p.Sandbox, p.Plain = f.argv, f.sandbox, f.plain
 		p.Dir, _ = os.Getwd()
 	}
 	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
@@ -241,17 +236,4 @@ func configPathOK(name, path string, std stdio) bool {
 		return false
 	}
 	return true
-}
-
-// promptKeysOf names the keys that open the : prompt in the config at path ("C-b :").
-func promptKeysOf(path string) string {
-	cfg, err := config.Load(path)
-	if err != nil {
-		return "the prefix then :"
-	}
-	keys := cfg.Keymap.KeysFor(keymap.ModePrefix, keymap.Prompt)
-	if len(keys) == 0 {
-		return "the : prompt"
-	}
-	return cfg.Keymap.Prefix.String() + " " + keys[0].String()
 }

@@ -71,6 +71,9 @@ type AttachParams struct {
 	// Sandbox runs Open in a sandbox whatever the config's policy (tickmux --sandbox); with no
 	// Open, a sandboxed shell is opened.
 	Sandbox bool `json:"sandbox,omitempty"`
+	// Plain runs Open as a plain program, not as a Tick (tickmux --plain -- CMD), as tmux new
+	// CMD runs it.
+	Plain bool `json:"plain,omitempty"`
 }
 
 // AttachResult asks the client for its terminal's descriptor.
@@ -402,7 +405,7 @@ func (s *srv) attach(nc *viewConn, req agent.Request) {
 	if len(p.Open) > 0 || p.Sandbox {
 		// Only now, with the view there to show it: a request that never passes a terminal
 		// opens nothing.
-		spec := host.OpenSpec{Argv: p.Open, Dir: p.Dir, Shell: len(p.Open) == 0, Sandbox: p.Sandbox}
+		spec := host.OpenSpec{Argv: p.Open, Dir: p.Dir, Shell: len(p.Open) == 0 || p.Plain, Sandbox: p.Sandbox}
 		if err := s.a.OpenForView(spec); err != nil {
 			s.logf("%s: %v", id, err)
 			openFailed.Store(true)
