@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"tickmux/host"
 	"tickmux/internal/flagusage"
 )
 
@@ -29,21 +29,16 @@ type fact struct {
 type machine struct {
 	uid      int
 	readFile func(string) ([]byte, error)
-	lookPath func(string) (string, error)
-	run      func(name string, args ...string) (string, error) // combined output
-	peerPid  func() error                                      // SO_PEERPIDFD on a socket pair
+	sandbox  func() (string, error) // the bwrap a sandboxed pane would run, and why it cannot (host.SandboxAvailable)
+	peerPid  func() error           // SO_PEERPIDFD on a socket pair
 }
 
 func realMachine() machine {
 	return machine{
 		uid:      os.Getuid(),
 		readFile: os.ReadFile,
-		lookPath: exec.LookPath,
-		run: func(name string, args ...string) (string, error) {
-			out, err := exec.Command(name, args...).CombinedOutput()
-			return string(out), err
-		},
-		peerPid: soPeerPidfd,
+		sandbox:  host.SandboxAvailable,
+		peerPid:  soPeerPidfd,
 	}
 }
 
@@ -177,22 +172,17 @@ func userns(m machine) fact {
 }
 
 func bubblewrap(m machine) fact {
-	path, err := m.lookPath("bwrap")
-	if err != nil {
+	// The very probe a sandboxed pane's open makes (the same namespaces and mounts), so doctor
+	// says what the pane would meet.
+	path, err := m.sandbox()
+	switch {
+	case path == "":
 		return fact{"bubblewrap", "not installed", true,
 			"sandboxed panes cannot start (tickmux never starts them unsandboxed): install bubblewrap " +
 				"(apt install bubblewrap, dnf install bubblewrap)"}
-	}
-	out, err := m.run(path, "--unshare-user-try", "--unshare-pid", "--die-with-parent",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true")
-	if err != nil {
-		why := strings.TrimSpace(out)
-		if why == "" {
-			why = err.Error()
-		}
-		return fact{"bubblewrap", path + " fails: " + firstLine(why), true,
-			"sandboxed panes cannot start here; the line above says why (user namespaces off, or a seccomp " +
-				"filter of a container)"}
+	case err != nil:
+		return fact{"bubblewrap", path + " fails: " + firstLine(strings.TrimPrefix(err.Error(), host.ErrNoSandbox.Error()+": ")), true,
+			"sandboxed panes cannot start here; the line above says why and what to do"}
 	}
 	return fact{"bubblewrap", path + " works", false,
 		"sandboxed panes start: their programs see only their own processes and terminals, and reach tickmux " +

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+
+	"tickmux/host"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -19,14 +23,11 @@ func made(uid int, files map[string]string, bwrap string, bwrapErr error, peerEr
 			}
 			return nil, fs.ErrNotExist
 		},
-		lookPath: func(string) (string, error) {
+		sandbox: func() (string, error) {
 			if bwrap == "" {
-				return "", errors.New("not found")
+				return "", errors.New("not on PATH")
 			}
-			return bwrap, nil
-		},
-		run: func(string, ...string) (string, error) {
-			return "bwrap: setting up uid map: Permission denied\n", bwrapErr
+			return bwrap, bwrapErr
 		},
 		peerPid: func() error { return peerErr },
 	}
@@ -65,7 +66,7 @@ func TestDoctorFacts(t *testing.T) {
 			[]string{"SO_PEERPIDFD"}, map[string]string{"TIOCSTI": "before 6.2"}},
 		{"no bubblewrap", made(1000, safe, "", nil, nil), []string{"bubblewrap"},
 			map[string]string{"bubblewrap": "not installed"}},
-		{"bubblewrap refused", made(1000, safe, "/usr/bin/bwrap", errors.New("exit status 1"), nil), []string{"bubblewrap"},
+		{"bubblewrap refused", made(1000, safe, "/usr/bin/bwrap", fmt.Errorf("%w: unprivileged user namespaces are off (bwrap: setting up uid map: Permission denied)", host.ErrNoSandbox), nil), []string{"bubblewrap"},
 			map[string]string{"bubblewrap": "Permission denied"}},
 		{"user namespaces off", made(1000, map[string]string{"/proc/sys/kernel/yama/ptrace_scope": "1", "/proc/sys/kernel/unprivileged_userns_clone": "0"}, "/usr/bin/bwrap", nil, nil),
 			[]string{"user namespaces"}, map[string]string{"user namespaces": "unprivileged_userns_clone 0"}},
