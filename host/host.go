@@ -271,7 +271,7 @@ func (h *Host) paneOf(pid int) *Instance {
 		if in, ok := panes[pid]; ok {
 			return in
 		}
-		pid = parentPID(pid)
+		pid = peer.ParentPID(pid)
 	}
 	return nil
 }

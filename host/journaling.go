@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -385,23 +382,3 @@ func (r *Record) FinishWith(o journal.Outcome, err error) {
 
 // maxJournalText caps an error message kept in the journal.
 const maxJournalText = 4096
-
-// parentPID reads a process's parent from /proc (0 when it cannot).
-func parentPID(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid …; comm may hold spaces and parentheses: start after the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return n
-}

@@ -206,6 +206,16 @@ func (p *Process) walk(visit func(pid int) bool) (found, again bool, err error) 
 	return false, false, errors.New("the process's ancestry is too deep")
 }
 
+// ParentPID is pid's parent as /proc/PID/stat says now, 0 when it cannot be read. Unpinned: for
+// what decides nothing (a log line, a guess at a socket's path); Ancestry is the pinned walk.
+func ParentPID(pid int) int {
+	st, err := readStat(pid)
+	if err != nil {
+		return 0
+	}
+	return st.ppid
+}
+
 // stat is what the walk reads of /proc/PID/stat.
 type stat struct{ ppid int }
 

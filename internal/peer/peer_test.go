@@ -210,6 +210,9 @@ func TestSelf(t *testing.T) {
 	if _, err := p.Ancestry(func(q int) bool { seen = append(seen, q); return false }); err != nil {
 		t.Fatal(err)
 	}
+	if got := ParentPID(os.Getpid()); got != os.Getppid() {
+		t.Errorf("ParentPID(%d) = %d, want %d", os.Getpid(), got, os.Getppid())
+	}
 	if len(seen) < 2 || seen[0] != os.Getpid() || seen[1] != os.Getppid() {
 		t.Fatalf("the walk from this process saw %v, want %d then %d", seen, os.Getpid(), os.Getppid())
 	}

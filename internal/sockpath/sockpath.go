@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"tickmux/internal/peer"
 )
 
 // EnvSocket overrides the control socket's path, for the view and every client verb.
@@ -84,7 +86,7 @@ func Running(path string) bool {
 // returns the path and the ancestor's pid; ok is false when no ancestor of this user has it.
 func FromAncestors() (path string, pid int, ok bool) {
 	uid := os.Getuid()
-	for pid, i := os.Getppid(), 0; pid > 1 && i < 64; pid, i = parentOf(pid), i+1 {
+	for pid, i := os.Getppid(), 0; pid > 1 && i < 64; pid, i = peer.ParentPID(pid), i+1 {
 		var st syscall.Stat_t
 		if syscall.Stat("/proc/"+strconv.Itoa(pid), &st) != nil || int(st.Uid) != uid {
 			continue // another user's process: not where this user's server is named
@@ -100,22 +102,4 @@ func FromAncestors() (path string, pid int, ok bool) {
 		}
 	}
 	return "", 0, false
-}
-
-// parentOf is pid's parent as /proc/PID/stat says (0 when it cannot be read).
-func parentOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(f[1]))
-	return n
 }
