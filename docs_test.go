@@ -180,7 +180,7 @@ func TestReferenceIsTheCode(t *testing.T) {
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	var listed []string
-	for _, m := range regexp.MustCompile("(?m)^\\| `\\[?([a-z_]+)").FindAllStringSubmatch(table, -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `\\[*([a-z_]+)").FindAllStringSubmatch(table, -1) {
 		listed = append(listed, m[1])
 	}
 	slices.Sort(keys)

@@ -10,6 +10,17 @@
 //	journal_max_mb = 32     # the approval journal's files together, in MB
 //	sandbox = "agents"      # panes run in a bubblewrap sandbox: off, agents (the panes agents open), all
 //	sandbox_write = ["~"]   # what a sandboxed pane may write besides its own directory
+//	restore = "ask"         # after a crash or reboot: ask, auto or off
+//	restore_scrollback = false  # keep each pane's scrollback in the snapshot (output may hold secrets)
+//	restore_programs = ["vi", "vim", "nvim", "emacs", "man", "less", "more", "tail", "top", "htop"]
+//	restore_env = []        # environment variables a snapshot keeps, by name (none by default)
+//
+//	[[hosts]]               # a tickmux server on another machine, reached with ssh
+//	name = "gpu"
+//	ssh = "me@gpu.example"  # the destination, as ssh takes it
+//	ssh_args = []           # before the destination, e.g. ["-F", "PATH"]
+//	tickmux = "tickmux"     # its path there
+//	socket = ""             # its server's socket there ("": its default)
 //
 //	[colors]                # any role of package themes: "FG [on BG] [bold|dim|italic|underline|reverse]"
 //	border_focused = "#ff8700"
@@ -27,6 +38,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,6 +71,11 @@ type File struct {
 	Sandbox    string                       `toml:"sandbox"`
 	SandboxW   *[]string                    `toml:"sandbox_write"`
 	RemainOnEx string                       `toml:"remain_on_exit"`
+	Restore    string                       `toml:"restore"`
+	RestoreSB  *bool                        `toml:"restore_scrollback"`
+	RestorePrg *[]string                    `toml:"restore_programs"`
+	RestoreEnv *[]string                    `toml:"restore_env"`
+	Hosts      []HostFile                   `toml:"hosts"`
 	Colors     map[string]string            `toml:"colors"`
 	Keys       map[string]map[string]string `toml:"keys"`
 }
@@ -89,7 +106,47 @@ type Config struct {
 	// RemainOnExit keeps every ended pane (remain_on_exit = "on"); by default ("failed") a shell
 	// that exits with status 0 closes its pane, as tmux's do.
 	RemainOnExit bool
+	// Restore is what a start finds a snapshot of a server that did not end by quit or
+	// kill-server does with it: RestoreAsk, RestoreAuto or RestoreOff.
+	Restore string
+	// RestoreScrollback keeps each pane's scrollback (bounded) in the snapshots.
+	RestoreScrollback bool
+	// RestorePrograms are the programs a restore runs again in their shells; any other is
+	// offered (Enter runs it again).
+	RestorePrograms []string
+	// RestoreEnv names the environment variables a snapshot keeps of each pane.
+	RestoreEnv []string
+	// Hosts are the tickmux servers on other machines, in the file's order.
+	Hosts []Host
 }
+
+// HostFile is one [[hosts]] table as written.
+type HostFile struct {
+	Name    string   `toml:"name"`
+	SSH     string   `toml:"ssh"`
+	SSHArgs []string `toml:"ssh_args"`
+	Tickmux string   `toml:"tickmux"`
+	Socket  string   `toml:"socket"`
+}
+
+// Host is a tickmux server on another machine, reached with the person's ssh.
+type Host struct {
+	Name    string   // how tickmux names it: tabs, cards, ls
+	SSH     string   // the destination, as ssh takes it
+	SSHArgs []string // passed to ssh before the destination
+	Tickmux string   // tickmux's path on that host ("tickmux" when not set)
+	Socket  string   // the server's socket there ("": its default)
+}
+
+// Restore settings.
+const (
+	RestoreAsk  = "ask"
+	RestoreAuto = "auto"
+	RestoreOff  = "off"
+)
+
+// DefaultRestorePrograms are the programs a restore runs again by default (tmux-resurrect's).
+var DefaultRestorePrograms = []string{"vi", "vim", "nvim", "emacs", "man", "less", "more", "tail", "top", "htop"}
 
 // Sandbox settings (the host's policies).
 const (
@@ -129,7 +186,8 @@ func Default() *Config {
 		th = themes.Monochrome()
 	}
 	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto,
-		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20, Sandbox: SandboxAgents}
+		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20, Sandbox: SandboxAgents,
+		Restore: RestoreAsk, RestorePrograms: slices.Clone(DefaultRestorePrograms)}
 }
 
 // Load reads path. Only the default path (DefaultPath) may be missing, which gives the defaults:
@@ -178,7 +236,7 @@ func (cfg *Config) apply(text string) error {
 				}
 				msgs = append(msgs, m)
 			}
-			return fmt.Errorf("%s; the settings are %s, [colors] and [keys.MODE] (docs/reference.md, CONFIGURATION)", strings.Join(msgs, "; "), strings.Join(settingNames(), ", "))
+			return fmt.Errorf("%s; the settings are %s, [colors], [keys.MODE] and [[hosts]] (docs/reference.md, CONFIGURATION)", strings.Join(msgs, "; "), strings.Join(settingNames(), ", "))
 		}
 		var bad *toml.DecodeError
 		if errors.As(err, &bad) {
@@ -286,7 +344,63 @@ func (cfg *Config) apply(text string) error {
 			}
 		}
 	}
+	switch f.Restore {
+	case "":
+	case RestoreAsk, RestoreAuto, RestoreOff:
+		cfg.Restore = f.Restore
+	default:
+		return fmt.Errorf("restore = %q: use ask (the first view asks), auto or off", f.Restore)
+	}
+	if f.RestoreSB != nil {
+		cfg.RestoreScrollback = *f.RestoreSB
+	}
+	if f.RestorePrg != nil {
+		cfg.RestorePrograms = slices.Clone(*f.RestorePrg)
+	}
+	if f.RestoreEnv != nil {
+		cfg.RestoreEnv = slices.Clone(*f.RestoreEnv)
+		for _, n := range cfg.RestoreEnv {
+			if n == "" || strings.ContainsAny(n, "= \t\n") {
+				return fmt.Errorf("restore_env: %q is not a variable's name", n)
+			}
+		}
+	}
+	hosts, err := parseHosts(f.Hosts)
+	if err != nil {
+		return err
+	}
+	cfg.Hosts = hosts
 	return nil
+}
+
+// hostName is what a host may be named: it shows in tabs, cards and ls, and names files.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
+
+// parseHosts checks the [[hosts]] tables: each named once, each with a destination.
+func parseHosts(files []HostFile) ([]Host, error) {
+	var hosts []Host
+	seen := map[string]bool{}
+	for i, f := range files {
+		if !hostName.MatchString(f.Name) {
+			return nil, fmt.Errorf("[[hosts]] #%d: name = %q: use letters, digits, '.', '_' or '-' (up to 32, starting with a letter or digit)", i+1, f.Name)
+		}
+		if f.Name == "local" {
+			return nil, fmt.Errorf("[[hosts]] #%d: name = \"local\" is this machine's name in tickmux: choose another", i+1)
+		}
+		if seen[f.Name] {
+			return nil, fmt.Errorf("[[hosts]]: %q is named twice", f.Name)
+		}
+		seen[f.Name] = true
+		if f.SSH == "" || strings.HasPrefix(f.SSH, "-") || strings.ContainsAny(f.SSH, " \t\n") {
+			return nil, fmt.Errorf("[[hosts]] %s: ssh = %q: give the destination as ssh takes it (user@host, or a Host of ~/.ssh/config)", f.Name, f.SSH)
+		}
+		h := Host{Name: f.Name, SSH: f.SSH, SSHArgs: slices.Clone(f.SSHArgs), Tickmux: f.Tickmux, Socket: f.Socket}
+		if h.Tickmux == "" {
+			h.Tickmux = "tickmux"
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
 }
 
 // settingNames are the top-level settings (File's toml names but the tables).
@@ -295,7 +409,7 @@ func settingNames() []string {
 	t := reflect.TypeFor[File]()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
-		if name != "" && name != "colors" && name != "keys" {
+		if name != "" && name != "colors" && name != "keys" && name != "hosts" {
 			names = append(names, name)
 		}
 	}
@@ -306,7 +420,7 @@ func settingNames() []string {
 // three for a long name), "" when none is that near.
 func nearestSetting(key string) string {
 	best, bestD := "", 0
-	for _, n := range append(settingNames(), "colors", "keys") {
+	for _, n := range append(settingNames(), "colors", "keys", "hosts") {
 		d := editDistance(strings.ToLower(key), n)
 		if limit := min(2+len(n)/8, 3); d <= limit && (best == "" || d < bestD) {
 			best, bestD = n, d

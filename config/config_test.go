@@ -3,6 +3,8 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,6 +184,55 @@ func TestReadmeExample(t *testing.T) {
 			if a, _ := cfg.Keymap.Lookup(keymap.ModeRoot, keymap.MustParse("M-Left")); a != keymap.FocusLeft {
 				t.Fatalf("the root binding of %s's config did not apply", doc)
 			}
+		}
+	}
+}
+
+func TestRestoreSettings(t *testing.T) {
+	cfg, err := Parse("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Restore != RestoreAsk || cfg.RestoreScrollback || !slices.Equal(cfg.RestorePrograms, DefaultRestorePrograms) || cfg.RestoreEnv != nil {
+		t.Fatalf("defaults: %q %v %v %v", cfg.Restore, cfg.RestoreScrollback, cfg.RestorePrograms, cfg.RestoreEnv)
+	}
+	cfg, err = Parse("restore = \"auto\"\nrestore_scrollback = true\nrestore_programs = [\"nvim\"]\nrestore_env = [\"VIRTUAL_ENV\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Restore != RestoreAuto || !cfg.RestoreScrollback || !slices.Equal(cfg.RestorePrograms, []string{"nvim"}) || !slices.Equal(cfg.RestoreEnv, []string{"VIRTUAL_ENV"}) {
+		t.Fatalf("set: %q %v %v %v", cfg.Restore, cfg.RestoreScrollback, cfg.RestorePrograms, cfg.RestoreEnv)
+	}
+	for text, want := range map[string]string{
+		`restore = "sometimes"`:     "use ask",
+		`restore_env = ["A=B"]`:     "not a variable's name",
+		`restore_scrollback = "on"`: "true or false",
+	} {
+		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error saying %q", text, err, want)
+		}
+	}
+}
+
+func TestHosts(t *testing.T) {
+	cfg, err := Parse("[[hosts]]\nname = \"gpu\"\nssh = \"me@gpu\"\nssh_args = [\"-F\", \"/x\"]\n\n[[hosts]]\nname = \"b\"\nssh = \"b\"\ntickmux = \"/opt/tickmux\"\nsocket = \"/run/t.sock\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Host{{Name: "gpu", SSH: "me@gpu", SSHArgs: []string{"-F", "/x"}, Tickmux: "tickmux"}, {Name: "b", SSH: "b", Tickmux: "/opt/tickmux", Socket: "/run/t.sock"}}
+	if !reflect.DeepEqual(cfg.Hosts, want) {
+		t.Fatalf("hosts = %+v, want %+v", cfg.Hosts, want)
+	}
+	for text, want := range map[string]string{
+		"[[hosts]]\nname = \"a b\"\nssh = \"x\"\n":                                     "use letters",
+		"[[hosts]]\nname = \"local\"\nssh = \"x\"\n":                                   "this machine's name",
+		"[[hosts]]\nname = \"a\"\nssh = \"-oProxyCommand=x\"\n":                        "destination",
+		"[[hosts]]\nname = \"a\"\n":                                                    "destination",
+		"[[hosts]]\nname = \"a\"\nssh = \"x\"\n[[hosts]]\nname = \"a\"\nssh = \"y\"\n": "named twice",
+		"[[hosts]]\nname = \"a\"\nssh = \"x\"\nport = 22\n":                            "unknown setting",
+	} {
+		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error saying %q", text, err, want)
 		}
 	}
 }
