@@ -19,6 +19,8 @@
 package remotewire
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -149,4 +151,14 @@ type Agent struct {
 	Session string `json:"session"`
 	Pane    string `json:"pane,omitempty"`
 	State   string `json:"state,omitempty"`
+}
+
+// CardDigest is the digest of what card c shows (its ID and every field but Digest): an answer
+// names the digest of the card the person read, and the remote refuses it when its card no
+// longer has that digest.
+func CardDigest(c Card) string {
+	c.Digest = ""
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
