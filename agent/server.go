@@ -60,9 +60,10 @@ type Options struct {
 	// 0 means DefaultProgressEvery.
 	ProgressEvery time.Duration
 	// Views, when set, takes over a connection whose request names a method starting with
-	// "view/" (attach a view, kill the server): it answers the request itself and returns when
-	// it is done with the connection, which is then closed. Server.Close closes the connection
-	// under it.
+	// "view/" (attach a view, kill the server) or "proxy/" (a view on another host through
+	// `tickmux proxy`): it answers the request itself and returns when it is done with the
+	// connection, which is then closed. Server.Close closes the connection under it. Lines the
+	// client sent after that request may be lost: it must wait for the answer first.
 	Views func(nc *net.UnixConn, req Request)
 	// Attached reports how many views are attached; ls and the MCP progress say when none is.
 	Attached func() int
@@ -272,8 +273,10 @@ func (c *conn) read(first *Request) {
 			c.notification(req)
 			continue
 		}
-		if c.s.views != nil && strings.HasPrefix(req.Method, "view/") {
-			c.s.views(c.nc, req) // the connection is the view's now (server/)
+		if c.s.views != nil && (strings.HasPrefix(req.Method, "view/") || strings.HasPrefix(req.Method, "proxy/")) {
+			// The connection is the view's, or a proxy's, now (server/). Whatever the client sent
+			// after this line may be in sc's buffer, lost: such a client waits for its answer.
+			c.s.views(c.nc, req)
 			break
 		}
 		select {

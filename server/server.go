@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,6 +124,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	var app atomic.Pointer[views.App]
 	var notifier atomic.Pointer[notifyCommand]
 	var queue *host.ApprovalQueue
+	px := &proxies{} // the proxies of views on other hosts (proxy.go)
 	queue = host.NewApprovalQueue(func() {
 		if a := app.Load(); a != nil {
 			a.ApprovalsChanged()
@@ -130,7 +132,9 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		if n := notifier.Load(); n != nil {
 			n.changed(queue.Pending())
 		}
+		px.changed()
 	})
+	px.queue = queue
 	sockPath := agent.SocketPath(opts.Socket)
 	cfg := opts.Config
 	jr := openJournal(opts.JournalDir, cfg.JournalMaxBytes, logf)
@@ -153,7 +157,7 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		notifier.Store(n)
 		defer n.close()
 	}
-	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping, host: h}
+	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping, host: h, proxies: px}
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
 		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
 	app.Store(a)
@@ -206,6 +210,7 @@ type srv struct {
 	logf     func(format string, args ...any)
 	stopping func()
 	host     *host.Host
+	proxies  *proxies                     // the proxy connections (proxy.go)
 	ctl      atomic.Pointer[agent.Server] // the control socket, once it listens
 	actl     atomic.Pointer[agent.Server] // the agent socket, once it listens
 	n        atomic.Int64
@@ -287,6 +292,10 @@ func (s *srv) handle(unix *net.UnixConn, req agent.Request) {
 	case MethodAttach:
 		s.attach(nc, req)
 	default:
+		if strings.HasPrefix(req.Method, "proxy/") { // a view on another host (proxy.go)
+			s.proxy(nc, req)
+			return
+		}
 		reply(nc, req.ID, nil, &agent.Error{Message: "unknown method " + req.Method, Reason: agent.ReasonBadRequest})
 	}
 }
