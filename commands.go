@@ -38,6 +38,8 @@ func mainCommands() []*command {
 		// Listed apart in the help: started by tickmux itself, or by tests and scripts.
 		{name: "example", usage: "example [NAME [ARGS]]",
 			summary: "run an example Tick built into tickmux; alone, list them", hidden: true, run: runExample},
+		{name: "proxy", usage: "proxy [--socket PATH]",
+			summary: "let a tickmux on another machine show this host's cards and answer them (it runs this over ssh)", hidden: true, run: runProxy},
 		{name: agent.ServeVerb.Name, usage: agent.ServeVerb.Usage, summary: agent.ServeVerb.Summary,
 			hidden: true, run: runServe},
 		{name: "server", usage: "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [-- CMD [ARG...]]",
