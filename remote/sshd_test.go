@@ -2,6 +2,9 @@ package remote
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,4 +109,93 @@ func TestOverRealSSHD(t *testing.T) {
 			t.Errorf("the proxy %d outlived Close", p)
 		}
 	}
+}
+
+// The real thing, but for the machines: tickmux built from this checkout, its server started on a
+// fake host (through ssh, as the person would there), reached through a real sshd by the real
+// `tickmux proxy`. Before the server runs, the reason says so; then the host comes up, lists the
+// counter Tick, an agent's call there waits on a card that reaches this side, and this side's
+// answer lets it run.
+func TestRealTickmuxOverSSH(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "tickmux")
+	if out, err := exec.Command("go", "build", "-o", bin, "tickmux").CombinedOutput(); err != nil {
+		t.Fatalf("go build tickmux: %v\n%s", err, out)
+	}
+	box := sshtest.Start(t, sshtest.Options{Alias: "box"})
+	host := config.Host{Name: "box", SSH: box.Dest(), SSHArgs: box.SSHArgs(), Tickmux: bin}
+	var o observer
+	m := newManager(t, []config.Host{host}, Options{SSH: "ssh", observe: o.add,
+		timing: timing{backoffMin: 200 * time.Millisecond, backoffMax: 200 * time.Millisecond}})
+	waitFor(t, "unreachable", 30*time.Second, func() bool { return o.count(Unreachable) > 0 })
+	if st := stateOf(m, "box"); st.Reason != "no tickmux server runs on box: start one there with `tickmux`" {
+		t.Errorf("before the server: %+v", st)
+	}
+
+	logFile := filepath.Join(box.Dir, "server.out")
+	start := exec.Command("ssh", append(box.SSHArgs(), "-T", box.Dest(),
+		fmt.Sprintf("setsid %s server -- %s example counter </dev/null >%s 2>&1 &", bin, bin, logFile))...)
+	if out, err := start.CombinedOutput(); err != nil {
+		t.Fatalf("starting the server on box: %v\n%s", err, out)
+	}
+	t0 := time.Now()
+	waitFor(t, "box up", 30*time.Second, isUp(m, "box"))
+	t.Logf("box up %v after its server started", time.Since(t0).Round(time.Millisecond))
+	hello, _ := m.Link("box").Hello()
+	if name, _ := os.Hostname(); hello.Hostname != name || !strings.HasPrefix(hello.Tickmux, "tickmux ") {
+		t.Errorf("hello %+v", hello)
+	}
+
+	var counter string
+	waitFor(t, "the counter ready on box", 30*time.Second, func() bool {
+		for _, tk := range m.Ls(context.Background())["box"].Ticks {
+			if tk.Kind == "example.counter" && tk.Status == "ready" {
+				counter = tk.ID
+			}
+		}
+		return counter != ""
+	})
+	// An agent on box calls the counter's mutating tool: it waits for the person.
+	call := exec.Command(bin, "call", counter, "increment", `{"amount":2}`)
+	call.Env = append(os.Environ(), "TICKMUX_SOCKET="+box.Env["TICKMUX_SOCKET"], "XDG_STATE_HOME="+box.Env["XDG_STATE_HOME"],
+		"XDG_CONFIG_HOME="+box.Env["XDG_CONFIG_HOME"], "HOME="+box.Env["HOME"])
+	var out strings.Builder
+	call.Stdout, call.Stderr = &out, &out
+	if err := call.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- call.Wait() }() // owner: this test; ends when the call does
+	t.Cleanup(func() {
+		call.Process.Kill()
+		<-done
+		done <- nil
+	})
+	var card remotewire.Card
+	waitFor(t, "the call's card here", 30*time.Second, func() bool {
+		for _, c := range m.Cards() {
+			if c.Host == "box" && c.Reachable && c.Card.Action == "call" && c.Card.Tool == "increment" {
+				card = c.Card
+				return true
+			}
+		}
+		return false
+	})
+	if card.Instance != counter || string(card.Args) != `{"amount":2}` || card.Digest != remotewire.CardDigest(card) {
+		t.Errorf("the card %+v", card)
+	}
+	if err := m.Answer(context.Background(), "box", card, remotewire.Once, "view 1 /dev/pts/3 on laptop"); err != nil {
+		t.Fatalf("Answer: %v", err)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("the call after the answer: %v\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the call still waits 30 s after the answer:\n%s", out.String())
+	}
+	t.Logf("the call: %s", strings.TrimSpace(out.String()))
+	waitFor(t, "the card gone", 10*time.Second, func() bool { return len(m.Cards()) == 0 })
 }
