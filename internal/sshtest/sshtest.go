@@ -316,9 +316,6 @@ func (h *Host) SSHArgs() []string { return []string{"-F", h.config} }
 // Dest is the destination to give ssh with SSHArgs: the alias of the client's config.
 func (h *Host) Dest() string { return h.alias }
 
-// Port is the port sshd listens on (127.0.0.1).
-func (h *Host) Port() int { return h.port }
-
 // Pid is sshd's listener. Stopping it (SIGSTOP) stops new connections only: each connection is
 // its own process below it; Freeze stops them all.
 func (h *Host) Pid() int { return h.cmd.Process.Pid }
