@@ -36,7 +36,6 @@ type Link struct {
 	shared  []string // the features both sides speak, while up
 	cards   []remotewire.Card
 	fresh   bool // cards came on the current connection
-	tries   int  // connections started (for tests)
 }
 
 // NewLink makes the link to host; Start starts it.
@@ -186,9 +185,6 @@ func (l *Link) run() {
 
 // dial starts ssh and says hello; the connection is up when it returns without error.
 func (l *Link) dial() (*conn, error) {
-	l.mu.Lock()
-	l.tries++
-	l.mu.Unlock()
 	c, err := startConn(l)
 	if err != nil {
 		return nil, err
@@ -198,7 +194,7 @@ func (l *Link) dial() (*conn, error) {
 	var hr remotewire.HelloResult
 	err = c.call(ctx, remotewire.MethodHello, remotewire.HelloParams{Version: remotewire.Version, Features: features}, &hr)
 	if err != nil {
-		why := l.helloFailed(c, ctx, err)
+		why := l.helloFailed(ctx, c, err)
 		c.close(why)
 		return nil, why
 	}
@@ -227,7 +223,7 @@ func (l *Link) dial() (*conn, error) {
 }
 
 // helloFailed is why a hello got no good answer, in the person's words.
-func (l *Link) helloFailed(c *conn, ctx context.Context, err error) error {
+func (l *Link) helloFailed(ctx context.Context, c *conn, err error) error {
 	if l.ctx.Err() != nil {
 		return errors.New("closed")
 	}
