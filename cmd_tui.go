@@ -34,6 +34,7 @@ type tuiFlags struct {
 	sandbox bool   // tickmux and tickmux server: the program (or shell) opened runs sandboxed
 	plain   bool   // tickmux and tickmux server: CMD runs as a plain program, not as a Tick
 	size    string // tickmux server: COLSxROWS of the terminal that started it
+	restore string // tickmux server: restore this snapshot generation (tickmux restore N)
 	argv    []string
 }
 
@@ -51,6 +52,7 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	if name == "tickmux server" {
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
 		fs.StringVar(&f.size, "size", "", "`COLSxROWS` of the terminal the first view will have")
+		fs.StringVar(&f.restore, "restore", "", "restore the snapshot `NAME` (tickmux restore N starts it so)")
 	}
 	fs.Usage = func() {
 		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {

@@ -27,6 +27,8 @@ func mainCommands() []*command {
 		verb(agent.MCPVerb),
 		verb(agent.Open),
 		verb(agent.Read),
+		{name: "restore", usage: "restore [--socket PATH] [--list] [N]",
+			summary: "bring back the session a crash or a reboot ended (--list: the snapshots kept; N: an older one)", run: runRestore},
 		verb(agent.Screen),
 		verb(agent.Send),
 		{name: "setup", usage: "setup claude-code|codex [--write]",

@@ -124,6 +124,8 @@ type OpenSpec struct {
 	Sandbox bool
 	// ByAgent: an agent asked for it (the open method); sandboxed unless the policy is off.
 	ByAgent bool
+	// Preface is text shown in the pane before the program's output (LaunchSpec.Preface).
+	Preface []byte
 }
 
 // Sandboxed reports whether Open would run spec in a sandbox: asked for, or by the policy.
@@ -168,7 +170,7 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 	h.mu.Unlock()
 
 	env := append(append([]string(nil), h.env...), spec.Env...)
-	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback}
+	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback, Preface: spec.Preface}
 	if h.Sandboxed(spec) {
 		sb := h.sandbox
 		ls.Sandbox = &sb

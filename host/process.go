@@ -56,6 +56,9 @@ type LaunchSpec struct {
 	Scrollback int
 	// Sandbox, when set, runs the program under bubblewrap (sandbox.go); Argv stays as given.
 	Sandbox *Sandbox
+	// Preface is written to the terminal before anything of the program's: a restored pane's
+	// scrollback. The caller made it safe (text and line ends only).
+	Preface []byte
 }
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
@@ -255,6 +258,9 @@ func Launch(spec LaunchSpec) (*Process, error) {
 	}
 
 	p.rd.fn = p.rd.read
+	if len(spec.Preface) > 0 {
+		_, _ = p.term.Write(spec.Preface) // before the reader starts: the program's output follows it
+	}
 	go p.readOutput() // owner: p; exits when the PTY reports end of output or Close closes the master
 	awaitExit(p)
 	return p, nil

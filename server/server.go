@@ -43,6 +43,7 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
+	"tickmux/host/snapshot"
 	"tickmux/internal/peer"
 	"tickmux/server/mirror"
 	"tickmux/server/viewterm"
@@ -111,6 +112,12 @@ type Options struct {
 	// kill-server, the person quitting, the last pane closing); the hook for a hard deadline
 	// (nil: none).
 	Stopping func()
+	// Fresh says the person asked for something to open (tickmux -- CMD, demo): a restore adds
+	// the session after it instead of in place of the first shell.
+	Fresh bool
+	// RestoreFrom restores this snapshot generation (tickmux restore N) whatever the config's
+	// restore says; "" follows the config.
+	RestoreFrom string
 }
 
 // Run is the server: it returns when the last pane closes, the person quits, kill-server is
@@ -158,10 +165,37 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		defer n.close()
 	}
 	s := &srv{mirror: mirror, logf: logf, stopping: opts.Stopping, host: h, proxies: px}
+	// Snapshots (restore.go): what the dead server left is read before anything is written.
+	var snap *snapshotter
+	var plan restorePlan
+	var restoreNote string
+	if dir, err := SnapshotDir(opts.JournalDir, sockPath); err != nil {
+		logf("snapshot: %v: the session will not be restorable", err)
+	} else {
+		var notes []string
+		plan, notes = planRestore(dir, opts.RestoreFrom, cfg.Restore, jr, logf)
+		restoreNote = restoreNotes(notes)
+		if store, err := snapshot.Open(dir); err != nil {
+			logf("snapshot: %v: the session will not be restorable", err)
+		} else {
+			snap = newSnapshotter(store, nil, cfg, sockPath, jr.Run(), logf)
+		}
+	}
+	changed := func() {}
+	if snap != nil {
+		changed = snap.changed
+	}
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
-		Stopping: s.stopped}) // quit or the last pane closing: the hard deadline starts now
+		Stopping: s.stopped, // quit or the last pane closing: the hard deadline starts now
+		Changed:  changed})
 	app.Store(a)
 	s.a = a
+	if snap != nil {
+		snap.app = a
+		s.snap = snap
+		snap.start()
+		defer func() { snap.stop(s.endedBy()) }()
+	}
 	a.OnSuspendView(s.suspendView)
 	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
 	if err != nil {
@@ -178,10 +212,41 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		logf("agent socket: listening on %s", actl.Path())
 		defer actl.Close()
 	}
-	if opts.Initial != nil {
-		if err := opts.Initial(a); err != nil {
-			return err
+	ropts := views.RestoreOptions{Programs: cfg.RestorePrograms}
+	switch {
+	case plan.sess != nil && plan.mode == config.RestoreAuto:
+		if opts.Fresh && opts.Initial != nil {
+			if err := opts.Initial(a); err != nil {
+				return err
+			}
 		}
+		a.Restore(plan.sess, ropts)
+		if a.PaneCount() == 0 && opts.Initial != nil { // nothing could start again
+			if err := opts.Initial(a); err != nil {
+				return err
+			}
+		}
+		if snap != nil {
+			snap.enable()
+		}
+	default:
+		if opts.Initial != nil {
+			if err := opts.Initial(a); err != nil {
+				return err
+			}
+		}
+		if plan.sess != nil {
+			a.RestoreQuestion(plan.sess, ropts, func(bool) {
+				if snap != nil {
+					snap.enable()
+				}
+			})
+		} else if snap != nil {
+			snap.enable()
+		}
+	}
+	if restoreNote != "" {
+		a.Say(restoreNote)
 	}
 	uiDone := make(chan struct{})
 	defer close(uiDone)
@@ -216,6 +281,8 @@ type srv struct {
 	n        atomic.Int64
 	stopOnce sync.Once
 	tellOnce sync.Once
+	snap     *snapshotter // nil when snapshots cannot be written
+	killed   atomic.Bool  // kill-server ended it
 
 	liveMu sync.Mutex
 	live   map[string]*liveView // the attached views, by id
@@ -258,6 +325,9 @@ func (s *srv) stop() {
 func (s *srv) stopped() {
 	s.tellOnce.Do(func() {
 		s.logf("the shutdown began")
+		if s.snap != nil {
+			s.snap.freeze() // the programs' ends that follow are not the session's
+		}
 		if s.stopping != nil {
 			s.stopping()
 		}
@@ -277,6 +347,7 @@ func (s *srv) handle(unix *net.UnixConn, req agent.Request) {
 		// have exited). kill-server took 10-15 ms more waiting for the server's exit. The App
 		// stops after the answer: its end closes this connection (Run's ctl.Close).
 		s.logf("kill-server: stopping")
+		s.killed.Store(true)
 		s.stopped()
 		if s.host != nil && !s.host.WaitTold(time.Second) {
 			s.logf("kill-server: a program was not told to end within 1 s; answering all the same")

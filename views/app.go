@@ -46,6 +46,9 @@ type Options struct {
 	// Stopping is told once, on the goroutine that stops the App, when it begins to stop (the
 	// person quit, the last pane closed, Stop): a server's hook for its hard deadline.
 	Stopping func()
+	// Changed is told, on the UI goroutine, at every frame drawn: what the App shows may have
+	// changed (a server's snapshots). It must not block.
+	Changed func()
 }
 
 // App is the running TUI.
@@ -132,6 +135,10 @@ type App struct {
 	stopOnce    sync.Once
 	wg          sync.WaitGroup
 
+	changed    func()                 // Options.Changed
+	endedBy    atomic.Pointer[string] // why the App stopped by itself (EndedBy)
+	restoreAsk *restoreAsk            // the restore's question, until answered (restore.go)
+
 	handoff // when the UI loop stopped, and the screen's error (handoff.go)
 	uiState // tabs, the float's place, the paste buffer (uistate.go)
 }
@@ -153,6 +160,7 @@ func New(opts Options) *App {
 		logf:     opts.Logf,
 		now:      opts.Now,
 		stopping: opts.Stopping,
+		changed:  opts.Changed,
 		panes:    map[string]*Pane{},
 		view:     &viewState{mode: keymap.ModeRoot},
 		approved: make(chan struct{}, 1),
@@ -814,6 +822,7 @@ func (a *App) dropPane(id string) {
 	}
 	a.tab.layout.Remove(id)
 	if a.endWhenEmpty && len(a.panes) == 0 {
+		a.endedBy.CompareAndSwap(nil, &endLastPane)
 		a.Stop() // the last pane closed: a server has nothing left to show
 	}
 	if a.tab.focus == id {

@@ -24,6 +24,10 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 	a.full = true // a key typed into a pane clears this again: only the pane will change
 	// Overlays own the keyboard while open; tview routes to their focused field.
 	switch {
+	case a.restoreAsk != nil:
+		a.answerRestore(ev)
+		a.rebuild()
+		return nil
 	case a.view.confirm != nil:
 		a.answerConfirm(ev)
 		return nil
@@ -115,6 +119,10 @@ func (a *App) captureKey(ev *tcell.EventKey) *tcell.EventKey {
 			a.rebuild()
 			return nil
 		}
+	}
+	if p := a.focusedPane(); p != nil && a.offerKey(p, ev) {
+		a.rebuild()
+		return nil
 	}
 	a.toPane(ev)
 	return nil
@@ -325,7 +333,10 @@ func (a *App) do(act keymap.Action) {
 				n++
 			}
 		}
-		a.ask(fmt.Sprintf("quit tickmux and end %d running programs?", n), a.Stop)
+		a.ask(fmt.Sprintf("quit tickmux and end %d running programs?", n), func() {
+			a.endedBy.CompareAndSwap(nil, &endQuit)
+			a.Stop()
+		})
 	case keymap.Detach:
 		a.detachView()
 	case keymap.Suspend:

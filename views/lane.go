@@ -32,12 +32,12 @@ func (a *App) routeChanged() { a.route.Add(1) }
 // the focused pane's program as it is. UI goroutine, after it took the view's events (a mark).
 func (a *App) laneFor(id string) Lane {
 	if a.views.cur != id || a.view.mode != keymap.ModeRoot || a.settling() || a.panel.focused ||
-		a.view.confirm != nil || a.input != nil || a.paneNumbersShown() || a.prompt.open ||
+		a.view.confirm != nil || a.restoreAsk != nil || a.input != nil || a.paneNumbersShown() || a.prompt.open ||
 		a.help.open || a.tree.open || !a.plainKeysFree() {
 		return nil
 	}
 	p := a.focusedPane()
-	if p == nil || p.inst.Status() == host.StatusEnded || !p.term.Live() {
+	if p == nil || p.inst.Status() == host.StatusEnded || !p.term.Live() || p.offer != nil {
 		return nil
 	}
 	proc := p.inst.Process()

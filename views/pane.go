@@ -10,6 +10,7 @@ import (
 	"github.com/rivo/tview"
 
 	"tickmux/host"
+	"tickmux/host/snapshot"
 	"tickmux/keymap"
 	"tickmux/themes"
 )
@@ -27,6 +28,9 @@ type Pane struct {
 	float   bool
 	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
 	name    string // given by the person (prefix T); "" shows the program's title
+	offer   *offer // a restored pane's offer (restore.go), until the next key
+	// snapped is the pane as the last snapshot found it while it ran (restore.go).
+	snapped *snapshot.Pane
 	// plainKeys run a Tick that failed its initialization as a plain program, for the hint on
 	// its ended pane: it may be no Tick (top, vim).
 	plainKeys plainKeys
@@ -255,6 +259,10 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 	}
 	p.term.Draw(screen)
 
+	if p.offer != nil && e == nil && inner.H > 0 {
+		p.invalidate() // the row under the offer is drawn whole each time
+		drawText(screen, inner.X, inner.Y+inner.H-1, inner.W, line{untrusted(p.offer.text, th.Badge)}, th.StatusBar)
+	}
 	// An ended pane says why at its bottom, over the last screen it had; above it, for a Tick
 	// that failed its initialization, how to open it as a plain program.
 	if e != nil && inner.H > 0 {

@@ -25,6 +25,9 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		return
 	}
 	a.uncork() // the keys typed together go to their programs (keysfirst.go)
+	if a.changed != nil {
+		a.changed()
+	}
 	_, _, w, h := r.GetRect()
 	if a.lastSize != [2]int{w, h} {
 		a.lastSize, a.full = [2]int{w, h}, true // a resize: everything moves
@@ -42,7 +45,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	}
 	// The bar and the panel skip a draw that would change nothing, unless something drew over
 	// them: a full frame, or an overlay shown now or in the frame before.
-	overlay := a.view.confirm != nil || a.prompt.open || a.input != nil || a.help.open || a.tree.open
+	overlay := a.view.confirm != nil || a.restoreAsk != nil || a.prompt.open || a.input != nil || a.help.open || a.tree.open
 	if full || overlay || a.overlayWas {
 		a.status.Invalidate()
 		a.panel.Invalidate()
@@ -112,7 +115,9 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		a.status.now = a.now()
 		a.status.Draw(screen)
 	}
-	if a.view.confirm != nil {
+	if a.restoreAsk != nil {
+		drawText(screen, 0, h-1, w, line{{" " + a.restoreAsk.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
+	} else if a.view.confirm != nil {
 		drawText(screen, 0, h-1, w, line{{" " + a.view.confirm.question + " (y/n) ", a.theme.Badge}}, a.theme.StatusBar)
 	}
 	if a.prompt.open {
@@ -141,7 +146,7 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 	return r.WrapMouseHandler(func(action tview.MouseAction, event *tcell.EventMouse, setFocus func(p tview.Primitive)) (bool, tview.Primitive) {
 		a := r.a
 		a.full = true
-		if a.prompt.open || a.help.open || a.tree.open || a.view.confirm != nil || a.input != nil {
+		if a.prompt.open || a.help.open || a.tree.open || a.view.confirm != nil || a.restoreAsk != nil || a.input != nil {
 			return true, nil
 		}
 		x, y := event.Position()

@@ -115,6 +115,10 @@ func DecisionText(e Entry) string {
 		if e.Kind == "agent" { // r on an agent's card: this exact input, until its session ends
 			s = "allowed this input for the session"
 		}
+	case Voided:
+		if e.Outcome != nil && e.Outcome.Message != "" {
+			s = "voided: " + capRunes(e.Outcome.Message, maxValue) // why: the catalog changed, the server ended
+		}
 	case Granted:
 		s = "granted"
 		if e.GrantedBy != nil {

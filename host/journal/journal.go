@@ -144,6 +144,19 @@ func (j *Journal) Run() string { return j.run }
 // Journal. It returns why it could not; the caller goes on all the same.
 func (j *Journal) Append(e Entry) error {
 	e.Run = j.run
+	return j.append(e)
+}
+
+// AppendOfRun writes e as Append does but under e.Run, another server's run: the outcome line of
+// a card that a server which died left waiting (its waiting line is of its run).
+func (j *Journal) AppendOfRun(e Entry) error {
+	if e.Run == "" {
+		e.Run = j.run
+	}
+	return j.append(e)
+}
+
+func (j *Journal) append(e Entry) error {
 	line, err := encode(e)
 	if err != nil {
 		return err
