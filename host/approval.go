@@ -53,6 +53,9 @@ type ApprovalRequest struct {
 	// Agent describes an ActionAgent; Instance and Title then name the pane the agent runs in
 	// ("" when it runs outside tickmux).
 	Agent *AgentCall
+	// Host is the machine the request runs on, as the config names it: a card of a tickmux
+	// server on another host (package remote); "" for this one.
+	Host string
 
 	// Shown, when not nil, is told the id of the card that puts this request before the person,
 	// once it is there and before Approve blocks, so the caller can name exactly its own card

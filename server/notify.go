@@ -10,6 +10,7 @@ import (
 
 	"tickmux/host"
 	"tickmux/host/journal"
+	"tickmux/remote"
 )
 
 // notifyCommand runs the config's notify_command when a card starts waiting and no view is
@@ -22,7 +23,7 @@ type notifyCommand struct {
 	views func() int // attached views
 
 	mu      sync.Mutex
-	last    uint64 // the last card looked at
+	last    map[string]uint64 // the last card looked at, by host ("" this one: ids grow per host)
 	lastRun time.Time
 	closed  bool
 	ctx     context.Context
@@ -49,10 +50,12 @@ type cardSummary struct {
 	Argv     []string        `json:"argv,omitempty"`
 	Text     string          `json:"text,omitempty"`
 	Waiting  time.Time       `json:"waiting_since"`
+	// Host is the host the card waits on ([[hosts]]), absent for this one.
+	Host string `json:"host,omitempty"`
 }
 
 func newNotifyCommand(cmd string, logf func(string, ...any), views func() int) *notifyCommand {
-	n := &notifyCommand{cmd: cmd, logf: logf, views: views}
+	n := &notifyCommand{cmd: cmd, logf: logf, views: views, last: map[string]uint64{}}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	return n
 }
@@ -65,10 +68,10 @@ func (n *notifyCommand) changed(cards []host.Card) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, c := range cards {
-		if c.ID <= n.last {
+		if c.ID <= n.last[c.Req.Host] {
 			continue
 		}
-		n.last = c.ID
+		n.last[c.Req.Host] = c.ID
 		if n.views() > 0 {
 			continue // the views rang
 		}
@@ -82,7 +85,7 @@ func (n *notifyCommand) changed(cards []host.Card) {
 		n.lastRun = time.Now()
 		r := c.Req
 		in, _ := json.Marshal(cardSummary{Card: c.ID, Kind: string(r.Action), Client: r.Client, Instance: r.Instance,
-			Title: r.Title, Tool: r.Tool, Revision: r.Revision, Args: capJSON(r.Args), Argv: r.Argv, Text: capString(r.Text), Waiting: c.Created})
+			Title: r.Title, Tool: r.Tool, Revision: r.Revision, Args: capJSON(r.Args), Argv: r.Argv, Text: capString(r.Text), Waiting: c.Created, Host: r.Host})
 		n.wg.Add(1)
 		go n.run(c.ID, in) // owner: the notifier; returns when the command ends, by notifyTimeout or close
 	}
@@ -163,4 +166,13 @@ func openJournal(dir string, maxTotal int64, logf func(string, ...any)) *journal
 		logf("journal: %v; cards and calls go on unrecorded until it can be written", err)
 	}
 	return j
+}
+
+// localCards is the other hosts' cards as this host's notifier reads them.
+func localCards(hcs []remote.HostCard) []host.Card {
+	out := make([]host.Card, len(hcs))
+	for i, hc := range hcs {
+		out[i] = hc.Local()
+	}
+	return out
 }

@@ -388,20 +388,6 @@ func WireCard(c host.Card) remotewire.Card {
 	return w
 }
 
-// HostCard is a card a proxy sent, as a view draws it (its ID is the remote's). Every string in
-// it came from another host: views escape it before drawing, and nothing acts on it.
-func HostCard(w remotewire.Card) host.Card {
-	r := host.ApprovalRequest{Action: host.Action(w.Action), Client: w.Client, Instance: w.Instance, Title: w.Title,
-		Tool: w.Tool, ToolDescription: w.ToolDescription, Args: w.Args, Revision: w.Revision, Unchecked: w.Unchecked,
-		Argv: w.Argv, Dir: w.Dir, Shell: w.Shell, Sandboxed: w.Sandboxed, Text: w.Text}
-	if a := w.Agent; a != nil {
-		r.Agent = &host.AgentCall{Agent: a.Agent, Session: a.Session, Cwd: a.Cwd, Tool: a.Tool, Input: a.Input,
-			Command: a.Command, Description: a.Description, File: a.File, Diff: a.Diff, DiffNote: a.DiffNote,
-			MCPServer: a.MCPServer, MCPTool: a.MCPTool}
-	}
-	return host.Card{ID: w.ID, Req: r, Created: w.Since}
-}
-
 func wireCards(cards []host.Card) []remotewire.Card {
 	out := make([]remotewire.Card, len(cards))
 	for i, c := range cards {

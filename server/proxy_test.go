@@ -15,6 +15,7 @@ import (
 	"tickmux/agent"
 	"tickmux/host"
 	"tickmux/internal/remotewire"
+	"tickmux/remote"
 )
 
 // proxyRig is a server's proxy side on one end of a socket pair, and the proxy's end.
@@ -428,8 +429,8 @@ func TestWireCardRoundTrip(t *testing.T) {
 		if back.Digest != remotewire.CardDigest(back) {
 			t.Errorf("card %d: the digest does not hold after the wire", c.ID)
 		}
-		if got := HostCard(back); !reflect.DeepEqual(got, c) {
-			t.Errorf("card %d: HostCard(WireCard(c)) = %+v, want %+v", c.ID, got, c)
+		if got := (remote.HostCard{Card: back}).Local(); !reflect.DeepEqual(got, c) {
+			t.Errorf("card %d: remote.HostCard{Card: WireCard(c)}.Local() = %+v, want %+v", c.ID, got, c)
 		}
 	}
 	a := WireCard(host.Card{ID: 1, Created: at, Req: host.ApprovalRequest{Action: host.ActionCall, Args: json.RawMessage(`{"a":1}`)}})

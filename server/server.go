@@ -45,6 +45,7 @@ import (
 	"tickmux/host"
 	"tickmux/host/snapshot"
 	"tickmux/internal/peer"
+	"tickmux/remote"
 	"tickmux/server/mirror"
 	"tickmux/server/viewterm"
 	"tickmux/views"
@@ -185,9 +186,24 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	if snap != nil {
 		changed = snap.changed
 	}
+	// The tickmux servers on other hosts ([[hosts]]): one ssh link each, their cards in this
+	// App's queue (package remote, views/remote.go).
+	var hosts *remote.Manager
+	var remoteQueue views.RemoteQueue
+	if len(cfg.Hosts) > 0 {
+		hosts = remote.NewManager(cfg.Hosts, remote.Options{Logf: logf, Changed: func() {
+			if a := app.Load(); a != nil {
+				a.RemoteChanged()
+			}
+			if n := notifier.Load(); n != nil {
+				n.changed(localCards(hosts.Cards()))
+			}
+		}})
+		remoteQueue = hosts
+	}
 	a := views.New(views.Options{Host: h, Approvals: queue, Config: cfg, Logf: logf, Screen: mirror, EndWhenEmpty: true,
 		Stopping: s.stopped, // quit or the last pane closing: the hard deadline starts now
-		Changed:  changed})
+		Changed:  changed, Remote: remoteQueue})
 	app.Store(a)
 	s.a = a
 	if snap != nil {
@@ -211,6 +227,10 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		s.actl.Store(actl)
 		logf("agent socket: listening on %s", actl.Path())
 		defer actl.Close()
+	}
+	if hosts != nil {
+		hosts.Start()
+		defer hosts.Close() // every ssh ends with the server
 	}
 	ropts := views.RestoreOptions{Programs: cfg.RestorePrograms}
 	switch {

@@ -49,6 +49,9 @@ type Options struct {
 	// Changed is told, on the UI goroutine, at every frame drawn: what the App shows may have
 	// changed (a server's snapshots). It must not block.
 	Changed func()
+	// Remote is the cards of tickmux servers on other hosts (remote.Manager; nil: none). Its
+	// changes reach the App through RemoteChanged.
+	Remote RemoteQueue
 }
 
 // App is the running TUI.
@@ -136,6 +139,7 @@ type App struct {
 	wg          sync.WaitGroup
 
 	changed    func()                 // Options.Changed
+	remote     remoteCards            // the other hosts' cards (remote.go)
 	endedBy    atomic.Pointer[string] // why the App stopped by itself (EndedBy)
 	restoreAsk *restoreAsk            // the restore's question, until answered (restore.go)
 
@@ -161,6 +165,7 @@ func New(opts Options) *App {
 		now:      opts.Now,
 		stopping: opts.Stopping,
 		changed:  opts.Changed,
+		remote:   remoteCards{q: opts.Remote},
 		panes:    map[string]*Pane{},
 		view:     &viewState{mode: keymap.ModeRoot},
 		approved: make(chan struct{}, 1),
@@ -576,13 +581,12 @@ func (a *App) apply(evs []host.Event, cards bool) {
 // rebuild recomputes what depends on the host: the panel, the status bar, the pane badges.
 func (a *App) rebuild() {
 	a.chrome = true
-	var cards []host.Card
-	if a.queue != nil {
-		cards = a.queue.Pending()
-	}
+	cards := a.pending()
 	alerts := map[string]bool{}
 	for _, c := range cards {
-		alerts[c.Req.Instance] = true
+		if c.Req.Host == "" { // another host's hosted:1 is not this one's
+			alerts[c.Req.Instance] = true
+		}
 	}
 	agents, agentsLive := a.agentStates()
 	for id, p := range a.panes {
@@ -598,7 +602,7 @@ func (a *App) rebuild() {
 	if p := a.panes[a.tab.focus]; p != nil {
 		focused = p.inst
 	}
-	if cardFocus >= 0 {
+	if cardFocus >= 0 && cards[cardFocus].Req.Host == "" {
 		if in := a.host.Get(cards[cardFocus].Req.Instance); in != nil {
 			focused = in // show the state and catalog of what the card is about
 		}
@@ -614,7 +618,16 @@ func (a *App) rebuild() {
 	if a.queue != nil {
 		grants = a.queue.Grants()
 	}
-	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now(),
+	var unreachable map[uint64]bool
+	for _, c := range cards {
+		if !a.cardReachable(c.ID) {
+			if unreachable == nil {
+				unreachable = map[uint64]bool{}
+			}
+			unreachable[c.ID] = true
+		}
+	}
+	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, unreachable: unreachable, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now(),
 		journalWarning: a.host.JournalWarning(), lastChange: a.host.LastChange})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
@@ -652,6 +665,8 @@ func (a *App) rebuild() {
 	a.status.message = nil
 	if a.message != "" && a.now().Sub(a.messageAt) < messageLife {
 		a.status.message = line{untrusted(a.message, a.theme.StatusBar.Bold(true))}
+	} else if hs := a.hostStates(); len(hs) > 0 {
+		a.status.message = line{untrusted(strings.Join(hs, "; "), a.theme.StatusBar.Bold(true))}
 	}
 }
 
@@ -751,7 +766,7 @@ func (a *App) cardsChanged() {
 	if a.view.mode != keymap.ModeCard {
 		return
 	}
-	if len(a.queue.Pending()) == 0 {
+	if len(a.pending()) == 0 {
 		a.cardsGone()
 	}
 }

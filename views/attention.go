@@ -21,18 +21,23 @@ type alerter interface {
 // attend rings for each card not rung for yet. Card ids only grow, so one number remembers them.
 // UI goroutine.
 func (a *App) attend() {
-	if a.queue == nil {
+	if a.queue == nil && a.remote.q == nil {
 		return
 	}
 	mode := config.NotifyBell
 	if a.cfg != nil && a.cfg.Notify != "" {
 		mode = a.cfg.Notify
 	}
-	for _, c := range a.queue.Pending() {
-		if c.ID <= a.rung {
+	for _, c := range a.pending() {
+		// Ids only grow, the remote ones (above remoteBase) apart: one number for each.
+		rung := &a.rung
+		if isRemote(c.ID) {
+			rung = &a.remote.rung
+		}
+		if c.ID <= *rung {
 			continue
 		}
-		a.rung = c.ID
+		*rung = c.ID
 		seq := attentionSeq(mode, c)
 		if seq == nil {
 			continue

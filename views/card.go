@@ -36,18 +36,19 @@ type cardInput struct {
 	w, h              int
 	waited            time.Duration
 	answerer          string // the view whose keys answer it (SidePanel.answerer)
+	unreachable       bool   // its host cannot be reached now
 }
 
 // builtCard is p.card(...), built again only when something it shows changed.
-func (p *SidePanel) builtCard(c host.Card, focused bool, w, h int, now time.Time, settling bool) cardView {
-	from := cardInput{focused: focused, settling: settling, w: w, h: h, waited: waited(c, now), answerer: p.answerer}
+func (p *SidePanel) builtCard(c host.Card, focused bool, w, h int, now time.Time, settling, unreachable bool) cardView {
+	from := cardInput{focused: focused, settling: settling, w: w, h: h, waited: waited(c, now), answerer: p.answerer, unreachable: unreachable}
 	if !focused {
 		from.h, from.settling, from.answerer = 0, false, "" // only the focused card says it does not fit, or that it is new
 	}
 	if b, ok := p.cards[c.ID]; ok && b.from == from {
 		return b.view
 	}
-	v := p.card(c, focused, w, h, now, settling)
+	v := p.card(c, focused, w, h, now, settling, unreachable)
 	if p.cards == nil {
 		p.cards = map[uint64]builtCard{}
 	}
@@ -61,7 +62,7 @@ func waited(c host.Card, now time.Time) time.Duration { return now.Sub(c.Created
 // card renders one approval card: who asks, for which instance, the tool, its description, the
 // args and the revision, with the keys that answer it when it has the focus. h is the panel's
 // height, to say when the card does not fit.
-func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, settling bool) cardView {
+func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, settling, unreachable bool) cardView {
 	th := p.theme
 	r := c.Req
 	border := th.CardBorder
@@ -86,6 +87,13 @@ func (p *SidePanel) card(c host.Card, focused bool, w, h int, now time.Time, set
 		who = "an agent"
 	}
 	text(host.Printable(capText(who, 200), false)+" wants to "+cardVerb(r), th.Card.Bold(true))
+	if r.Host != "" {
+		// Another host's card: the call runs there, with the revision approved here.
+		text("ON HOST "+host.Printable(capText(r.Host, 40), false), th.StatusAccent.Bold(true))
+		if unreachable {
+			text("host unreachable: cannot answer now", th.Error.Bold(true))
+		}
+	}
 	if r.ToolDescription != "" {
 		text(host.Printable(capText(r.ToolDescription, maxTickField), false), th.Card)
 	}

@@ -77,7 +77,7 @@ func (a *App) leaveCards() {
 
 // moveCard focuses the next (+1) or previous (-1) card: the person's own move, so no settle.
 func (a *App) moveCard(step int) {
-	cards := a.queue.Pending()
+	cards := a.pending()
 	if len(cards) == 0 {
 		return
 	}
@@ -105,7 +105,7 @@ func (a *App) answerCard(act keymap.Action) {
 		return
 	}
 	var c *host.Card
-	for _, x := range a.queue.Pending() {
+	for _, x := range a.pending() {
 		if x.ID == a.view.cards.id {
 			c = &x
 			break
@@ -113,7 +113,7 @@ func (a *App) answerCard(act keymap.Action) {
 	}
 	if c == nil {
 		a.say("that request was withdrawn or voided before the answer")
-		if len(a.queue.Pending()) == 0 {
+		if len(a.pending()) == 0 {
 			a.cardsGone()
 		} else {
 			a.view.cards.settle = time.Now().Add(cardSettle)
@@ -138,8 +138,12 @@ func (a *App) answerCard(act keymap.Action) {
 		d, what = host.Deny, "denied"
 	}
 	by := a.viewName()
-	if err := a.queue.AnswerFrom(c.ID, d, a.answeringView()); err != nil {
-		a.say("that request was withdrawn or voided before the answer")
+	if err := a.answer(*c, d, a.answeringView()); err != nil {
+		if isRemote(c.ID) {
+			a.say(err.Error()) // its host is unreachable: nothing was sent
+		} else {
+			a.say("that request was withdrawn or voided before the answer")
+		}
 		return
 	}
 	a.panel.CardAnswered(c.ID)
@@ -149,7 +153,7 @@ func (a *App) answerCard(act keymap.Action) {
 	a.say(what + ": " + string(c.Req.Action) + " " + describeTarget(c.Req))
 	// The next card takes the focus: a key pressed twice must not answer it unread.
 	a.view.cards.id = 0
-	if len(a.queue.Pending()) == 0 {
+	if len(a.pending()) == 0 {
 		a.leaveCards()
 	} else {
 		a.view.cards.settle = time.Now().Add(cardSettle)
@@ -166,7 +170,7 @@ func (a *App) askDenyAll() {
 		a.say("the card changed: read it, then answer")
 		return
 	}
-	cards := a.queue.Pending()
+	cards := a.pending()
 	var focused *host.Card
 	for i := range cards {
 		if cards[i].ID == a.view.cards.id {
@@ -201,9 +205,14 @@ func (a *App) askDenyAll() {
 func (a *App) denyAll(ids []uint64, whose string) {
 	view := a.answeringView()
 	denied := 0
+	waiting := map[uint64]host.Card{}
+	for _, c := range a.pending() {
+		waiting[c.ID] = c
+	}
 	for _, id := range ids {
-		if a.queue.AnswerFrom(id, host.Deny, view) != nil {
-			continue // answered, withdrawn or voided since the question
+		c, ok := waiting[id]
+		if !ok || a.answer(c, host.Deny, view) != nil {
+			continue // answered, withdrawn or voided since the question (or its host is unreachable)
 		}
 		a.panel.CardAnswered(id)
 		denied++
@@ -217,7 +226,7 @@ func (a *App) denyAll(ids []uint64, whose string) {
 	}
 	a.say(what)
 	a.view.cards.id = 0
-	if len(a.queue.Pending()) == 0 {
+	if len(a.pending()) == 0 {
 		if a.view.mode == keymap.ModeCard {
 			a.leaveCards()
 		}

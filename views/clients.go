@@ -117,7 +117,7 @@ func (a *App) otherViewsCardsChanged() {
 	if len(a.views.states) == 0 {
 		return
 	}
-	cards := a.queue.Pending()
+	cards := a.pending()
 	for _, st := range a.views.states {
 		if st == a.view || st.mode != keymap.ModeCard {
 			continue

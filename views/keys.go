@@ -304,11 +304,11 @@ func (a *App) do(act keymap.Action) {
 		}
 		a.panel.focused = !a.panel.focused
 	case keymap.Approvals:
-		if a.queue == nil || len(a.queue.Pending()) == 0 {
+		if a.queue == nil || len(a.pending()) == 0 {
 			a.say("no approvals pending")
 			return
 		}
-		a.enterCards(a.queue.Pending())
+		a.enterCards(a.pending())
 	case keymap.Help:
 		a.help.show()
 	case keymap.ScrollMode:

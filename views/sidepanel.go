@@ -120,13 +120,15 @@ type stateKey struct {
 // panelInput is what a build reads: the focused instance (nil when there is none), the pending
 // cards and which of them has the focus (-1 when none).
 type panelInput struct {
-	inst      *host.Instance
-	cards     []host.Card
-	cardFocus int
-	settling  bool // keys wait: the focused card just took another's place
-	grants    []host.Grant
-	width     int
-	now       time.Time
+	inst  *host.Instance
+	cards []host.Card
+	// unreachable: the cards whose host cannot be reached now (package remote)
+	unreachable map[uint64]bool
+	cardFocus   int
+	settling    bool // keys wait: the focused card just took another's place
+	grants      []host.Grant
+	width       int
+	now         time.Time
 	// journal (journalpanel.go): why the journal cannot be written, and a call's last change
 	journalWarning string
 	lastChange     func(instance, tool string) (host.CallRecord, bool)
@@ -181,7 +183,7 @@ func (p *SidePanel) Rebuild(in panelInput) {
 		heading(fmt.Sprintf("APPROVALS (%d)", len(in.cards)), seg{p.keyHint(keymap.ModePrefix, keymap.Approvals, "answer"), th.PanelMuted})
 		for i, c := range in.cards {
 			pending[c.ID] = true
-			cv := p.builtCard(c, i == in.cardFocus, w, room, in.now, in.settling)
+			cv := p.builtCard(c, i == in.cardFocus, w, room, in.now, in.settling, in.unreachable[c.ID])
 			if i == 0 {
 				p.firstCard, p.firstCardAt = c.ID, len(head)
 			}
