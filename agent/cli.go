@@ -253,52 +253,136 @@ func noFlags[P any](params func(pos []string) P) func(*runner, *flag.FlagSet) fu
 	}
 }
 
-var runLs = request[struct{}, ListResult]{method: MethodList,
-	flags: noFlags(func([]string) struct{} { return struct{}{} }),
-	print: func(r *runner, _ struct{}, res ListResult) int {
+var runLs = request[ListParams, ListResult]{method: MethodList,
+	flags: noFlags(func([]string) ListParams { return ListParams{Hosts: true} }),
+	print: func(r *runner, _ ListParams, res ListResult) int {
+		printLocal(r.out, res)
+		PrintHosts(r.out, res.Hosts, time.Now())
 		if res.Note != "" {
-			defer fmt.Fprintln(r.out, safe(res.Note))
-		}
-		if len(res.Ticks) == 0 {
-			fmt.Fprintln(r.out, "nothing is open in tickmux")
-			return ExitOK
-		}
-		tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTYPE\tSTATUS\tTITLE\tKIND\tSEQ\tUPDATES\tDECISIONS")
-		for _, t := range res.Ticks {
-			seq, updates, decisions := "-", "-", "-"
-			if t.Seq != nil {
-				seq = strconv.FormatUint(*t.Seq, 10)
-			}
-			if t.Updates != nil {
-				updates = strconv.FormatUint(*t.Updates, 10)
-			}
-			if t.Decisions != nil {
-				decisions = strconv.Itoa(*t.Decisions)
-			}
-			kind := t.Kind
-			if kind == "" {
-				kind = "-"
-			}
-			status := t.Status
-			if t.Sandboxed {
-				status += ",sandboxed"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, status, safe(t.Title), safe(kind), seq, updates, decisions)
-		}
-		tw.Flush()
-		for _, t := range res.Ticks {
-			if a := t.Agent; a != nil {
-				line := fmt.Sprintf("%s: %s %s for %s", t.ID, a.Name, a.State, time.Duration(a.ForS)*time.Second)
-				if a.Detail != "" {
-					line += " (" + a.Detail + ")"
-				}
-				fmt.Fprintln(r.out, safe(line+", session "+a.Session))
-			}
+			fmt.Fprintln(r.out, safe(res.Note))
 		}
 		return ExitOK
 	},
 }.run
+
+// printLocal prints this host's instances, as ls shows them.
+func printLocal(w io.Writer, res ListResult) {
+	if len(res.Ticks) == 0 {
+		fmt.Fprintln(w, "nothing is open in tickmux")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTYPE\tSTATUS\tTITLE\tKIND\tSEQ\tUPDATES\tDECISIONS")
+	for _, t := range res.Ticks {
+		seq, updates, decisions := "-", "-", "-"
+		if t.Seq != nil {
+			seq = strconv.FormatUint(*t.Seq, 10)
+		}
+		if t.Updates != nil {
+			updates = strconv.FormatUint(*t.Updates, 10)
+		}
+		if t.Decisions != nil {
+			decisions = strconv.Itoa(*t.Decisions)
+		}
+		kind := t.Kind
+		if kind == "" {
+			kind = "-"
+		}
+		status := t.Status
+		if t.Sandboxed {
+			status += ",sandboxed"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Type, status, safe(t.Title), safe(kind), seq, updates, decisions)
+	}
+	tw.Flush()
+	for _, t := range res.Ticks {
+		if a := t.Agent; a != nil {
+			line := fmt.Sprintf("%s: %s %s for %s", t.ID, a.Name, a.State, time.Duration(a.ForS)*time.Second)
+			if a.Detail != "" {
+				line += " (" + a.Detail + ")"
+			}
+			fmt.Fprintln(w, safe(line+", session "+a.Session))
+		}
+	}
+}
+
+// PrintHosts prints the other hosts of a list (ListResult.Hosts) as ls shows them, after the
+// local list: a heading per host, then what runs there with each id named after its host
+// (gpu:hosted:2). Every string from a host is escaped.
+func PrintHosts(w io.Writer, hosts []HostListing, now time.Time) {
+	for _, h := range hosts {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, safe(HostLine(h, now)))
+		if h.State != HostUp {
+			continue
+		}
+		if h.Note != "" {
+			fmt.Fprintln(w, "  "+safe(h.Note))
+			continue
+		}
+		if len(h.Ticks) == 0 {
+			fmt.Fprintln(w, "  nothing is open there")
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, t := range h.Ticks {
+			kind := t.Kind
+			if kind == "" {
+				kind = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", safe(h.Name+":"+t.ID), safe(t.Title), safe(t.Status), safe(kind))
+		}
+		tw.Flush()
+		for _, a := range h.Agents {
+			line := fmt.Sprintf("%s:%s: %s %s, session %s", h.Name, a.Pane, a.Agent, a.State, a.Session)
+			if a.Pane == "" {
+				line = fmt.Sprintf("%s: %s %s, session %s", h.Name, a.Agent, a.State, a.Session)
+			}
+			fmt.Fprintln(w, "  "+safe(line))
+		}
+	}
+}
+
+// HostLine is a host's state in one line: "host gpu (up)", "host gpu: unreachable since 23:05
+// (REASON), next try in 12s", "host gpu: connecting since 23:05".
+func HostLine(h HostListing, now time.Time) string {
+	since := ""
+	if t, err := time.Parse(time.RFC3339, h.Since); err == nil {
+		since = " since " + clock(t.Local(), now)
+	}
+	switch h.State {
+	case HostUp:
+		if h.Hostname != "" && h.Hostname != h.Name {
+			return fmt.Sprintf("host %s (up, %s)", h.Name, h.Hostname)
+		}
+		return fmt.Sprintf("host %s (up)", h.Name)
+	case HostUnreachable:
+		line := fmt.Sprintf("host %s: unreachable%s", h.Name, since)
+		if h.Reason != "" {
+			line += " (" + h.Reason + ")"
+		}
+		if h.NextTryInS != nil {
+			if *h.NextTryInS > 0 {
+				line += fmt.Sprintf(", next try in %s", time.Duration(*h.NextTryInS)*time.Second)
+			} else {
+				line += ", trying again now"
+			}
+		}
+		return line
+	}
+	line := fmt.Sprintf("host %s: %s%s", h.Name, h.State, since)
+	if h.Reason != "" {
+		line += " (last try: " + h.Reason + ")"
+	}
+	return line
+}
+
+// clock writes t as a time of day when it is today, else with its date.
+func clock(t, now time.Time) string {
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("Jan 2 15:04")
+}
 
 var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: true,
 	flags: func(r *runner, fs *flag.FlagSet) func([]string) (OpenParams, int) {

@@ -31,11 +31,14 @@ func (m *MCP) mcpTools() []mcpTool {
 			title: "List Ticks",
 			description: "List the Ticks and shells open in tickmux: id, type (tick or shell), status, kind, title, description, " +
 				"catalog revision, latest state seq, update count and recover_with; for a pane running Claude Code or Codex, the agent session's state (agent). " +
-				"Ids are hosted:N for Ticks and shell:N for plain terminal programs.",
+				"Ids are hosted:N for Ticks and shell:N for plain terminal programs. " +
+				"When the person's config names other machines, hosts lists each one (name, state up, connecting or unreachable with the reason) " +
+				"and, for those up, their Ticks and agent sessions with that host's own ids: read-only across hosts, since calls stay on each host's own socket " +
+				"(use the tickmux MCP server on that machine to describe, read, call or wait on them; the tools here reach this machine's Ticks only).",
 			schema:      `{"type":"object","properties":{},"additionalProperties":false}`,
 			annotations: readOnly("List Ticks"),
 			method:      MethodList,
-			params:      func(json.RawMessage) (any, error) { return struct{}{}, nil },
+			params:      func(json.RawMessage) (any, error) { return ListParams{Hosts: true}, nil },
 		},
 		{
 			name:  "journal",

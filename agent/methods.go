@@ -54,7 +54,7 @@ func method[P any](run func(s *Server, r inbound, p P) (any, error)) route {
 // routes lists the control protocol's methods (wire.go names them).
 var routes = map[string]route{
 	MethodHello:      method(func(s *Server, r inbound, p HelloParams) (any, error) { return s.hello(r.c, p) }),
-	MethodList:       method(func(s *Server, _ inbound, _ struct{}) (any, error) { return s.list(), nil }),
+	MethodList:       method(func(s *Server, r inbound, p ListParams) (any, error) { return s.list(r.ctx, p), nil }),
 	MethodDescribe:   method(func(s *Server, r inbound, p IDParams) (any, error) { return s.describe(r.ctx, p) }),
 	MethodRead:       method(func(s *Server, r inbound, p ReadParams) (any, error) { return s.read(r.c, p) }),
 	MethodCall:       method(func(s *Server, r inbound, p CallParams) (any, error) { return s.call(r.ctx, r.c, r.id, p) }),
@@ -132,7 +132,7 @@ func info(in *host.Instance) TickInfo {
 	return t
 }
 
-func (s *Server) list() ListResult {
+func (s *Server) list(ctx context.Context, p ListParams) ListResult {
 	out := ListResult{Ticks: []TickInfo{}}
 	now := time.Now()
 	for _, in := range s.h.Instances() {
@@ -158,6 +158,12 @@ func (s *Server) list() ListResult {
 		if n == 0 && out.PendingApprovals > 0 {
 			out.Note = fmt.Sprintf("%d approval(s) pending and no view is attached: they wait until the person runs tickmux attach", out.PendingApprovals)
 		}
+	}
+	if !p.Hosts {
+		return out
+	}
+	if out.Hosts = s.hostListings(ctx); len(out.Hosts) > 0 {
+		out.HostsNote = hostsNote
 	}
 	return out
 }

@@ -35,6 +35,7 @@ type Server struct {
 	uid      int           // the uid every peer must have (H-SEC3)
 	views    func(nc *net.UnixConn, req Request)
 	attached func() int
+	remote   RemoteHosts // the other hosts, or nil
 
 	ctx    context.Context // parent of every connection; cancelled by Close
 	cancel context.CancelFunc
@@ -73,6 +74,10 @@ type Options struct {
 	// KeptPerUID bounds the kept calls (call --no-wait) of one uid, all its processes together;
 	// 0 means 256 (maxKeptPerUID).
 	KeptPerUID int
+	// Remote, when set, is the other hosts of the config's [[hosts]] (remote.Manager through an
+	// adapter, remote.go): list (ls, list_ticks) shows each one's state and what runs on it,
+	// read-only. nil: no hosts.
+	Remote RemoteHosts
 }
 
 // DefaultProgressEvery keeps clients with a 60 s request timeout that resets on progress (the
@@ -108,7 +113,7 @@ func Serve(h *host.Host, path string, opts Options) (*Server, error) {
 
 func serveOn(h *host.Host, ln *Listener, opts Options, uid int) *Server {
 	s := &Server{h: h, ln: ln, logf: opts.Logf, every: opts.ProgressEvery, uid: uid, conns: map[*conn]struct{}{},
-		views: opts.Views, attached: opts.Attached, limits: opts.Limits.withDefaults(), refusing: make(chan struct{}, maxRefusing)}
+		views: opts.Views, attached: opts.Attached, remote: opts.Remote, limits: opts.Limits.withDefaults(), refusing: make(chan struct{}, maxRefusing)}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}

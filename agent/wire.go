@@ -19,6 +19,7 @@ import (
 
 	"tickmux/host/journal"
 	"tickmux/host/trim"
+	"tickmux/internal/remotewire"
 	"tickmux/tick/wire"
 )
 
@@ -28,7 +29,7 @@ const ProtocolVersion = 1
 // Methods a client may call.
 const (
 	MethodHello    = "hello"    // HelloParams → HelloResult
-	MethodList     = "list"     // {} → ListResult
+	MethodList     = "list"     // ListParams → ListResult
 	MethodDescribe = "describe" // IDParams → Description
 	MethodRead     = "read"     // ReadParams → ReadResult
 	MethodCall     = "call"     // CallParams → CallResult; progress while it waits
@@ -201,6 +202,12 @@ type AgentInfo struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// ListParams ask for the list. Hosts adds the other hosts of the config's [[hosts]] (their
+// states, and what runs on those up, asked over ssh within 2 s); without it nothing goes out.
+type ListParams struct {
+	Hosts bool `json:"hosts,omitempty"`
+}
+
 // ListResult is every instance a client may see, in the order they were opened.
 type ListResult struct {
 	Ticks []TickInfo `json:"ticks"`
@@ -209,6 +216,33 @@ type ListResult struct {
 	// Views counts the views attached to a tickmux server (absent when it has none to count).
 	Views *int `json:"views,omitempty"`
 	// Note says when approvals wait and no view is attached to answer them.
+	Note string `json:"note,omitempty"`
+	// Hosts are the other machines of the config's [[hosts]] (issue 40), in its order, when
+	// ListParams.Hosts asked for them: each one's state and, while up, what runs there.
+	// Read-only (HostsNote says so to agents).
+	Hosts     []HostListing `json:"hosts,omitempty"`
+	HostsNote string        `json:"hosts_note,omitempty"`
+}
+
+// HostListing is one other host as the list method shows it. Every string in it but Name and
+// State came from that host (or its ssh): as untrusted as a Tick's.
+type HostListing struct {
+	Name  string `json:"name"`  // the [[hosts]] entry's name
+	State string `json:"state"` // up, connecting or unreachable
+	// Since is when it entered State (RFC 3339).
+	Since string `json:"since,omitempty"`
+	// Reason says why it is unreachable (while connecting: why the last try failed).
+	Reason string `json:"reason,omitempty"`
+	// NextTry is when an unreachable host is tried again (RFC 3339), NextTryInS in how many
+	// seconds.
+	NextTry    string `json:"next_try,omitempty"`
+	NextTryInS *int64 `json:"next_try_in_s,omitempty"`
+	// Hostname is what the host called itself when it last said hello.
+	Hostname string `json:"hostname,omitempty"`
+	// Ticks and Agents are what runs there (up hosts only), with that host's ids.
+	Ticks  []remotewire.Tick  `json:"ticks,omitempty"`
+	Agents []remotewire.Agent `json:"agents,omitempty"`
+	// Note says when an up host did not list what runs there in time.
 	Note string `json:"note,omitempty"`
 }
 
