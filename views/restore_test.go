@@ -218,3 +218,29 @@ func TestRestoreQuestion(t *testing.T) {
 		t.Errorf("%d panes in %d tabs: the untouched first shell should have made way", panes, tabs)
 	}
 }
+
+// The App's side of a snapshot (what the server's snapshotter asks for at most every 2 s while
+// the screen changes): seven shell panes in three tabs, their foreground's directory and command
+// read from /proc. host/snapshot's BenchmarkWriteChange is the store's side.
+func BenchmarkSnapshotSession(b *testing.B) {
+	b.Setenv("SHELL", "/bin/sh")
+	h := host.New(host.Config{})
+	defer h.Close()
+	sc := tcell.NewSimulationScreen("UTF-8")
+	a := New(Options{Host: h, Config: config.Default(), Screen: sc})
+	sc.SetSize(140, 40)
+	for i := range 7 {
+		if i == 3 || i == 5 {
+			a.newTab() // with a shell of its own
+			continue
+		}
+		if _, err := a.Open(host.OpenSpec{Shell: true, Dir: b.TempDir()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() { // before Run: this goroutine is the App's
+		if s := a.snapshot(SnapshotOptions{}); len(s.Tabs) != 3 || s.Panes() != 7 {
+			b.Fatalf("%d tabs, %d panes", len(s.Tabs), s.Panes())
+		}
+	}
+}
