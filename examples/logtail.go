@@ -472,7 +472,19 @@ func levelStyle(level string) tcell.Style {
 
 func (lt *logtail) draw(screen tcell.Screen) {
 	w, h := screen.Size()
-	rows := max(0, h-3)
+	if h <= 0 {
+		return
+	}
+	// What fits, top down: the header, then the newest lines, then the status, then the key
+	// legend. A short pane drops the legend first, then the status; nothing is drawn over the
+	// header (a 2-row pane drew the status on it, a 1-row pane the legend).
+	rows, statusRow, legendRow := h-1, -1, -1
+	switch {
+	case h >= 4:
+		rows, statusRow, legendRow = h-3, h-2, h-1
+	case h == 3:
+		rows, statusRow = 1, 2
+	}
 	lt.mu.Lock()
 	st := lt.stateLocked()
 	// The lines to show: the newest that fit, scroll lines up from the end.
@@ -507,8 +519,12 @@ func (lt *logtail) draw(screen tcell.Screen) {
 	if lt.errorsOnly {
 		status += "; errors and warnings only"
 	}
-	text(screen, 1, h-2, w-1, styleInfo, clean(status, w))
-	bar(screen, h-1, "↑↓ PgUp PgDn scroll   End follow   e errors only   Ctrl-C quit", "")
+	if statusRow >= 0 {
+		text(screen, 1, statusRow, w-1, styleInfo, clean(status, w))
+	}
+	if legendRow >= 0 {
+		bar(screen, legendRow, "↑↓ PgUp PgDn scroll   End follow   e errors only   Ctrl-C quit", "")
+	}
 }
 
 // writeDemoLog appends a plausible service log to path until ctx ends, so that logtail without

@@ -126,3 +126,54 @@ func TestLogtailStartsNearTheEndOfABigFile(t *testing.T) {
 		t.Fatalf("the first line read is cut: %q", q.Lines[0].Text)
 	}
 }
+
+// Issue 42 item 14: in a pane two or three rows tall the logtail draws what fits, top down: the
+// header (cut at the edge, never drawn over), then the newest line, then the status; the key
+// legend only once a log line, the status and it all fit.
+func TestLogtailDrawsWhatFitsInFewRows(t *testing.T) {
+	t.Parallel()
+	lt, err := newLogtail(filepath.Join(t.TempDir(), "app.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.record([]string{"INFO first", "WARN second", "ERROR third"}, pollEvent{status: "following"})
+	cases := []struct {
+		w, h int
+		want string
+	}{
+		{40, 1, `
+ Log  app.log   error 1  warn 1  info 1
+`},
+		{40, 2, `
+ Log  app.log   error 1  warn 1  info 1
+     3 ERROR third
+`},
+		{40, 3, `
+ Log  app.log   error 1  warn 1  info 1
+     3 ERROR third
+ following
+`},
+		{40, 4, `
+ Log  app.log   error 1  warn 1  info 1
+     3 ERROR third
+ following
+ ↑↓ PgUp PgDn scroll   End follow   e e
+`},
+		{60, 5, `
+ Log  app.log                       error 1  warn 1  info 1
+     2 WARN second
+     3 ERROR third
+ following
+ ↑↓ PgUp PgDn scroll   End follow   e errors only   Ctrl-C
+`},
+		{8, 2, `
+ Log  a
+     3 E
+`},
+	}
+	for _, c := range cases {
+		if got := render(t, c.w, c.h, lt.draw); got != picture(c.want) {
+			t.Errorf("%dx%d:\n%s\nwant:\n%s", c.w, c.h, got, picture(c.want))
+		}
+	}
+}
