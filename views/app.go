@@ -628,7 +628,8 @@ func (a *App) rebuild() {
 		}
 	}
 	a.panel.Rebuild(panelInput{inst: focused, cards: cards, grants: grants, unreachable: unreachable, cardFocus: cardFocus, settling: a.settling(), width: pw - 2, now: a.now(),
-		journalWarning: a.host.JournalWarning(), lastChange: a.host.LastChange})
+		journalWarning: a.host.JournalWarning(), lastChange: a.host.LastChange, all: a.overviewInstances(focused), agents: a.host.Agents().All(),
+		chooseKeys: prefixKeys(a.keys, keymap.ChooseTree)})
 	if cardFocus >= 0 {
 		a.panel.ShowFocusedCard()
 	}

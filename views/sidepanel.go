@@ -132,6 +132,11 @@ type panelInput struct {
 	// journal (journalpanel.go): why the journal cannot be written, and a call's last change
 	journalWarning string
 	lastChange     func(instance, tool string) (host.CallRecord, bool)
+	// every instance and agent session: what a focused plain program's panel shows at a glance
+	all    []*host.Instance
+	agents []host.AgentSession
+	// chooseKeys names the keys that choose a pane (the w tree), for the overview's hint
+	chooseKeys string
 }
 
 // Rebuild recomputes the lines from the host's current values. The panel has two parts: a head
@@ -165,6 +170,9 @@ func (p *SidePanel) Rebuild(in panelInput) {
 	// The body first: the head's room depends on it.
 	out = &body
 	p.buildBody(inst, w, add, blank, heading)
+	if inst != nil && !inst.IsTick() {
+		p.overview(in, w, add, blank, heading)
+	}
 
 	// The head: approval cards first, they are what the person must act on.
 	out = &head
