@@ -13,9 +13,9 @@ import (
 	"tickmux/keymap"
 )
 
-// promptView is the command prompt (prefix + :): a command line and a working directory. The
-// command opens as a Tick; a leading ! runs it as a plain program through $SHELL (just ! opens a
-// shell).
+// promptView is the command prompt (prefix + :): a command line and a working directory. One of
+// tmux's commands runs as tmux runs it (tmuxcmds.go); any other command opens as a Tick; a
+// leading ! runs it as a plain program through $SHELL (just ! opens a shell).
 type promptView struct {
 	a      *App
 	open   bool
@@ -130,6 +130,15 @@ func (p *promptView) submit() {
 		p.a.do(keymap.Quit) // asks first
 		return
 	default:
+		if handled, err := p.a.tmuxCommand(line); handled {
+			if err != nil {
+				p.err = err.Error()
+				return
+			}
+			p.open = false
+			p.remember(line)
+			return
+		}
 		argv, err := splitCommand(line)
 		if err != nil {
 			p.err = err.Error()
@@ -142,6 +151,11 @@ func (p *promptView) submit() {
 		return
 	}
 	p.open = false
+	p.remember(line)
+}
+
+// remember adds line to the history, unless it repeats the last one.
+func (p *promptView) remember(line string) {
 	if n := len(p.history); n == 0 || p.history[n-1] != line {
 		p.history = append(p.history, line)
 		if len(p.history) > maxHistory {
@@ -239,7 +253,7 @@ func splitCommand(s string) ([]string, error) {
 func (p *promptView) draw(screen tcell.Screen, w, h int) {
 	th := p.a.theme
 	items := []line{{{"Enter", th.KeyHint}, {" open as a Tick", th.Prompt}}, {{"!cmd", th.KeyHint}, {" a plain program", th.Prompt}},
-		{{"↑↓", th.KeyHint}, {" history", th.Prompt}}, {{"Tab", th.KeyHint}, {" complete", th.Prompt}},
+		{{"split-window", th.KeyHint}, {" and tmux's commands", th.Prompt}}, {{"↑↓", th.KeyHint}, {" history", th.Prompt}}, {{"Tab", th.KeyHint}, {" complete", th.Prompt}},
 		{{"S-Tab", th.KeyHint}, {" field", th.Prompt}}, {{"Esc", th.KeyHint}, {" cancel", th.Prompt}}}
 	sep := seg{" · ", th.Prompt}
 	// As wide as the hint on one row where the screen allows (it was cut, "Esc canc", at 200
