@@ -345,6 +345,15 @@ func PrintHosts(w io.Writer, hosts []HostListing, now time.Time) {
 // HostLine is a host's state in one line: "host gpu (up)", "host gpu: unreachable since 23:05
 // (REASON), next try in 12s", "host gpu: connecting since 23:05".
 func HostLine(h HostListing, now time.Time) string {
+	if h.State == HostUp {
+		return fmt.Sprintf("host %s (%s)", h.Name, HostStatus(h, now))
+	}
+	return fmt.Sprintf("host %s: %s", h.Name, HostStatus(h, now))
+}
+
+// HostStatus is a host's state in words: "up" (with the name the host gives itself when it is
+// another), "unreachable since 23:05 (REASON), next try in 12s", "connecting since 23:05".
+func HostStatus(h HostListing, now time.Time) string {
 	since := ""
 	if t, err := time.Parse(time.RFC3339, h.Since); err == nil {
 		since = " since " + clock(t.Local(), now)
@@ -352,11 +361,11 @@ func HostLine(h HostListing, now time.Time) string {
 	switch h.State {
 	case HostUp:
 		if h.Hostname != "" && h.Hostname != h.Name {
-			return fmt.Sprintf("host %s (up, %s)", h.Name, h.Hostname)
+			return "up, " + h.Hostname
 		}
-		return fmt.Sprintf("host %s (up)", h.Name)
+		return "up"
 	case HostUnreachable:
-		line := fmt.Sprintf("host %s: unreachable%s", h.Name, since)
+		line := "unreachable" + since
 		if h.Reason != "" {
 			line += " (" + h.Reason + ")"
 		}
@@ -369,7 +378,7 @@ func HostLine(h HostListing, now time.Time) string {
 		}
 		return line
 	}
-	line := fmt.Sprintf("host %s: %s%s", h.Name, h.State, since)
+	line := h.State + since
 	if h.Reason != "" {
 		line += " (last try: " + h.Reason + ")"
 	}
