@@ -58,14 +58,14 @@ type Theme struct {
 
 func c(hex int32) tcell.Color { return tcell.NewHexColor(hex) }
 
-// Dark is the default theme.
+// Dark is the default theme. Its roles set their background (a near black) as well as their
+// foreground: light text on the terminal's own background could not be read on a light terminal.
 func Dark() *Theme {
-	bg := tcell.ColorDefault
-	s := tcell.StyleDefault.Background(bg)
+	s := tcell.StyleDefault.Background(c(0x121212)).Foreground(c(0xd0d0d0))
 	return &Theme{
 		Name:           "dark",
 		Background:     s,
-		Border:         s.Foreground(c(0x585858)),
+		Border:         s.Foreground(c(0x626262)),
 		BorderFocused:  s.Foreground(c(0x5fafff)),
 		BorderAlert:    s.Foreground(c(0xffaf00)).Bold(true),
 		Title:          s.Foreground(c(0x9e9e9e)),
@@ -99,13 +99,15 @@ func Dark() *Theme {
 	}
 }
 
-// Light suits a light terminal background.
+// Light suits a light terminal background. Its roles set their background (white) as well as
+// their foreground: its dark text on the terminal's own background could not be read on a dark
+// terminal (issue 42 item 11).
 func Light() *Theme {
-	s := tcell.StyleDefault.Background(tcell.ColorDefault)
+	s := tcell.StyleDefault.Background(c(0xffffff)).Foreground(c(0x303030))
 	return &Theme{
 		Name:           "light",
 		Background:     s,
-		Border:         s.Foreground(c(0xa8a8a8)),
+		Border:         s.Foreground(c(0x8a8a8a)),
 		BorderFocused:  s.Foreground(c(0x005fd7)),
 		BorderAlert:    s.Foreground(c(0xd75f00)).Bold(true),
 		Title:          s.Foreground(c(0x585858)),

@@ -1,0 +1,161 @@
+package main
+
+// End-to-end tests of issue 42's items about what the screen shows (9, 10, 11, 20), through tmux
+// as a person sees them: colours read back with capture-pane -e.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fwCell is one cell of a captured screen: its text and the colours tmux holds for it, written
+// as SGR parameters ("31", "38;5;208", "48;2;1;2;3"; "" for the terminal's own).
+type fwCell struct {
+	ch      string
+	fg, bg  string
+	reverse bool
+}
+
+// fwCells reads session's screen with its colours (capture-pane -e), one row of cells per line.
+// Wide characters take one cell here: the tests look for ASCII text.
+func (r *tmuxRig) fwCells(session string) [][]fwCell {
+	r.t.Helper()
+	out, _ := exec.Command("tmux", "-S", r.tmuxSoc, "capture-pane", "-e", "-p", "-t", session).CombinedOutput()
+	var rows [][]fwCell
+	for _, text := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		var row []fwCell
+		cur := fwCell{}
+		for len(text) > 0 {
+			if strings.HasPrefix(text, "\x1b[") {
+				end := strings.IndexByte(text, 'm')
+				if end < 0 {
+					break
+				}
+				cur = fwSGR(cur, text[2:end])
+				text = text[end+1:]
+				continue
+			}
+			r := []rune(text)[0]
+			c := cur
+			c.ch = string(r)
+			row = append(row, c)
+			text = text[len(string(r)):]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// fwSGR applies one SGR sequence's parameters to the current style.
+func fwSGR(cur fwCell, params string) fwCell {
+	ps := strings.FieldsFunc(params, func(r rune) bool { return r == ';' || r == ':' })
+	if len(ps) == 0 {
+		return fwCell{}
+	}
+	for i := 0; i < len(ps); i++ {
+		n, _ := strconv.Atoi(ps[i])
+		switch {
+		case n == 0:
+			cur = fwCell{}
+		case n == 7:
+			cur.reverse = true
+		case n == 27:
+			cur.reverse = false
+		case n >= 30 && n <= 37, n >= 90 && n <= 97:
+			cur.fg = ps[i]
+		case n == 39:
+			cur.fg = ""
+		case n >= 40 && n <= 47, n >= 100 && n <= 107:
+			cur.bg = ps[i]
+		case n == 49:
+			cur.bg = ""
+		case n == 38 || n == 48:
+			take := 3 // 38;5;N
+			if i+1 < len(ps) && ps[i+1] == "2" {
+				take = 5 // 38;2;R;G;B
+			}
+			v := strings.Join(ps[i:min(len(ps), i+take)], ";")
+			if n == 38 {
+				cur.fg = v
+			} else {
+				cur.bg = v
+			}
+			i += take - 1
+		}
+	}
+	return cur
+}
+
+// fwFind is the cells of the first place text shows on the screen, nil when it does not.
+func fwFind(rows [][]fwCell, text string) []fwCell {
+	y, x, ok := fwFindAt(rows, text)
+	if !ok {
+		return nil
+	}
+	return rows[y][x : x+len([]rune(text))]
+}
+
+// fwFindAt is where text first shows on the screen: its row and column.
+func fwFindAt(rows [][]fwCell, text string) (y, x int, ok bool) {
+	want := []rune(text)
+	for y, row := range rows {
+		for x := 0; x+len(want) <= len(row); x++ {
+			ok := true
+			for j, r := range want {
+				if row[x+j].ch != string(r) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return y, x, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// fwWriteConfig writes the rig's config file (XDG_CONFIG_HOME is the rig's directory).
+func (r *tmuxRig) fwWriteConfig(text string) {
+	r.t.Helper()
+	dir := filepath.Join(r.dir, "tickmux")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// Issue 42 item 11: with theme = "light" (as the README shows), tickmux draws no colour on the
+// terminal's own background, which may be dark: the focused pane's bold black title, the
+// borders, the panel and the status bar are on the theme's light background. Through a
+// 256-colour terminal in tmux.
+func TestEndToEndLightThemeSetsItsBackground(t *testing.T) {
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.fwWriteConfig("theme = \"light\"\n")
+	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", "env TERM=xterm-256color COLORTERM= "+r.self)
+	r.waitFor("C-b ? help")
+	r.typeLine("echo light-$((6*7))", "light-42")
+	rows := r.fwCells("e2e")
+	// The focused title, the border, a panel line and the status bar: each in a colour on a
+	// colour, not on the terminal's background. (The side panel's own frame and title are
+	// tview's Box, whose background sidepanel.go sets to the terminal's: not checked here.)
+	for _, what := range []string{"shell:1 sh", "┏━", "/bin/sh  ready", "C-b ? help"} {
+		cells := fwFind(rows, what)
+		if cells == nil {
+			t.Fatalf("%q is not on the screen:\n%s", what, r.screen())
+		}
+		for _, c := range cells {
+			if c.fg == "" || c.bg == "" || c.fg == c.bg {
+				t.Fatalf("%q is drawn in %q on %q: a colour on the terminal's own background, which may be dark or light\n%s",
+					what, c.fg, c.bg, r.screen())
+			}
+		}
+	}
+}
