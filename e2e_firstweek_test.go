@@ -159,3 +159,40 @@ func TestEndToEndLightThemeSetsItsBackground(t *testing.T) {
 		}
 	}
 }
+
+// Issue 42 item 10: NO_COLOR is about tickmux's own drawing. A program's colours in a pane reach
+// the terminal as the program wrote them: red text stays red (not reverse video), a blue
+// background stays blue, ls --color's names keep their colour; tickmux's status bar is still
+// drawn without colour (the monochrome theme: reverse video).
+//
+// The fix is in server/viewterm/caps.go (not this change's to make): it drops every colour of a
+// view's terminal under NO_COLOR (colors = 0: a dark foreground drawn reversed, backgrounds
+// gone), though the App already draws its chrome in the monochrome theme. The three lines
+// `if os.Getenv("NO_COLOR") != "" { c.colors, c.colorsReported = 0, 0 }` go, and this skip with
+// them (with them gone the test passes; with them it fails: RED-1 comes out reversed).
+func TestEndToEndNoColorKeepsProgramsColours(t *testing.T) {
+	t.Skip("until server/viewterm/caps.go keeps a view's colours under NO_COLOR (issue 42 item 10)")
+	t.Parallel()
+	r := newTmuxRig(t)
+	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", "env NO_COLOR=1 TERM=xterm-256color COLORTERM= "+r.self)
+	r.waitFor("C-b ? help")
+	r.keys(`mkdir -p nc/dir-$((6*7)) && ls --color=always nc; printf '\033[31mRED-%s\033[0m \033[44mBLUE-%s\033[0m\n' 1 2`, "Enter")
+	r.waitFor("BLUE-2")
+	rows := r.fwCells("e2e")
+	check := func(what string, ok func(fwCell) bool, want string) {
+		t.Helper()
+		cells := fwFind(rows, what)
+		if cells == nil {
+			t.Fatalf("%q is not on the screen:\n%s", what, r.screen())
+		}
+		for _, c := range cells {
+			if !ok(c) {
+				t.Fatalf("%q is drawn in %q on %q (reverse %v), want %s", what, c.fg, c.bg, c.reverse, want)
+			}
+		}
+	}
+	check("RED-1", func(c fwCell) bool { return (c.fg == "31" || c.fg == "38;5;1") && !c.reverse }, "red, not reversed")
+	check("BLUE-2", func(c fwCell) bool { return c.bg == "44" || c.bg == "48;5;4" }, "on blue")
+	check("dir-42", func(c fwCell) bool { return c.fg != "" && !c.reverse }, "ls's colour for a directory")
+	check("C-b ? help", func(c fwCell) bool { return c.fg == "" && c.bg == "" && c.reverse }, "reverse video, no colour (tickmux's own, under NO_COLOR)")
+}
