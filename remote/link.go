@@ -325,7 +325,7 @@ func (l *Link) setCards(c *conn, cards []remotewire.Card) {
 func (l *Link) setConnecting() {
 	l.mu.Lock()
 	prev := l.state
-	l.state = HostState{Name: l.host.Name, State: Connecting, Since: time.Now(), Hostname: prev.Hostname, Reason: prev.Reason}
+	l.state = HostState{Name: l.host.Name, State: Connecting, Since: time.Now(), Hostname: prev.Hostname, Reason: prev.Reason, Down: prev.Down}
 	l.observed(l.state)
 	l.mu.Unlock()
 	l.notify()
@@ -335,7 +335,11 @@ func (l *Link) setUnreachable(reason string, wait time.Duration) {
 	now := time.Now()
 	l.mu.Lock()
 	prev := l.state
-	l.state = HostState{Name: l.host.Name, State: Unreachable, Since: now, NextTry: now.Add(wait), Reason: reason, Hostname: prev.Hostname}
+	down := prev.Down
+	if down.IsZero() {
+		down = now
+	}
+	l.state = HostState{Name: l.host.Name, State: Unreachable, Since: now, NextTry: now.Add(wait), Reason: reason, Hostname: prev.Hostname, Down: down}
 	l.conn, l.shared = nil, nil
 	l.observed(l.state)
 	l.mu.Unlock()

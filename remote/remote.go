@@ -52,6 +52,10 @@ type HostState struct {
 	Reason string
 	// Hostname is what the host called itself in its last hello ("" before one).
 	Hostname string
+	// Down is when the host was lost: the start of the spell it has not been up, across the
+	// tries since (Since is each try's, or each failure's). Zero while up, and until a first
+	// try failed.
+	Down time.Time
 }
 
 // HostCard is one pending card of a host.

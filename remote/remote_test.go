@@ -310,6 +310,24 @@ func TestBackoffGrowsAndResets(t *testing.T) {
 	if got := o.waits()[:5]; !slices.Equal(got, ms(50, 100, 200, 400, 400)) {
 		t.Errorf("waits %v", got)
 	}
+	// One spell down: each try and failure says the host was lost at the first failure.
+	o.mu.Lock()
+	var lost time.Time
+	for _, s := range o.states {
+		if s.State == Up {
+			if !s.Down.IsZero() {
+				t.Errorf("up, and lost at %v", s.Down)
+			}
+			break
+		}
+		if lost.IsZero() && s.State == Unreachable {
+			lost = s.Since
+		}
+		if !s.Down.Equal(lost) {
+			t.Errorf("%s since %v: lost at %v, the first failure at %v", s.State, s.Since, s.Down, lost)
+		}
+	}
+	o.mu.Unlock()
 	n := len(o.waits())
 	kill := func() {
 		p := pids(t, dir)
