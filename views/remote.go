@@ -174,7 +174,7 @@ func localHostname() string {
 func (a *App) RemoteChanged() { a.ApprovalsChanged() }
 
 // hostStates is the other hosts that are not up, for the status bar: "gpu unreachable since
-// 23:05, next try in 12s".
+// 23:05, next try in 12s", "gpu unreachable since 23:05, trying again".
 func (a *App) hostStates() []string {
 	if a.remote.q == nil {
 		return nil
@@ -184,11 +184,20 @@ func (a *App) hostStates() []string {
 	states := a.remote.q.States()
 	slices.SortFunc(states, func(x, y remote.HostState) int { return cmp.Compare(x.Name, y.Name) })
 	for _, s := range states {
-		if s.State != remote.Unreachable {
+		// Unreachable, or trying again after it was: one spell, from when the host was lost (a
+		// try can wait 10 s for a host that hangs, and the host is no nearer meanwhile).
+		since := s.Down
+		if since.IsZero() && s.State == remote.Unreachable {
+			since = s.Since
+		}
+		if s.State == remote.Up || since.IsZero() {
 			continue
 		}
-		msg := fmt.Sprintf("%s unreachable since %s", s.Name, s.Since.Local().Format("15:04"))
-		if !s.NextTry.IsZero() {
+		msg := fmt.Sprintf("%s unreachable since %s", s.Name, since.Local().Format("15:04"))
+		switch {
+		case s.State == remote.Connecting:
+			msg += ", trying again"
+		case !s.NextTry.IsZero():
 			msg += fmt.Sprintf(", next try in %s", max(0, s.NextTry.Sub(now)).Round(time.Second))
 		}
 		out = append(out, host.Printable(msg, false))

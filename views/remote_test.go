@@ -197,3 +197,19 @@ func TestRemoteAnswerFails(t *testing.T) {
 		t.Errorf("the answer was sent %d times", n)
 	}
 }
+
+// A host that is tried again after it was lost stays unreachable on the status line, since it
+// was lost: a try can wait 10 s for a host that hangs.
+func TestRemoteUnreachableWhileTryingAgain(t *testing.T) {
+	rq := &fakeRemote{}
+	hs := newRemoteHarness(t, rq)
+	hs.openTick("plain")
+	hs.start()
+	lost := time.Date(2026, 12, 7, 9, 41, 0, 0, time.Local)
+	rq.set(nil, []remote.HostState{{Name: "b", State: remote.Connecting, Since: lost.Add(3 * time.Minute), Reason: "no answer from b in 3s", Down: lost}})
+	hs.waitFor("b unreachable since 09:41, trying again")
+	rq.set(nil, []remote.HostState{{Name: "b", State: remote.Unreachable, Since: lost.Add(4 * time.Minute), NextTry: time.Now().Add(30 * time.Second), Down: lost}})
+	hs.waitFor("b unreachable since 09:41, next try in")
+	rq.set(nil, []remote.HostState{{Name: "b", State: remote.Up, Since: time.Now()}})
+	hs.waitGone("b unreachable")
+}
