@@ -19,6 +19,8 @@ func mainCommands() []*command {
 		{name: "doctor", usage: "doctor [--json]",
 			summary: "what this machine lets a program in a pane do against the cards, and what tickmux does about it", run: runDoctor},
 		verb(agent.HookVerb),
+		{name: "hosts", usage: "hosts [ls | add NAME DEST | rm NAME] [--config PATH]",
+			summary: "the other machines whose cards and Ticks this tickmux shows ([[hosts]]): list, add or remove one", run: runHosts},
 		{name: "kill-server", usage: "kill-server [--socket PATH]",
 			summary: "end the running tickmux and every program in it", run: runKillServer},
 		{name: "log", usage: "log [--json] [-n N] [--since D] [ID]",
