@@ -1,0 +1,315 @@
+package vt
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// A Framer renders a Terminal as terminal output for another terminal of the same size (issue
+// 40: a pane on another host shown in the local tickmux). Written to a fresh terminal, the first
+// frame makes it show what t shows: every row, the cursor, the modes that change how input is
+// encoded (DECSET for cursor keys, bracketed paste, mouse tracking and encoding, focus events;
+// DECKPAM), the alternate screen and the title (OSC 2), and up to FirstHistory lines of the
+// scrollback pushed into the receiver's scrollback first. Each later frame carries only what
+// changed since: the rows whose hash changed (RowHashes), the cursor, the modes and title that
+// changed, and the lines that scrolled off meanwhile (at most a screen's rows of them; a frame
+// that carries history repaints every row, the receiver's having scrolled).
+//
+// Only what the Framer builds from cells goes out: characters (control characters, which no
+// cell should hold, are sent as spaces), SGR from each cell's style, cursor moves, EL, and the
+// fixed mode sequences above. Nothing the program wrote passes through as bytes, so no escape
+// sequence in its output can reach the receiver. A Framer follows one Terminal; it is not safe
+// for concurrent use.
+type Framer struct {
+	// FirstHistory is how many lines of the scrollback the first frame carries.
+	FirstHistory int
+
+	started    bool
+	cols, rows int
+	resets     uint64
+	rh         RowHashes
+	snap       Screen
+	changed    []bool
+	modes      Modes
+	title      string
+	cursor     Cursor
+	hist       []histKey // the newest scrollback lines as of the last frame, oldest first
+	histLen    int       // the scrollback's length then
+	line       []Cell
+}
+
+// histKey identifies a scrollback line well enough to find it again after more lines came.
+type histKey struct {
+	text    string
+	wrapped bool
+}
+
+// framerKeep is how many of the newest scrollback lines a Framer remembers to find its place.
+const framerKeep = 4
+
+// Reset makes the next frame a full one.
+func (f *Framer) Reset() { f.started = false }
+
+// Frame appends to dst the output that brings a terminal showing the last frame up to what t
+// shows now, and returns it; dst comes back as it was when nothing changed.
+func (f *Framer) Frame(t *Terminal, dst []byte) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(dst)
+	out := dst
+	t.guarded(func() { out = f.frame(t, dst[:n]) })
+	return out
+}
+
+func (f *Framer) frame(t *Terminal, b []byte) []byte {
+	g := t.g
+	g.settle()
+	start := len(b)
+	full := !f.started || g.cols != f.cols || g.rows != f.rows || t.resets != f.resets
+	alt := g.modes.AltScreen
+	altChanged := f.started && alt != f.modes.AltScreen
+	if full || altChanged {
+		b = append(b, modeSeq(1049, alt)...)
+	}
+	// Lines that scrolled off since the last frame go first, each written on the top row and
+	// scrolled off the receiver's screen into its scrollback.
+	pushed := 0
+	if !alt && !altChanged && (!f.started || !full) {
+		limit := g.rows
+		if !f.started {
+			limit = f.FirstHistory
+		}
+		pushed = f.newHistory(g, limit)
+		hlen := g.hist.len()
+		if cap(f.line) < g.cols {
+			f.line = make([]Cell, g.cols)
+		}
+		f.line = f.line[:g.cols]
+		bottom := "\x1b[" + strconv.Itoa(g.rows) + "H\n"
+		for i := hlen - pushed; i < hlen; i++ {
+			g.hist.line(i).cells(f.line)
+			b = append(b, "\x1b[H"...)
+			b = appendRow(b, f.line, false, false)
+			b = append(b, bottom...)
+		}
+	}
+	f.remember(g)
+	if full || pushed > 0 || altChanged {
+		f.rh.Forget()
+	}
+	f.changed = t.snapshotChanged(&f.snap, &f.rh, f.changed)
+	s := &f.snap
+	for y := 0; y < s.Rows; y++ {
+		if !f.changed[y] {
+			continue
+		}
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(y+1), 10)
+		b = append(b, 'H')
+		// A row that continues on the next is written to its last column and the next follows
+		// without a move, so that the receiver marks it wrapped too.
+		wraps := s.Wrapped[y] && y+1 < s.Rows
+		b = appendRow(b, s.Row(y), wraps, false)
+		for wraps {
+			y++
+			f.changed[y] = false
+			wraps = s.Wrapped[y] && y+1 < s.Rows
+			b = appendRow(b, s.Row(y), wraps, true)
+		}
+	}
+	b = f.appendModes(b, s.Modes, full)
+	if full || s.Title != f.title {
+		b = append(b, "\x1b]2;"...)
+		b = appendClean(b, s.Title)
+		b = append(b, '\a')
+	}
+	c := s.Cursor
+	if full || c.Shape != f.cursor.Shape {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(c.Shape), 10)
+		b = append(b, " q"...)
+	}
+	if full || c.Visible != f.cursor.Visible {
+		b = append(b, modeSeq(25, c.Visible)...)
+	}
+	if len(b) > start || c.X != f.cursor.X || c.Y != f.cursor.Y {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(c.Y+1), 10)
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(c.X+1), 10)
+		b = append(b, 'H')
+	}
+	f.started, f.cols, f.rows, f.resets = true, g.cols, g.rows, t.resets
+	f.modes, f.title, f.cursor = s.Modes, s.Title, c
+	return b
+}
+
+// newHistory is how many lines scrolled off since the last frame (at most limit): the lines
+// after the place of the newest ones the last frame saw.
+func (f *Framer) newHistory(g *guard, limit int) int {
+	hlen := g.hist.len()
+	if limit <= 0 || hlen == 0 {
+		return 0
+	}
+	if len(f.hist) == 0 || !f.started {
+		return min(hlen, limit)
+	}
+	// Lines were only added (the ring is not full yet): the last frame's newest line is where
+	// it was. Checked first: a run of equal lines (`yes`) would match anywhere.
+	if hlen > f.histLen && f.histAt(g, f.histLen-1) {
+		return min(hlen-f.histLen, limit)
+	}
+	for j := hlen - 1; j >= max(0, hlen-1-limit); j-- {
+		if f.histAt(g, j) {
+			return min(hlen-1-j, limit)
+		}
+	}
+	return min(hlen, limit)
+}
+
+// histAt reports whether the remembered lines end at scrollback line j.
+func (f *Framer) histAt(g *guard, j int) bool {
+	for k := range f.hist {
+		i := j - (len(f.hist) - 1 - k)
+		if i < 0 || i >= g.hist.len() {
+			return false
+		}
+		l := g.hist.line(i)
+		if l.wrapped != f.hist[k].wrapped || string(l.text) != f.hist[k].text {
+			return false
+		}
+	}
+	return true
+}
+
+// remember keeps the newest scrollback lines, to find them again at the next frame.
+func (f *Framer) remember(g *guard) {
+	hlen := g.hist.len()
+	f.hist, f.histLen = f.hist[:0], hlen
+	for i := max(0, hlen-framerKeep); i < hlen; i++ {
+		l := g.hist.line(i)
+		f.hist = append(f.hist, histKey{text: string(l.text), wrapped: l.wrapped})
+	}
+}
+
+// appendModes appends what sets the input modes that differ from the last frame's (all of
+// them in a full frame).
+func (f *Framer) appendModes(b []byte, m Modes, full bool) []byte {
+	o := f.modes
+	flag := func(mode int, now, was bool) {
+		if full || now != was {
+			b = append(b, modeSeq(mode, now)...)
+		}
+	}
+	flag(1, m.AppCursor, o.AppCursor)
+	flag(2004, m.BracketedPaste, o.BracketedPaste)
+	flag(1004, m.FocusEvents, o.FocusEvents)
+	if full || m.AppKeypad != o.AppKeypad {
+		if m.AppKeypad {
+			b = append(b, "\x1b="...)
+		} else {
+			b = append(b, "\x1b>"...)
+		}
+	}
+	if full || m.Mouse != o.Mouse {
+		switch m.Mouse {
+		case MouseX10:
+			b = append(b, modeSeq(9, true)...)
+		case MouseNormal:
+			b = append(b, modeSeq(1000, true)...)
+		case MouseButton:
+			b = append(b, modeSeq(1002, true)...)
+		case MouseAny:
+			b = append(b, modeSeq(1003, true)...)
+		default:
+			b = append(b, modeSeq(1000, false)...)
+		}
+	}
+	if full || m.MouseEncoding != o.MouseEncoding {
+		switch m.MouseEncoding {
+		case MouseEncodingUTF8:
+			b = append(b, modeSeq(1005, true)...)
+		case MouseEncodingSGR:
+			b = append(b, modeSeq(1006, true)...)
+		case MouseEncodingURXVT:
+			b = append(b, modeSeq(1015, true)...)
+		default:
+			b = append(b, "\x1b[?1005l\x1b[?1006l\x1b[?1015l"...)
+		}
+	}
+	return b
+}
+
+// appendRow appends the cells of row from the cursor on, in their styles, then the default
+// style. Unless whole is set, the default blanks at its end are left out and erased (EL); a row
+// that continues the one before (wrapped onto it) starts with its first cell whatever it is, the
+// character that makes the receiver wrap.
+func appendRow(b []byte, row []Cell, whole, wrapped bool) []byte {
+	end := len(row)
+	if !whole {
+		for end > 0 && row[end-1].Rune == ' ' && row[end-1].Style == (Style{}) && row[end-1].Comb == nil {
+			end--
+		}
+	}
+	if wrapped {
+		end = max(end, min(len(row), 2)) // a wide character's two cells
+	}
+	b = append(b, "\x1b[0m"...)
+	cur := Style{}
+	wide := false // the cell before was the left half of a wide character
+	for _, c := range row[:end] {
+		if c.Width == 0 && wide {
+			wide = false
+			continue
+		}
+		wide = c.Width == 2
+		if c.Style != cur {
+			b = append(b, sgrFor(c.Style)...)
+			cur = c.Style
+		}
+		r, marks := c.Rune, c.Width != 0
+		switch {
+		case c.Width == 0 || r == 0:
+			r = ' ' // a right half whose left half is gone: a blank
+		case c.Width == 1 && RuneWidth(r) == 2:
+			// A wide character's left half alone (its right half was written over): no output
+			// makes that cell, and a view draws it as U+FFFD.
+			r, marks = '\uFFFD', false
+		}
+		b = appendChar(b, r)
+		if marks {
+			for _, m := range c.Comb {
+				if !isControl(m) {
+					b = utf8.AppendRune(b, m)
+				}
+			}
+		}
+	}
+	if cur != (Style{}) {
+		b = append(b, "\x1b[0m"...)
+	}
+	if end < len(row) {
+		b = append(b, "\x1b[K"...)
+	}
+	return b
+}
+
+// appendChar appends r, a space for a control character.
+func appendChar(b []byte, r rune) []byte {
+	if isControl(r) || !utf8.ValidRune(r) {
+		r = ' '
+	}
+	return utf8.AppendRune(b, r)
+}
+
+// appendClean appends s without its control characters (the title of an OSC).
+func appendClean(b []byte, s string) []byte {
+	for _, r := range s {
+		if !isControl(r) && r != utf8.RuneError {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return b
+}
+
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
