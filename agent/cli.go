@@ -352,20 +352,28 @@ func HostLine(h HostListing, now time.Time) string {
 }
 
 // HostStatus is a host's state in words: "up" (with the name the host gives itself when it is
-// another), "unreachable since 23:05 (REASON), next try in 12s", "connecting since 23:05".
+// another), "unreachable since 23:05 (REASON), next try in 12s", "unreachable since 23:05,
+// trying again (last try: REASON)", "connecting since 23:05". Since is from when the host was
+// lost (Down), when it was.
 func HostStatus(h HostListing, now time.Time) string {
-	since := ""
-	if t, err := time.Parse(time.RFC3339, h.Since); err == nil {
-		since = " since " + clock(t.Local(), now)
+	since := func(at string) string {
+		if t, err := time.Parse(time.RFC3339, at); err == nil {
+			return " since " + clock(t.Local(), now)
+		}
+		return ""
 	}
-	switch h.State {
-	case HostUp:
+	lost := since(h.Down)
+	if lost == "" {
+		lost = since(h.Since)
+	}
+	switch {
+	case h.State == HostUp:
 		if h.Hostname != "" && h.Hostname != h.Name {
 			return "up, " + h.Hostname
 		}
 		return "up"
-	case HostUnreachable:
-		line := "unreachable" + since
+	case h.State == HostUnreachable:
+		line := "unreachable" + lost
 		if h.Reason != "" {
 			line += " (" + h.Reason + ")"
 		}
@@ -377,8 +385,14 @@ func HostStatus(h HostListing, now time.Time) string {
 			}
 		}
 		return line
+	case h.State == HostConnecting && h.Down != "":
+		line := "unreachable" + lost + ", trying again"
+		if h.Reason != "" {
+			line += " (last try: " + h.Reason + ")"
+		}
+		return line
 	}
-	line := h.State + since
+	line := h.State + since(h.Since)
 	if h.Reason != "" {
 		line += " (last try: " + h.Reason + ")"
 	}

@@ -33,6 +33,7 @@ type RemoteState struct {
 	NextTry  time.Time
 	Reason   string
 	Hostname string
+	Down     time.Time
 }
 
 // Host states in a HostListing.
@@ -75,6 +76,9 @@ func (s *Server) hostListings(ctx context.Context) []HostListing {
 		l := HostListing{Name: st.Name, State: st.State, Reason: st.Reason, Hostname: st.Hostname}
 		if !st.Since.IsZero() {
 			l.Since = st.Since.UTC().Format(time.RFC3339)
+		}
+		if !st.Down.IsZero() && st.State != HostUp {
+			l.Down = st.Down.UTC().Format(time.RFC3339)
 		}
 		switch st.State {
 		case HostUnreachable:

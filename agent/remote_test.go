@@ -101,8 +101,9 @@ func threeHosts(since time.Time) *fakeHosts {
 			return []agent.RemoteState{
 				{Name: "gpu", State: agent.HostUp, Since: since, Hostname: "gpu-box"},
 				{Name: "lab", State: agent.HostUnreachable, Since: since, NextTry: time.Now().Add(12 * time.Second),
-					Reason: "ssh: connect to host lab port 22: Connection refused"},
+					Reason: "ssh: connect to host lab port 22: Connection refused", Down: since.Add(-10 * time.Minute)},
 				{Name: "old", State: agent.HostConnecting, Since: since},
+				{Name: "again", State: agent.HostConnecting, Since: since, Down: since.Add(-time.Hour), Reason: "Permission denied (publickey)"},
 			}
 		},
 		ls: map[string]remotewire.LsResult{"gpu": {
@@ -133,7 +134,7 @@ func TestListHosts(t *testing.T) {
 	}
 
 	res := list(t, h.Socket, agent.ListParams{Hosts: true})
-	if len(res.Hosts) != 3 || res.HostsNote == "" || res.Ticks == nil {
+	if len(res.Hosts) != 4 || res.HostsNote == "" || res.Ticks == nil {
 		t.Fatalf("list: %+v", res)
 	}
 	gpu, lab, old := res.Hosts[0], res.Hosts[1], res.Hosts[2]
@@ -142,10 +143,10 @@ func TestListHosts(t *testing.T) {
 		t.Errorf("gpu: %+v", gpu)
 	}
 	if lab.State != "unreachable" || !strings.Contains(lab.Reason, "Connection refused") || lab.NextTryInS == nil || *lab.NextTryInS != 12 ||
-		lab.Since != since.UTC().Format(time.RFC3339) || lab.Ticks != nil {
+		lab.Since != since.UTC().Format(time.RFC3339) || lab.Down != since.Add(-10*time.Minute).UTC().Format(time.RFC3339) || lab.Ticks != nil {
 		t.Errorf("lab: %+v", lab)
 	}
-	if old.State != "connecting" || old.Ticks != nil {
+	if old.State != "connecting" || old.Ticks != nil || old.Down != "" || gpu.Down != "" {
 		t.Errorf("old: %+v", old)
 	}
 	if _, deadlines := fake.seen(); len(deadlines) != 1 || deadlines[0] <= 0 || deadlines[0] > 2*time.Second {
@@ -162,9 +163,11 @@ func TestListHosts(t *testing.T) {
 		"  gpu:shell:1   bash\\x1b[31m  ready  -\n" +
 		"  gpu:shell:1: claude-code working, session s-1\n" +
 		"\n" +
-		"host lab: unreachable since " + clockOf(since) + " (ssh: connect to host lab port 22: Connection refused), next try in 12s\n" +
+		"host lab: unreachable since " + clockOf(since.Add(-10*time.Minute)) + " (ssh: connect to host lab port 22: Connection refused), next try in 12s\n" +
 		"\n" +
-		"host old: connecting since " + clockOf(since) + "\n"
+		"host old: connecting since " + clockOf(since) + "\n" +
+		"\n" +
+		"host again: unreachable since " + clockOf(since.Add(-time.Hour)) + ", trying again (last try: Permission denied (publickey))\n"
 	if got := out.String(); got != want {
 		t.Errorf("ls printed:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -182,7 +185,7 @@ func TestListHosts(t *testing.T) {
 			} `json:"ticks"`
 		} `json:"hosts"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Hosts) != 3 || js.Hosts[0].Ticks[1].ID != "shell:1" || js.Hosts[1].State != "unreachable" {
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Hosts) != 4 || js.Hosts[0].Ticks[1].ID != "shell:1" || js.Hosts[1].State != "unreachable" {
 		t.Errorf("ls --json: %v %s", err, out.String())
 	}
 }
@@ -248,7 +251,7 @@ func TestMCPListTicksHosts(t *testing.T) {
 	if len(res.Ticks) != 1 || res.Ticks[0].ID != sh.ID() || res.Ticks[0].Type != "shell" {
 		t.Errorf("local entries: %+v", res.Ticks)
 	}
-	if len(res.Hosts) != 3 || res.Hosts[0].Name != "gpu" || len(res.Hosts[0].Ticks) != 2 || res.Hosts[0].Agents[0].Pane != "shell:1" ||
+	if len(res.Hosts) != 4 || res.Hosts[0].Name != "gpu" || len(res.Hosts[0].Ticks) != 2 || res.Hosts[0].Agents[0].Pane != "shell:1" ||
 		res.Hosts[1].Reason == "" {
 		t.Errorf("hosts: %+v", res.Hosts)
 	}
@@ -274,7 +277,8 @@ type managerHosts struct{ *remote.Manager }
 func (m managerHosts) States() []agent.RemoteState {
 	var out []agent.RemoteState
 	for _, s := range m.Manager.States() {
-		out = append(out, agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason, Hostname: s.Hostname})
+		out = append(out, agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason,
+			Hostname: s.Hostname, Down: s.Down})
 	}
 	return out
 }
@@ -315,7 +319,7 @@ func TestListHostsWithManager(t *testing.T) {
 	if lab.Name != "lab" || (lab.State != "unreachable" && lab.State != "connecting") || !strings.Contains(lab.Reason, "Connection refused") {
 		t.Errorf("lab: %+v", lab)
 	}
-	if lab.State == "unreachable" && lab.NextTryInS == nil {
+	if lab.Down == "" || (lab.State == "unreachable" && lab.NextTryInS == nil) {
 		t.Errorf("lab has no next try: %+v", lab)
 	}
 }

@@ -229,8 +229,10 @@ type ListResult struct {
 type HostListing struct {
 	Name  string `json:"name"`  // the [[hosts]] entry's name
 	State string `json:"state"` // up, connecting or unreachable
-	// Since is when it entered State (RFC 3339).
+	// Since is when it entered State (RFC 3339); Down, for a host not up, when it was lost: the
+	// start of the spell it has not been up, across the tries since.
 	Since string `json:"since,omitempty"`
+	Down  string `json:"down,omitempty"`
 	// Reason says why it is unreachable (while connecting: why the last try failed).
 	Reason string `json:"reason,omitempty"`
 	// NextTry is when an unreachable host is tried again (RFC 3339), NextTryInS in how many
