@@ -126,6 +126,11 @@ type OpenSpec struct {
 	ByAgent bool
 	// Preface is text shown in the pane before the program's output (LaunchSpec.Preface).
 	Preface []byte
+	// Remote opens a pane of another host here (remotepane.go): a placeholder program whose
+	// input and sizes go to Remote, its screen written to its terminal by the watcher; ID is its
+	// instance id ("b:shell:1"). Argv, Shell and the sandbox do not apply.
+	Remote RemoteIO
+	ID     string
 }
 
 // Sandboxed reports whether Open would run spec in a sandbox: asked for, or by the policy.
@@ -146,6 +151,9 @@ var ErrHostClosed = errors.New("tickmux is shutting down")
 // Open launches a Tick or a plain program and returns at once; a Tick's initialization runs in
 // the background (watch Ready, or the status events).
 func (h *Host) Open(spec OpenSpec) (*Instance, error) {
+	if spec.Remote != nil {
+		spec = remoteSpec(spec)
+	}
 	argv := spec.Argv
 	if spec.Shell && len(argv) == 0 {
 		sh := os.Getenv("SHELL")
@@ -160,18 +168,25 @@ func (h *Host) Open(spec OpenSpec) (*Instance, error) {
 		return nil, ErrHostClosed
 	}
 	var id string
-	if spec.Shell {
+	switch {
+	case spec.Remote != nil:
+		if _, taken := h.instances[spec.ID]; taken || spec.ID == "" {
+			h.mu.Unlock()
+			return nil, fmt.Errorf("cannot show %q: a pane has that id already", spec.ID)
+		}
+		id = spec.ID
+	case spec.Shell:
 		h.nextShell++
 		id = PrefixShell + strconv.Itoa(h.nextShell)
-	} else {
+	default:
 		h.nextTick++
 		id = PrefixHosted + strconv.Itoa(h.nextTick)
 	}
 	h.mu.Unlock()
 
 	env := append(append([]string(nil), h.env...), spec.Env...)
-	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback, Preface: spec.Preface}
-	if h.Sandboxed(spec) {
+	ls := LaunchSpec{Argv: argv, Dir: spec.Dir, Env: env, Protocol: !spec.Shell, InstanceID: id, Cols: spec.Cols, Rows: spec.Rows, Scrollback: h.scrollback, Preface: spec.Preface, Remote: spec.Remote}
+	if h.Sandboxed(spec) && spec.Remote == nil {
 		sb := h.sandbox
 		ls.Sandbox = &sb
 	}

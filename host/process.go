@@ -59,6 +59,9 @@ type LaunchSpec struct {
 	// Preface is written to the terminal before anything of the program's: a restored pane's
 	// scrollback. The caller made it safe (text and line ends only).
 	Preface []byte
+	// Remote, when set, takes the input and the sizes meant for the program (remotepane.go): a
+	// pane of another host, whose screen is written to the terminal by its watcher.
+	Remote RemoteIO
 }
 
 // Process is a program running on its own PTY, the leader of its own session and process group.
@@ -107,6 +110,10 @@ type Process struct {
 
 	sizeMu     sync.Mutex
 	cols, rows int
+	// While a watcher from another host shows the pane (remotepane.go), its terminal keeps the
+	// watcher's size (over > 0) whatever Resize asks; want is what Resize asked last.
+	overCols, overRows int
+	wantCols, wantRows int
 
 	guardMu   sync.Mutex
 	guardErr  error       // why no guardian watches the group now; nil when one does
@@ -623,6 +630,10 @@ func (p *Process) uncorkLocked() {
 func (p *Process) writeNow(b []byte) int {
 	n := 0
 	p.inWrites++
+	if p.spec.Remote != nil {
+		p.spec.Remote.Input(b) // another host's pane: the input goes there, never waits here
+		return len(b)
+	}
 	err := p.inRaw.Control(func(fd uintptr) {
 		var werr error
 		if n, werr = unix.Write(int(fd), b); werr != nil {
@@ -642,6 +653,18 @@ func (p *Process) Resize(cols, rows int) error {
 	}
 	p.sizeMu.Lock()
 	defer p.sizeMu.Unlock()
+	p.wantCols, p.wantRows = cols, rows
+	if p.overCols > 0 {
+		cols, rows = p.overCols, p.overRows // a watcher's size (remotepane.go)
+	}
+	if r := p.spec.Remote; r != nil {
+		r.Resize(cols, rows)
+	}
+	return p.resizeLocked(cols, rows)
+}
+
+// resizeLocked sets the PTY size; called with sizeMu held.
+func (p *Process) resizeLocked(cols, rows int) error {
 	if cols == p.cols && rows == p.rows {
 		return nil
 	}
