@@ -76,7 +76,6 @@ type clock struct {
 
 func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-func (c *clock) set(t time.Time)     { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func newClock(t time.Time) *clock    { return &clock{t: t} }
 func openAt(t *testing.T, dir string, c *clock) *Store {
 	t.Helper()
