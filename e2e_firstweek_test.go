@@ -196,3 +196,52 @@ func TestEndToEndNoColorKeepsProgramsColours(t *testing.T) {
 	check("dir-42", func(c fwCell) bool { return c.fg != "" && !c.reverse }, "ls's colour for a directory")
 	check("C-b ? help", func(c fwCell) bool { return c.fg == "" && c.bg == "" && c.reverse }, "reverse video, no colour (tickmux's own, under NO_COLOR)")
 }
+
+// Issue 42 item 9: the help (prefix ?) and the tree (prefix w) are boxes with a border, inside the
+// workspace: the side panel's edge stays whole beside them. The terminal then shrinks to 10x3
+// and grows back with each open: tickmux keeps running and draws them again.
+func TestEndToEndOverlaysKeepOffThePanel(t *testing.T) {
+	t.Parallel()
+	r := shellRig(t) // 200x50: the panel's 64 columns start at column 136
+	const edge = 200 - 64
+	for _, ov := range []struct{ key, shows, small string }{{"?", "tickmux keys", "search"}, {"w", "choose a tab or a pane", "(0) 0:"}} {
+		s := r.prefix(ov.key, ov.shows)
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		if !strings.Contains(s, "╔") || !strings.Contains(s, "╝") {
+			t.Fatalf("prefix %s: no border:\n%s", ov.key, s)
+		}
+		for y, l := range lines[:len(lines)-1] { // the status bar is the last
+			row := []rune(l)
+			if len(row) <= edge || !strings.ContainsRune("┌│└┏┃┗", row[edge]) {
+				t.Fatalf("prefix %s: the panel's edge (column %d) is drawn over on row %d:\n%s", ov.key, edge, y, s)
+			}
+			if i := strings.IndexAny(string(row[edge:]), "═║╔╗╚╝"); i >= 0 {
+				t.Fatalf("prefix %s: the overlay's border is over the panel on row %d:\n%s", ov.key, y, s)
+			}
+		}
+		for _, size := range [][2]string{{"10", "3"}, {"40", "12"}, {"200", "50"}} {
+			r.tmux("resize-window", "-t", "e2e", "-x", size[0], "-y", size[1])
+			r.waitUntil("e2e", "show the overlay at "+size[0]+"x"+size[1], func(s string) bool {
+				lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+				// At 10x3 there is no room for a border: the overlay's first rows show.
+				if size[1] == "3" {
+					return len(lines) == 3 && len([]rune(lines[0])) <= 10 && strings.Contains(s, ov.small)
+				}
+				return len(lines) > 0 && len([]rune(lines[0])) == mustAtoi(size[0]) && strings.Contains(s, ov.small) &&
+					strings.ContainsAny(s, "═╔")
+			})
+		}
+		r.waitFor(ov.shows)
+		r.keys("Escape")
+		r.waitGone("e2e", ov.shows)
+	}
+	r.typeLine("echo still-here-$((6*7))", "still-here-42")
+}
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

@@ -155,29 +155,55 @@ func (h *helpView) configPath() string {
 	return p
 }
 
+// overlayRect is where an overlay (the help, the tree) goes on a w x h screen: inside the
+// workspace, never over the side panel or the status bar; at most maxW wide, centred. A narrow
+// workspace is covered whole (no pane text at its edges); a large one shows the panes around it.
+// A workspace too small to hold one (the panel shown on a narrow screen) gives it the whole
+// screen above the status bar.
+func (a *App) overlayRect(w, h, maxW int) Rect {
+	r := a.workspaceRect(w, h)
+	if r.W < 10 || r.H < 3 {
+		r = Rect{0, 0, w, max(0, h-1)}
+	}
+	if r.W >= 100 {
+		r.X, r.W = r.X+2, r.W-4
+	}
+	if r.H >= 30 {
+		r.Y, r.H = r.Y+1, r.H-2
+	}
+	if r.W > maxW {
+		r.X, r.W = r.X+(r.W-maxW)/2, maxW
+	}
+	return r
+}
+
+// draw shows the help in a box inside the workspace: the title and the config file, the
+// search, the bindings, and a footer; a short box drops the footer, then the bindings.
 func (h *helpView) draw(screen tcell.Screen, w, hh int) {
 	th := h.a.theme
-	bw, bh := min(w-4, 90), max(6, hh-4)
-	x, y := (w-bw)/2, 1
-	if w < 100 { // narrow: the whole screen above the status bar, no pane text at its edges
-		bw, bh, x, y = w, max(6, hh-1), 0, 0
+	in := drawBox(screen, h.a.overlayRect(w, hh, 92), th.CardBorder, th.Prompt, line{{" help ", th.CardBorder}})
+	if in.W < 3 || in.H < 1 {
+		return
 	}
-	for j := y; j < y+bh; j++ {
-		for i := x; i < x+bw; i++ {
-			screen.SetContent(i, j, ' ', nil, th.Prompt)
-		}
+	x, cw := in.X+1, in.W-2 // a column of room on each side inside
+	drawText(screen, x, in.Y, cw, line{{"tickmux keys", th.PanelHeading}, untrusted("  (config: "+h.configPath()+")", th.Prompt)}, th.Prompt)
+	if in.H < 2 {
+		return
 	}
-	drawText(screen, x+1, y, bw-2, line{{"tickmux keys", th.PanelHeading}, untrusted("  (config: "+h.configPath()+")", th.Prompt)}, th.Prompt)
-	drawText(screen, x+1, y+1, bw-2, line{{"search: ", th.Prompt.Bold(true)}, untrusted(h.query, th.Prompt), {"█", th.Prompt}}, th.Prompt)
-	rows := h.rows(bw - 2)
-	view := bh - 4
-	h.scroll = min(h.scroll, max(0, len(rows)-view))
+	drawText(screen, x, in.Y+1, cw, line{{"search: ", th.Prompt.Bold(true)}, untrusted(h.query, th.Prompt), {"█", th.Prompt}}, th.Prompt)
+	top, foot := 2, in.H
+	if in.H >= 5 { // a blank row under the search, and the footer
+		top, foot = 3, in.H-1
+		drawText(screen, x, in.Y+foot, cw, line{{"type to search · ↑↓ PgUp PgDn scroll · Esc close", th.PanelMuted}}, th.Prompt)
+	}
+	rows := h.rows(cw)
+	view := foot - top
+	h.scroll = max(0, min(h.scroll, len(rows)-view))
 	for i := 0; i < view; i++ {
 		var l line
 		if h.scroll+i < len(rows) {
 			l = rows[h.scroll+i]
 		}
-		drawText(screen, x+1, y+3+i, bw-2, l, th.Prompt)
+		drawText(screen, x, in.Y+top+i, cw, l, th.Prompt)
 	}
-	drawText(screen, x+1, y+bh-1, bw-2, line{{"type to search · ↑↓ PgUp PgDn scroll · Esc close", th.PanelMuted}}, th.Prompt)
 }

@@ -271,3 +271,35 @@ func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&0xf]})
 }
+
+// drawBox draws a box over r: its border in border (double lines: an overlay's edge is never
+// taken for a pane's), title on its top edge, and its inside filled with fill; it returns the
+// inside. A rectangle too small for a border with a row and two columns inside is only filled,
+// and is its own inside.
+func drawBox(screen tcell.Screen, r Rect, border, fill tcell.Style, title line) Rect {
+	for j := r.Y; j < r.Y+r.H; j++ {
+		for i := r.X; i < r.X+r.W; i++ {
+			screen.SetContent(i, j, ' ', nil, fill)
+		}
+	}
+	if r.W < 4 || r.H < 3 {
+		return r
+	}
+	right, bottom := r.X+r.W-1, r.Y+r.H-1
+	for i := r.X + 1; i < right; i++ {
+		screen.SetContent(i, r.Y, '═', nil, border)
+		screen.SetContent(i, bottom, '═', nil, border)
+	}
+	for j := r.Y + 1; j < bottom; j++ {
+		screen.SetContent(r.X, j, '║', nil, border)
+		screen.SetContent(right, j, '║', nil, border)
+	}
+	screen.SetContent(r.X, r.Y, '╔', nil, border)
+	screen.SetContent(right, r.Y, '╗', nil, border)
+	screen.SetContent(r.X, bottom, '╚', nil, border)
+	screen.SetContent(right, bottom, '╝', nil, border)
+	if tw := min(lineWidth(title), r.W-4); tw > 0 {
+		drawText(screen, r.X+2, r.Y, tw, title, border)
+	}
+	return Rect{r.X + 1, r.Y + 1, r.W - 2, r.H - 2}
+}

@@ -80,21 +80,22 @@ func (t *treeView) choose(r treeRow) {
 	a.setFocus(r.id)
 }
 
+// draw shows the tree in a box inside the workspace: the rows around the cursor and a footer
+// (dropped in a short box).
 func (t *treeView) draw(screen tcell.Screen, w, h int) {
 	th := t.a.theme
-	bw, bh := min(w-4, 80), max(6, h-4)
-	x, y := (w-bw)/2, 1
-	if w < 100 {
-		bw, bh, x, y = w, max(6, h-1), 0, 0
+	in := drawBox(screen, t.a.overlayRect(w, h, 82), th.CardBorder, th.Prompt, line{{" choose a tab or a pane ", th.CardBorder}})
+	if in.W < 3 || in.H < 1 {
+		return
 	}
-	for j := y; j < y+bh; j++ {
-		for i := x; i < x+bw; i++ {
-			screen.SetContent(i, j, ' ', nil, th.Prompt)
-		}
+	x, cw := in.X+1, in.W-2
+	foot := in.H
+	if in.H >= 4 {
+		foot = in.H - 1
+		drawText(screen, x, in.Y+foot, cw, line{{"↑↓ or j k move · Enter go there · Esc close", th.PanelMuted}}, th.Prompt)
 	}
-	drawText(screen, x+1, y, bw-2, line{{"choose a tab or a pane", th.PanelHeading}}, th.Prompt)
 	rows := t.rows()
-	view := bh - 3
+	view := foot
 	top := max(0, min(t.cursor-view/2, len(rows)-view))
 	for i := 0; i < view && top+i < len(rows); i++ {
 		r := rows[top+i]
@@ -115,9 +116,8 @@ func (t *treeView) draw(screen tcell.Screen, w, h int) {
 				l = append(l, seg{" (focused)", st})
 			}
 		}
-		drawText(screen, x+1, y+2+i, bw-2, l, th.Prompt)
+		drawText(screen, x, in.Y+i, cw, l, th.Prompt)
 	}
-	drawText(screen, x+1, y+bh-1, bw-2, line{{"↑↓ or j k move · Enter go there · Esc close", th.PanelMuted}}, th.Prompt)
 }
 
 // breakPane moves the focused pane to a tab of its own, as tmux's break-pane (prefix !).
