@@ -213,7 +213,11 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		defer func() { snap.stop(s.endedBy()) }()
 	}
 	a.OnSuspendView(s.suspendView)
-	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views})
+	var remoteHosts agent.RemoteHosts // nil, not a nil *remote.Manager, when there are no hosts
+	if hosts != nil {
+		remoteHosts = agentHosts{hosts}
+	}
+	ctl, err := agent.Serve(h, sockPath, agent.Options{Logf: logf, Views: s.handle, Attached: mirror.Views, Remote: remoteHosts})
 	if err != nil {
 		return err // the App never ran: the host's Close (deferred) ends what it opened
 	}
@@ -286,6 +290,19 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		return err
 	}
 	return nil
+}
+
+// agentHosts is the other hosts as the control socket's list shows them (agent.RemoteHosts:
+// package agent does not import package remote); Ls is the Manager's own.
+type agentHosts struct{ *remote.Manager }
+
+func (h agentHosts) States() []agent.RemoteState {
+	states := h.Manager.States()
+	out := make([]agent.RemoteState, len(states))
+	for i, s := range states {
+		out[i] = agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason, Hostname: s.Hostname}
+	}
+	return out
 }
 
 // srv answers the view connections the control socket hands over.
