@@ -60,6 +60,7 @@ const (
 	RespawnPane  Action = "respawn-pane"
 	RunPlain     Action = "run-plain"
 	PasteBuffer  Action = "paste-buffer"
+	ChooseBuffer Action = "choose-buffer"
 	SelectTab0   Action = "select-tab-0"
 	SelectTab1   Action = "select-tab-1"
 	SelectTab2   Action = "select-tab-2"
@@ -182,6 +183,7 @@ var allActions = []struct {
 	{RespawnPane, "start an ended pane's program again, in the same place"},
 	{RunPlain, "run a program that failed as a Tick again as a plain program, in the same place"},
 	{PasteBuffer, "paste what copy mode copied last into the pane"},
+	{ChooseBuffer, "choose one of the last 20 copies (paste buffers) to paste into the pane"},
 	{AllowOnce, "allow this request once"},
 	{AllowRevision, "allow this tool while the catalog revision stays the same, and its cards waiting"},
 	{Deny, "deny this request"},

@@ -208,6 +208,7 @@ var defaultBindings = []struct {
 	{ModePrefix, "q", DisplayPanes},
 	{ModePrefix, "R", RespawnPane},
 	{ModePrefix, "]", PasteBuffer},
+	{ModePrefix, "=", ChooseBuffer},
 	{ModePrefix, "t", TogglePanel},
 	{ModePrefix, "Tab", FocusPanel},
 	{ModePrefix, "a", Approvals},

@@ -69,6 +69,19 @@ func (a *App) pasteSink(post func(func())) pasteSink {
 	return dropSink{}
 }
 
+// pasteText types text (a paste buffer: prefix ], or the one chosen with prefix =) into the
+// focused pane, as a paste: bracketed when its program asked for it, never keys.
+func (a *App) pasteText(text string) {
+	p := a.focusedPane()
+	switch {
+	case p == nil:
+	case p.inst.Status() == host.StatusEnded:
+		a.say(p.ID() + " has ended")
+	default:
+		p.term.Paste(text)
+	}
+}
+
 // dropSink drops a paste nothing takes.
 type dropSink struct{}
 

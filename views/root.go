@@ -164,10 +164,14 @@ func (r *rootView) MouseHandler() func(action tview.MouseAction, event *tcell.Ev
 			return true, nil
 		}
 
-		// The status bar: click an instance to focus its pane.
+		// The status bar: click a tab to show it, an instance to focus its pane (a second
+		// click soon after the first is a double click to tview: the same).
 		if y == h-1 {
-			if action == tview.MouseLeftClick {
-				if id := a.status.At(x); id != "" {
+			if action == tview.MouseLeftClick || action == tview.MouseLeftDoubleClick {
+				if i, ok := a.status.TabAt(x); ok {
+					a.switchTab(i)
+					a.rebuild()
+				} else if id := a.status.At(x); id != "" {
 					if id == a.tab.floatID {
 						a.tab.floatShown = true
 					}

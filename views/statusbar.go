@@ -26,8 +26,10 @@ type StatusBar struct {
 	message line
 	now     time.Time
 	spans   []itemSpan // where each instance was drawn, for mouse clicks
-	buf     line       // the line being drawn, kept between draws
-	tabs    []tabItem  // the tabs, listed before the instances when there are two or more
+	// tabSpans is where each tab was drawn, from the bar's left edge, for mouse clicks.
+	tabSpans []tabSpan
+	buf      line      // the line being drawn, kept between draws
+	tabs     []tabItem // the tabs, listed before the instances when there are two or more
 
 	// What the last draw showed, to skip one that would change nothing; drawnOK is cleared
 	// when something may have drawn over the bar.
@@ -54,6 +56,23 @@ func (b *StatusBar) At(x int) string {
 		}
 	}
 	return ""
+}
+
+// tabSpan is the columns a tab's entry took on the bar, from its left edge.
+type tabSpan struct {
+	index    int
+	from, to int
+}
+
+// TabAt returns the tab whose entry is at column x, if one is.
+func (b *StatusBar) TabAt(x int) (int, bool) {
+	bx, _, _, _ := b.GetRect()
+	for _, s := range b.tabSpans {
+		if x-bx >= s.from && x-bx < s.to {
+			return s.index, true
+		}
+	}
+	return 0, false
 }
 
 type statusItem struct {

@@ -329,18 +329,14 @@ func (a *App) respawn(plain bool) {
 	}()
 }
 
-// pasteBuffer types what copy mode copied last into the focused pane, as a paste.
+// pasteBuffer types what copy mode copied last (the newest paste buffer) into the focused pane,
+// as a paste.
 func (a *App) pasteBuffer() {
-	p := a.focusedPane()
-	switch {
-	case p == nil:
-	case a.pasteBuf == "":
+	if a.pasteBuf == "" {
 		a.say("nothing copied yet: copy in scroll mode first")
-	case p.inst.Status() == host.StatusEnded:
-		a.say(p.ID() + " has ended")
-	default:
-		p.term.Paste(a.pasteBuf)
+		return
 	}
+	a.pasteText(a.pasteBuf)
 }
 
 // makePane makes the pane showing in, with its terminal view.

@@ -2,16 +2,20 @@ package views
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 )
 
 // treeView is tmux's choose-tree (prefix w): every tab and, under it, its panes; Up and Down (or
-// k and j) move, Enter goes to the tab or pane chosen, Esc or q closes.
+// k and j) move, Enter goes to the tab or pane chosen, Esc or q closes. Opened on the paste
+// buffers (prefix =), it is tmux's choose-buffer: the last copies, newest first, each by its
+// size and first line; Enter pastes the one chosen into the focused pane.
 type treeView struct {
-	a      *App
-	open   bool
-	cursor int
+	a       *App
+	open    bool
+	buffers bool // the paste buffers, not the tabs and panes
+	cursor  int
 }
 
 // treeRow is one line of the tree: a tab, or a pane of it (id set).
@@ -24,13 +28,22 @@ func newTreeView(a *App) *treeView { return &treeView{a: a} }
 
 // show opens the tree with the cursor on the focused pane.
 func (t *treeView) show() {
-	t.open, t.cursor = true, 0
+	t.open, t.buffers, t.cursor = true, false, 0
 	cur := t.a.tabIndex()
 	for i, r := range t.rows() {
 		if r.tab == cur && r.id == t.a.tab.focus {
 			t.cursor = i
 		}
 	}
+}
+
+// showBuffers opens the paste buffers with the cursor on the newest; with none, it says so.
+func (t *treeView) showBuffers() {
+	if len(t.a.pasteBuffers()) == 0 {
+		t.a.say("no paste buffers: copy in scroll mode first")
+		return
+	}
+	t.open, t.buffers, t.cursor = true, true, 0
 }
 
 // rows lists the tabs in order, each followed by its panes in reading order (the float last).
@@ -49,19 +62,31 @@ func (t *treeView) rows() []treeRow {
 	return out
 }
 
+// count is how many rows the list has.
+func (t *treeView) count() int {
+	if t.buffers {
+		return len(t.a.pasteBufs)
+	}
+	return len(t.rows())
+}
+
 func (t *treeView) handle(ev *tcell.EventKey) {
-	rows := t.rows()
+	n := t.count()
 	switch {
 	case ev.Key() == tcell.KeyEscape || ev.Key() == tcell.KeyRune && ev.Rune() == 'q':
 		t.open = false
 	case ev.Key() == tcell.KeyUp || ev.Key() == tcell.KeyRune && ev.Rune() == 'k':
 		t.cursor = max(0, t.cursor-1)
 	case ev.Key() == tcell.KeyDown || ev.Key() == tcell.KeyRune && ev.Rune() == 'j':
-		t.cursor = min(len(rows)-1, t.cursor+1)
+		t.cursor = max(0, min(n-1, t.cursor+1))
 	case ev.Key() == tcell.KeyEnter:
 		t.open = false
-		if t.cursor < len(rows) {
-			t.choose(rows[t.cursor])
+		switch {
+		case t.cursor >= n:
+		case t.buffers:
+			t.a.pasteText(t.a.pasteBufs[t.cursor])
+		default:
+			t.choose(t.rows()[t.cursor])
 		}
 	}
 }
@@ -80,11 +105,15 @@ func (t *treeView) choose(r treeRow) {
 	a.setFocus(r.id)
 }
 
-// draw shows the tree in a box inside the workspace: the rows around the cursor and a footer
-// (dropped in a short box).
+// draw shows the tree (or the paste buffers) in a box inside the workspace: the rows around the
+// cursor and a footer (dropped in a short box).
 func (t *treeView) draw(screen tcell.Screen, w, h int) {
 	th := t.a.theme
-	in := drawBox(screen, t.a.overlayRect(w, h, 82), th.CardBorder, th.Prompt, line{{" choose a tab or a pane ", th.CardBorder}})
+	title, hint := " choose a tab or a pane ", "↑↓ or j k move · Enter go there · Esc close"
+	if t.buffers {
+		title, hint = " choose a paste buffer ", "↑↓ or j k move · Enter paste · Esc close"
+	}
+	in := drawBox(screen, t.a.overlayRect(w, h, 82), th.CardBorder, th.Prompt, line{{title, th.CardBorder}})
 	if in.W < 3 || in.H < 1 {
 		return
 	}
@@ -92,32 +121,60 @@ func (t *treeView) draw(screen tcell.Screen, w, h int) {
 	foot := in.H
 	if in.H >= 4 {
 		foot = in.H - 1
-		drawText(screen, x, in.Y+foot, cw, line{{"↑↓ or j k move · Enter go there · Esc close", th.PanelMuted}}, th.Prompt)
+		drawText(screen, x, in.Y+foot, cw, line{{hint, th.PanelMuted}}, th.Prompt)
 	}
-	rows := t.rows()
+	var rows []treeRow
+	n := len(t.a.pasteBufs)
+	if !t.buffers {
+		rows = t.rows()
+		n = len(rows)
+	}
 	view := foot
-	top := max(0, min(t.cursor-view/2, len(rows)-view))
-	for i := 0; i < view && top+i < len(rows); i++ {
-		r := rows[top+i]
+	top := max(0, min(t.cursor-view/2, n-view))
+	for i := 0; i < view && top+i < n; i++ {
 		st := th.Prompt
 		if top+i == t.cursor {
 			st = st.Reverse(true)
 		}
 		var l line
-		if r.id == "" {
-			mark := ""
-			if t.a.tabs[r.tab] == t.a.tab {
-				mark = "*"
-			}
-			l = line{{fmt.Sprintf("(%d) %d:", r.tab, r.tab), st}, untrusted(t.a.tabName(r.tab)+mark, st)}
-		} else if p := t.a.panes[r.id]; p != nil {
-			l = line{{"      " + r.id + " ", st}, untrusted(t.a.paneTitle(p.inst), st)}
-			if r.id == t.a.tab.focus {
-				l = append(l, seg{" (focused)", st})
-			}
+		if t.buffers {
+			l = bufferLine(top+i, t.a.pasteBufs[top+i], st)
+		} else {
+			l = t.rowLine(rows[top+i], st)
 		}
 		drawText(screen, x, in.Y+i, cw, l, th.Prompt)
 	}
+}
+
+// rowLine is a tab's or a pane's row of the tree.
+func (t *treeView) rowLine(r treeRow, st tcell.Style) line {
+	if r.id == "" {
+		mark := ""
+		if t.a.tabs[r.tab] == t.a.tab {
+			mark = "*"
+		}
+		return line{{fmt.Sprintf("(%d) %d:", r.tab, r.tab), st}, untrusted(t.a.tabName(r.tab)+mark, st)}
+	}
+	p := t.a.panes[r.id]
+	if p == nil {
+		return nil
+	}
+	l := line{{"      " + r.id + " ", st}, untrusted(t.a.paneTitle(p.inst), st)}
+	if r.id == t.a.tab.focus {
+		l = append(l, seg{" (focused)", st})
+	}
+	return l
+}
+
+// bufferLine is paste buffer i's row, as tmux's choose-buffer shows it: its size, then its first
+// line (and how many more it has).
+func bufferLine(i int, text string, st tcell.Style) line {
+	first, rest, more := strings.Cut(strings.TrimRight(text, "\n"), "\n")
+	l := line{{fmt.Sprintf("(%d) %d bytes: ", i, len(text)), st}, untrusted(first, st)}
+	if more {
+		l = append(l, seg{fmt.Sprintf(" (+%d lines)", strings.Count(rest, "\n")+1), st})
+	}
+	return l
 }
 
 // breakPane moves the focused pane to a tab of its own, as tmux's break-pane (prefix !).

@@ -14,6 +14,7 @@ type uiState struct {
 
 	lastPane     string    // the pane focused before the current one (prefix ;)
 	pasteBuf     string    // what copy mode copied last (prefix ])
+	pasteBufs    []string  // the last copies, newest first, pasteBuf among them (prefix =)
 	numbersUntil time.Time // pane numbers show until then, or the next key (prefix q)
 	input        *lineInput
 }
@@ -38,9 +39,30 @@ type tabItem struct {
 	zoomed  bool // a pane of the tab is zoomed: tmux's Z flag
 }
 
+// maxPasteBuffers is how many copies the paste buffers keep (tmux's buffer-limit is 50; the
+// chooser lists them all on one screen).
+const maxPasteBuffers = 20
+
+// addPasteBuffer keeps text as the newest paste buffer: prefix ] pastes it, prefix = lists it
+// first. The oldest beyond maxPasteBuffers goes.
+func (a *App) addPasteBuffer(text string) {
+	a.pasteBuf = text
+	a.pasteBufs = append([]string{text}, a.pasteBufs[:min(len(a.pasteBufs), maxPasteBuffers-1)]...)
+}
+
+// pasteBuffers lists the paste buffers, newest first. A copy that reached pasteBuf alone (set
+// directly, not through addPasteBuffer) is kept first.
+func (a *App) pasteBuffers() []string {
+	if a.pasteBuf != "" && (len(a.pasteBufs) == 0 || a.pasteBufs[0] != a.pasteBuf) {
+		a.addPasteBuffer(a.pasteBuf)
+	}
+	return a.pasteBufs
+}
+
 // tabSegs adds the tab list to the status bar's line when there are two tabs or more: "0:main*
-// 1:build", the current one marked as tmux marks it.
+// 1:build", the current one marked as tmux marks it. It notes where each tab went, for a click.
 func (b *StatusBar) tabSegs(l line, used *int, avail int) line {
+	b.tabSpans = b.tabSpans[:0]
 	if len(b.tabs) < 2 {
 		return l
 	}
@@ -63,7 +85,9 @@ func (b *StatusBar) tabSegs(l line, used *int, avail int) line {
 		}
 		s := untrusted(fmt.Sprintf("%d:%s%s", t.index, shorten(t.name, 16), mark), st)
 		l = append(l, s)
+		from := *used
 		*used += width(s.text)
+		b.tabSpans = append(b.tabSpans, tabSpan{t.index, from, min(*used, avail)})
 	}
 	l = append(l, seg{" ", th.StatusBar})
 	*used++
