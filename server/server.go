@@ -300,7 +300,7 @@ func (h agentHosts) States() []agent.RemoteState {
 	states := h.Manager.States()
 	out := make([]agent.RemoteState, len(states))
 	for i, s := range states {
-		out[i] = agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason, Hostname: s.Hostname}
+		out[i] = agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason, Hostname: s.Hostname, Down: s.Down}
 	}
 	return out
 }
