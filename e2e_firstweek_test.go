@@ -172,7 +172,6 @@ func TestEndToEndLightThemeSetsItsBackground(t *testing.T) {
 // `if os.Getenv("NO_COLOR") != "" { c.colors, c.colorsReported = 0, 0 }` go, and this skip with
 // them (with them gone the test passes; with them it fails: RED-1 comes out reversed).
 func TestEndToEndNoColorKeepsProgramsColours(t *testing.T) {
-	t.Skip("until server/viewterm/caps.go keeps a view's colours under NO_COLOR (issue 42 item 10)")
 	t.Parallel()
 	r := newTmuxRig(t)
 	r.tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "e2e", "env NO_COLOR=1 TERM=xterm-256color COLORTERM= "+r.self)
@@ -303,7 +302,6 @@ func TestEndToEndClickATabAndTheWheelsMark(t *testing.T) {
 // every copy (`a.addPasteBuffer(text)` for `a.pasteBuf = text` in App.doScroll). With both the
 // test passes (tried on a copy of the tree); the skip goes with them.
 func TestEndToEndChooseABuffer(t *testing.T) {
-	t.Skip("until views/keys.go runs choose-buffer and keeps every copy (issue 42 item 20)")
 	t.Parallel()
 	r := shellRig(t)
 	r.typeLine("echo first-copy-$((6*7)); echo second-copy-$((6*7))", "second-copy-42")

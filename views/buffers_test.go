@@ -116,7 +116,6 @@ func TestChooseBufferPastesTheOneChosen(t *testing.T) {
 // choose-buffer, tmux's key). App.do (views/keys.go, not this change's) must run the action:
 // `case keymap.ChooseBuffer: a.tree.showBuffers()`; the skip goes with that line.
 func TestPrefixEqualsChoosesABuffer(t *testing.T) {
-	t.Skip("until views/keys.go runs choose-buffer (issue 42 item 20)")
 	hs := newHarness(t, 160, 40)
 	hs.start()
 	hs.openShell("printf 'cat-ready\\n'; exec cat", "cat-ready")

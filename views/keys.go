@@ -214,6 +214,8 @@ func (a *App) do(act keymap.Action) {
 		a.respawn(true)
 	case keymap.PasteBuffer:
 		a.pasteBuffer()
+	case keymap.ChooseBuffer:
+		a.tree.showBuffers()
 	case keymap.FocusLeft, keymap.FocusRight, keymap.FocusUp, keymap.FocusDown:
 		if a.tab.floatShown && a.tab.focus == a.tab.floatID {
 			a.tab.floatShown = false // moving out of the float hides it; it keeps running
@@ -392,7 +394,7 @@ func (a *App) doScroll(act keymap.Action) {
 	}
 	if act == keymap.Copy {
 		if text := p.term.Selection(); text != "" {
-			a.pasteBuf = text // prefix ] pastes it
+			a.addPasteBuffer(text) // prefix ] pastes it, prefix = lists it
 		}
 	}
 	p.term.ScrollAction(act)

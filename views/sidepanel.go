@@ -622,8 +622,13 @@ func (p *SidePanel) CardRead(id uint64) bool { return p.endSeen[id] }
 
 // Draw copies the built lines to the screen: the head at the top, the body below a rule.
 func (p *SidePanel) Draw(screen tcell.Screen) {
-	p.Box.SetBorder(true).SetBorderStyle(p.borderStyle()).SetTitle(" agent panel ").SetTitleAlign(tview.AlignLeft)
-	p.Box.SetBackgroundColor(tcell.ColorDefault)
+	bs := p.borderStyle()
+	fg, _, _ := bs.Decompose()
+	_, bg, _ := p.theme.Panel.Decompose()
+	// The frame on the theme's own background, its title in the border's colour: a light theme on
+	// a dark terminal (or the reverse) keeps it readable (issue 42 item 11).
+	p.Box.SetBorder(true).SetBorderStyle(bs).SetTitle(" agent panel ").SetTitleAlign(tview.AlignLeft).SetTitleColor(fg)
+	p.Box.SetBackgroundColor(bg)
 	x, y, w, h := p.GetInnerRect()
 	p.clampScroll()
 	headH, bodyH := p.regions(h)

@@ -114,9 +114,6 @@ func newCaps(ti *terminfo.Terminfo, charset string) *caps {
 	if c.truecolor {
 		c.colorsReported = 1 << 24
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		c.colors, c.colorsReported = 0, 0
-	}
 
 	c.utf8 = strings.EqualFold(charset, "UTF-8") || strings.EqualFold(charset, "UTF8")
 	if !c.utf8 {
