@@ -188,14 +188,25 @@ func TestEndToEndJournal(t *testing.T) {
 	if len(after) != 7 || after[6].Decision != journal.Waiting || after[6].Run != last.Run {
 		t.Fatalf("after kill -9 the journal holds %d entries, want 6 outcomes and the waiting card:\n%s", len(after), r.run("log"))
 	}
-	// The next server appends to the same journal.
+	// The next server appends to the same journal: first the outcome of the card the killed
+	// server left waiting (issue 39), and it offers the killed server's session, which n declines.
 	r.startIn("next", "demo")
+	r.waitIn("next", "restore the session of ")
+	r.keysTo("next", "n")
+	r.waitIn("next", "not restored")
 	r.waitIn("next", "hosted:5 Jobs · ready")
+	voidedNow := r.waitLog("the outcome of the card left waiting", func(e journal.Entry) bool {
+		return e.Run == last.Run && e.Decision == journal.Voided && e.Card != nil && *e.Card == *last.Card
+	})
+	if voidedNow.Outcome == nil || voidedNow.Outcome.Message != "the server ended" {
+		t.Errorf("the card left waiting got %+v", voidedNow.Outcome)
+	}
 	call = r.startCall("--json", "hosted:1", "increment", `{"amount":4}`)
 	r.waitIn("next", "wants to call increment on hosted:1")
 	r.answerCardIn("next", "APPROVE", "y")
 	call.returned(t)
 	next := r.waitLog("the next server's call", func(e journal.Entry) bool { return e.Run != last.Run && e.Decision == journal.Once })
+	// Six outcomes, the left card's (its waiting line now collapsed into it) and the next call.
 	if next.Card == nil || *next.Card != 1 || len(r.logEntries()) != 8 {
 		t.Fatalf("the next server's entry %+v; the journal holds %d entries, want 8", next, len(r.logEntries()))
 	}

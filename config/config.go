@@ -10,6 +10,7 @@
 //	journal_max_mb = 32     # the approval journal's files together, in MB
 //	sandbox = "agents"      # panes run in a bubblewrap sandbox: off, agents (the panes agents open), all
 //	sandbox_write = ["~"]   # what a sandboxed pane may write besides its own directory
+//	pane_borders = "auto"   # boxed, shared (tmux's: one line between panes), auto (shared under 100x30)
 //	restore = "ask"         # after a crash or reboot: ask, auto or off
 //	restore_scrollback = false  # keep each pane's scrollback in the snapshot (output may hold secrets)
 //	restore_programs = ["vi", "vim", "nvim", "emacs", "man", "less", "more", "tail", "top", "htop"]
@@ -71,6 +72,7 @@ type File struct {
 	Sandbox    string                       `toml:"sandbox"`
 	SandboxW   *[]string                    `toml:"sandbox_write"`
 	RemainOnEx string                       `toml:"remain_on_exit"`
+	Borders    string                       `toml:"pane_borders"`
 	Restore    string                       `toml:"restore"`
 	RestoreSB  *bool                        `toml:"restore_scrollback"`
 	RestorePrg *[]string                    `toml:"restore_programs"`
@@ -106,6 +108,10 @@ type Config struct {
 	// RemainOnExit keeps every ended pane (remain_on_exit = "on"); by default ("failed") a shell
 	// that exits with status 0 closes its pane, as tmux's do.
 	RemainOnExit bool
+	// PaneBorders is how panes are framed: BordersBoxed (each pane its own box), BordersShared
+	// (tmux's: one line between panes, the title on it) or BordersAuto (shared when the
+	// workspace is small).
+	PaneBorders string
 	// Restore is what a start finds a snapshot of a server that did not end by quit or
 	// kill-server does with it: RestoreAsk, RestoreAuto or RestoreOff.
 	Restore string
@@ -137,6 +143,13 @@ type Host struct {
 	Tickmux string   // tickmux's path on that host ("tickmux" when not set)
 	Socket  string   // the server's socket there ("": its default)
 }
+
+// Pane border settings.
+const (
+	BordersAuto   = "auto"
+	BordersBoxed  = "boxed"
+	BordersShared = "shared"
+)
 
 // Restore settings.
 const (
@@ -187,7 +200,7 @@ func Default() *Config {
 	}
 	return &Config{Theme: th, Keymap: keymap.Default(), Scrollback: DefaultScrollback, SidePanel: PanelAuto,
 		Notify: NotifyBell, JournalMaxBytes: DefaultJournalMB << 20, Sandbox: SandboxAgents,
-		Restore: RestoreAsk, RestorePrograms: slices.Clone(DefaultRestorePrograms)}
+		Restore: RestoreAsk, RestorePrograms: slices.Clone(DefaultRestorePrograms), PaneBorders: BordersAuto}
 }
 
 // Load reads path. Only the default path (DefaultPath) may be missing, which gives the defaults:
@@ -343,6 +356,13 @@ func (cfg *Config) apply(text string) error {
 				return fmt.Errorf("sandbox_write: %q is not an absolute path (or one starting with ~/)", p)
 			}
 		}
+	}
+	switch f.Borders {
+	case "":
+	case BordersAuto, BordersBoxed, BordersShared:
+		cfg.PaneBorders = f.Borders
+	default:
+		return fmt.Errorf("pane_borders = %q: use auto (shared on a terminal under 100x30), boxed or shared", f.Borders)
 	}
 	switch f.Restore {
 	case "":

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"tickmux/config"
 	"tickmux/host"
 )
 
@@ -46,6 +47,7 @@ func TestNarrowBorderKeepsTheBadge(t *testing.T) {
 	} {
 		t.Run(strconv.Itoa(c.w), func(t *testing.T) {
 			hs := newHarness(t, c.w, 24) // under 100 columns: no panel
+			hs.app.cfg.PaneBorders = config.BordersBoxed // each pane's own box, whose top line is narrower
 			in := hs.openTick("plain")
 			hs.start()
 			hs.prefix()

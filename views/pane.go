@@ -27,6 +27,9 @@ type Pane struct {
 	agent   string // the agent session in the pane and its state ("Claude Code working 12s")
 	float   bool
 	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
+	// shared: tmux's borders (one line between panes): the title on a line at the pane's top and,
+	// when sepRight, a line at its right; no box (borders.go)
+	shared, sepRight bool
 	name    string // given by the person (prefix T); "" shows the program's title
 	offer   *offer // a restored pane's offer (restore.go), until the next key
 	// snapped is the pane as the last snapshot found it while it ran (restore.go).
@@ -62,6 +65,7 @@ type Pane struct {
 type frameKey struct {
 	rect                          Rect
 	focused, alert, float, zoomed bool
+	shared, sepRight              bool
 	name, title, exit             string
 	agent                         string
 	status                        host.Status
@@ -130,7 +134,7 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 		p.retitled = p.retitled || (p.titleOK && progTitle != p.title)
 		p.title, p.titleOK = progTitle, true
 	}
-	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, name: p.name,
+	key := frameKey{rect: Rect{x, y, w, h}, focused: p.focused, alert: p.alert, float: p.float, zoomed: p.zoomed, shared: p.shared, sepRight: p.sepRight, name: p.name,
 		title: progTitle, status: p.inst.Status(), unguarded: p.inst.GuardError() != "", agent: p.agent}
 	if e := p.inst.EndInfo(); e != nil {
 		key.exit = e.ExitStatus
@@ -151,6 +155,17 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	if p.focused {
 		h1, v1, tl, tr, bl, br = '━', '┃', '┏', '┓', '┗', '┛'
 	}
+	if p.shared {
+		p.drawSharedLines(screen, border, h1)
+	} else {
+		p.drawBox(screen, border, h1, v1, tl, tr, bl, br)
+	}
+	p.drawTitle(screen, key, progTitle, border)
+}
+
+// drawBox draws the pane's own box.
+func (p *Pane) drawBox(screen tcell.Screen, border tcell.Style, h1, v1, tl, tr, bl, br rune) {
+	x, y, w, h := p.GetRect()
 	for i := x + 1; i < x+w-1; i++ {
 		screen.SetContent(i, y, h1, nil, border)
 		screen.SetContent(i, y+h-1, h1, nil, border)
@@ -163,7 +178,12 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	screen.SetContent(x+w-1, y, tr, nil, border)
 	screen.SetContent(x, y+h-1, bl, nil, border)
 	screen.SetContent(x+w-1, y+h-1, br, nil, border)
+}
 
+// drawTitle draws the title on the frame's top line.
+func (p *Pane) drawTitle(screen tcell.Screen, key frameKey, progTitle string, border tcell.Style) {
+	x, y, w, _ := p.GetRect()
+	th := p.theme
 	// Title: " hosted:3 Counter · ready " on the top border; " shell:2 [sandboxed] bash · ready "
 	// for a sandboxed pane, the badge in its own style.
 	title := th.Title
@@ -214,6 +234,9 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	// A narrow border keeps its badges whole (it drew "⚑ approva"): "· ready" goes first, then
 	// the title is cut, then the badges shrink to their marks.
 	room := w - 4
+	if p.shared {
+		room = w - 2
+	}
 	over := func(name string) bool {
 		return lineWidth(l)+width(name)+lineWidth(stat)+lineWidth(badges)+1 > room
 	}
@@ -238,10 +261,13 @@ func (p *Pane) drawFrame(screen tcell.Screen) {
 	}
 	l = append(l, untrusted(name, title))
 	l = append(append(append(l, stat...), badges...), seg{" ", title})
-	if w > 4 {
-		drawText(screen, x+2, y, min(w-4, lineWidth(l)), l, border)
+	at, room2 := x+2, w-4
+	if p.shared {
+		at, room2 = x+1, w-2
 	}
-
+	if room2 > 0 {
+		drawText(screen, at, y, min(room2, lineWidth(l)), l, border)
+	}
 }
 
 // drawContent draws the terminal inside the frame, and why the instance ended if it did.
@@ -251,7 +277,7 @@ func (p *Pane) drawContent(screen tcell.Screen) {
 		return
 	}
 	th := p.theme
-	inner := Rect{x + 1, y + 1, w - 2, h - 2}
+	inner := p.inner(Rect{x, y, w, h})
 	p.term.SetRect(inner.X, inner.Y, inner.W, inner.H)
 	e := p.inst.EndInfo()
 	if e != nil {

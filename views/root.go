@@ -54,6 +54,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 	a.overlayWas = overlay
 	ws := a.workspaceRect(w, h)
 	rects := a.tab.layout.Arrange(ws)
+	shared := a.sharedBorders(w, h)
 	redrew := full
 	for id, rect := range rects {
 		p := a.panes[id]
@@ -79,6 +80,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		}
 		p.focused = id == a.tab.focus && a.view.mode != keymap.ModeCard && !a.panel.focused
 		p.zoomed = a.tab.layout.Zoomed() == id
+		p.shared, p.sepRight = shared, shared && rect.X+rect.W < ws.X+ws.W
 		p.SetRect(rect.X, rect.Y, rect.W, rect.H)
 		if chrome || dirty {
 			p.keepTitle = a.echoDraw
@@ -99,6 +101,7 @@ func (r *rootView) Draw(screen tcell.Screen) {
 		if p := a.panes[a.tab.floatID]; p != nil && (redrew || (due && p.dirty.Swap(false))) {
 			fr := a.floatRect(w, h)
 			p.focused = a.tab.focus == a.tab.floatID && a.view.mode != keymap.ModeCard
+			p.shared, p.sepRight = false, false // it floats: its own box
 			p.SetRect(fr.X, fr.Y, fr.W, fr.H)
 			p.invalidate() // the panes below may have drawn over it
 			p.Draw(screen)
