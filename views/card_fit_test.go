@@ -46,7 +46,7 @@ func TestNarrowBorderKeepsTheBadge(t *testing.T) {
 		{40, " …  ⚑  ─"},                  // 20 columns: the title cut
 	} {
 		t.Run(strconv.Itoa(c.w), func(t *testing.T) {
-			hs := newHarness(t, c.w, 24) // under 100 columns: no panel
+			hs := newHarness(t, c.w, 24)                 // under 100 columns: no panel
 			hs.app.cfg.PaneBorders = config.BordersBoxed // each pane's own box, whose top line is narrower
 			in := hs.openTick("plain")
 			hs.start()

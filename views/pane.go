@@ -26,12 +26,12 @@ type Pane struct {
 	alert   bool   // an approval card waits for this instance
 	agent   string // the agent session in the pane and its state ("Claude Code working 12s")
 	float   bool
-	zoomed  bool   // shown alone (prefix z): the frame says so, as tmux's Z flag
+	zoomed  bool // shown alone (prefix z): the frame says so, as tmux's Z flag
 	// shared: tmux's borders (one line between panes): the title on a line at the pane's top and,
 	// when sepRight, a line at its right; no box (borders.go)
 	shared, sepRight bool
-	name    string // given by the person (prefix T); "" shows the program's title
-	offer   *offer // a restored pane's offer (restore.go), until the next key
+	name             string // given by the person (prefix T); "" shows the program's title
+	offer            *offer // a restored pane's offer (restore.go), until the next key
 	// snapped is the pane as the last snapshot found it while it ran (restore.go).
 	snapped *snapshot.Pane
 	// plainKeys run a Tick that failed its initialization as a plain program, for the hint on
