@@ -12,8 +12,10 @@ import (
 // DECKPAM), the alternate screen and the title (OSC 2), and up to FirstHistory lines of the
 // scrollback pushed into the receiver's scrollback first. Each later frame carries only what
 // changed since: the rows whose hash changed (RowHashes), the cursor, the modes and title that
-// changed, and the lines that scrolled off meanwhile (at most a screen's rows of them; a frame
-// that carries history repaints every row, the receiver's having scrolled).
+// changed, and the lines that scrolled off meanwhile, oldest first, at most a screen's rows of
+// them in one frame (a frame that carries history repaints every row, the receiver's having
+// scrolled). Lines beyond that wait for the next frames (Pending), in order, unless more than
+// framerBacklog lines are behind: under a flood the receiver's scrollback keeps the newest.
 //
 // Only what the Framer builds from cells goes out: characters (control characters, which no
 // cell should hold, are sent as spaces), SGR from each cell's style, cursor moves, EL, and the
@@ -33,8 +35,9 @@ type Framer struct {
 	modes      Modes
 	title      string
 	cursor     Cursor
-	hist       []histKey // the newest scrollback lines as of the last frame, oldest first
-	histLen    int       // the scrollback's length then
+	hist       []histKey // the last scrollback lines the receiver has, oldest first
+	next       int       // the index after them in the scrollback, as of the last frame
+	pending    bool      // lines that scrolled off wait for the next frame
 	line       []Cell
 }
 
@@ -44,11 +47,19 @@ type histKey struct {
 	wrapped bool
 }
 
-// framerKeep is how many of the newest scrollback lines a Framer remembers to find its place.
+// framerKeep is how many of the lines it sent last a Framer remembers to find its place.
 const framerKeep = 4
 
-// Reset makes the next frame a full one.
-func (f *Framer) Reset() { f.started = false }
+// framerBacklog is how far behind the newest line the lines still to send may be: beyond, the
+// Framer skips to the newest.
+const framerBacklog = 2000
+
+// Pending reports whether lines that scrolled off wait for the next frame, even if nothing else
+// changes.
+func (f *Framer) Pending() bool { return f.pending }
+
+// Size is the size of the terminal as the last frame showed it.
+func (f *Framer) Size() (cols, rows int) { return f.cols, f.rows }
 
 // Frame appends to dst the output that brings a terminal showing the last frame up to what t
 // shows now, and returns it; dst comes back as it was when nothing changed.
@@ -79,21 +90,23 @@ func (f *Framer) frame(t *Terminal, b []byte) []byte {
 		if !f.started {
 			limit = f.FirstHistory
 		}
-		pushed = f.newHistory(g, limit)
-		hlen := g.hist.len()
+		from, n := f.newHistory(g, limit)
 		if cap(f.line) < g.cols {
 			f.line = make([]Cell, g.cols)
 		}
 		f.line = f.line[:g.cols]
 		bottom := "\x1b[" + strconv.Itoa(g.rows) + "H\n"
-		for i := hlen - pushed; i < hlen; i++ {
+		for i := from; i < from+n; i++ {
 			g.hist.line(i).cells(f.line)
 			b = append(b, "\x1b[H"...)
 			b = appendRow(b, f.line, false, false)
 			b = append(b, bottom...)
 		}
+		pushed = n
+		f.cover(g, from+n)
+	} else {
+		f.cover(g, g.hist.len())
 	}
-	f.remember(g)
 	if full || pushed > 0 || altChanged {
 		f.rh.Forget()
 	}
@@ -144,32 +157,47 @@ func (f *Framer) frame(t *Terminal, b []byte) []byte {
 	return b
 }
 
-// newHistory is how many lines scrolled off since the last frame (at most limit): the lines
-// after the place of the newest ones the last frame saw.
-func (f *Framer) newHistory(g *guard, limit int) int {
+// newHistory is the lines to send now: from the one after the last the receiver has, at most
+// limit of them.
+func (f *Framer) newHistory(g *guard, limit int) (from, n int) {
 	hlen := g.hist.len()
 	if limit <= 0 || hlen == 0 {
-		return 0
+		return hlen, 0
 	}
-	if len(f.hist) == 0 || !f.started {
-		return min(hlen, limit)
+	if !f.started {
+		n = min(hlen, limit)
+		return hlen - n, n
 	}
-	// Lines were only added (the ring is not full yet): the last frame's newest line is where
-	// it was. Checked first: a run of equal lines (`yes`) would match anywhere.
-	if hlen > f.histLen && f.histAt(g, f.histLen-1) {
-		return min(hlen-f.histLen, limit)
-	}
-	for j := hlen - 1; j >= max(0, hlen-1-limit); j-- {
-		if f.histAt(g, j) {
-			return min(hlen-1-j, limit)
+	next := -1
+	switch {
+	case len(f.hist) == 0:
+		next = 0 // the scrollback was empty: every line is new
+	case f.next <= hlen && f.histAt(g, f.next-1):
+		// Where it was (lines were only added): checked first, since a run of equal lines
+		// (`yes`) would match anywhere.
+		next = f.next
+	default:
+		for j := hlen - 1; j >= max(0, hlen-1-framerBacklog); j-- {
+			if f.histAt(g, j) {
+				next = j + 1
+				break
+			}
 		}
 	}
-	return min(hlen, limit)
+	switch {
+	case next < 0 && hlen <= framerBacklog:
+		// Its place is gone from a scrollback searched whole: cleared (ED 3), reflowed, or
+		// scrolled out of a small ring: every line is new.
+		next = 0
+	case next < 0 || hlen-next > framerBacklog:
+		next = max(0, hlen-limit) // a flood: the newest lines
+	}
+	return next, min(hlen-next, limit)
 }
 
 // histAt reports whether the remembered lines end at scrollback line j.
 func (f *Framer) histAt(g *guard, j int) bool {
-	for k := range f.hist {
+	for k := len(f.hist) - 1; k >= 0; k-- { // the last first: most places fail there
 		i := j - (len(f.hist) - 1 - k)
 		if i < 0 || i >= g.hist.len() {
 			return false
@@ -182,11 +210,11 @@ func (f *Framer) histAt(g *guard, j int) bool {
 	return true
 }
 
-// remember keeps the newest scrollback lines, to find them again at the next frame.
-func (f *Framer) remember(g *guard) {
-	hlen := g.hist.len()
-	f.hist, f.histLen = f.hist[:0], hlen
-	for i := max(0, hlen-framerKeep); i < hlen; i++ {
+// cover remembers that the receiver has the scrollback's lines up to next-1.
+func (f *Framer) cover(g *guard, next int) {
+	f.hist, f.next = f.hist[:0], next
+	f.pending = next < g.hist.len()
+	for i := max(0, next-framerKeep); i < next; i++ {
 		l := g.hist.line(i)
 		f.hist = append(f.hist, histKey{text: string(l.text), wrapped: l.wrapped})
 	}

@@ -132,17 +132,50 @@ func TestFrameCarriesTheScrollback(t *testing.T) {
 	sameScreen(t, a, b, "three more lines")
 	sameHistory(t, a, b, 33, "three more lines")
 
-	// A flood: one screen's rows of it at most.
+	// A burst: a screen's rows of it in a frame, the rest in the next frames, in order.
 	for i := range 1000 {
+		fmt.Fprintf(a, "burst %d\r\n", i)
+	}
+	frames := 0
+	for {
+		before := b.ScrollbackLen()
+		b.Write(f.Frame(a, nil))
+		frames++
+		if got := b.ScrollbackLen() - before; got > 5 {
+			t.Fatalf("a frame pushed %d lines, more than a screen's rows (5)", got)
+		}
+		sameScreen(t, a, b, "burst")
+		if !f.Pending() {
+			break
+		}
+	}
+	if frames != 200 {
+		t.Errorf("1000 lines went in %d frames, want 200 of 5", frames)
+	}
+	sameHistory(t, a, b, 1003, "burst")
+
+	// A flood: more than framerBacklog behind, the newest lines only.
+	for i := range framerBacklog + 500 {
 		fmt.Fprintf(a, "flood %d\r\n", i)
 	}
-	before := b.ScrollbackLen()
 	b.Write(f.Frame(a, nil))
-	sameScreen(t, a, b, "flood")
-	if got := b.ScrollbackLen() - before; got != 5 {
-		t.Fatalf("a flood pushed %d lines, want a screen's rows (5)", got)
+	if f.Pending() {
+		t.Error("lines still pending after a flood's frame")
 	}
+	sameScreen(t, a, b, "flood")
 	sameHistory(t, a, b, 5, "flood")
+
+	// The scrollback cleared there (ED 3, as clear does): the lines after it are all new.
+	a.Write([]byte("\x1b[H\x1b[2J\x1b[3J"))
+	for i := range 9 {
+		fmt.Fprintf(a, "after %d\r\n", i)
+	}
+	for b.Write(f.Frame(a, nil)); f.Pending(); b.Write(f.Frame(a, nil)) {
+	}
+	if a.ScrollbackLen() != 5 {
+		t.Fatalf("the sender keeps %d lines after the clear, want 5", a.ScrollbackLen())
+	}
+	sameHistory(t, a, b, 5, "after a clear")
 
 	// A full ring: lines still found by their place.
 	small := NewWithOptions(20, 5, Options{Scrollback: 10})
