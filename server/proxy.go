@@ -56,7 +56,7 @@ const maxViewName = 200
 
 // proxyFeatures are the remotewire features this build serves.
 func proxyFeatures() []string {
-	return []string{remotewire.FeatureCards, remotewire.FeatureLs}
+	return []string{remotewire.FeatureCards, remotewire.FeatureLs, remotewire.FeaturePanes}
 }
 
 // errProxyNested is the refusal of a proxy from inside the server, in its answer and the log.
@@ -185,6 +185,7 @@ func (s *srv) proxy(nc *viewConn, req agent.Request) {
 	}
 	px.add(c)
 	defer px.remove(c)
+	defer s.endPanes(c) // proxy_panes.go: its watches end, the panes' sizes go back
 	s.logf("%s: process %d, %s, protocol %d, features %v", c.name, pid, c.via, hello.Version, both)
 	if !proxyReply(nc, req.ID, remotewire.HelloResult{Version: remotewire.Version, Features: nonNil(both), Hostname: hostname, Tickmux: buildVersion()}, nil) {
 		return
@@ -221,7 +222,8 @@ func (s *srv) serveProxy(px *proxies, c *proxyConn) {
 			continue
 		}
 		if req.ID == 0 {
-			continue // no notification from the local side means anything here
+			s.proxyPaneNote(c, req) // input and acks (proxy_panes.go); any other is dropped
+			continue
 		}
 		result, e := s.proxyRequest(px, c, req)
 		if !proxyReply(c.nc, req.ID, result, e) {
@@ -266,6 +268,11 @@ func (s *srv) proxyRequest(px *proxies, c *proxyConn, req agent.Request) (any, *
 			return nil, e
 		}
 		return s.proxyLs(), nil
+	case remotewire.MethodPanes, remotewire.MethodWatch, remotewire.MethodUnwatch, remotewire.MethodResize, remotewire.MethodOpen:
+		if e := need(remotewire.FeaturePanes); e != nil {
+			return nil, e
+		}
+		return s.proxyPanes(c, req) // proxy_panes.go
 	case remotewire.MethodHello:
 		return nil, proxyErr(agent.ReasonBadRequest, "this proxy said %s already", remotewire.MethodHello)
 	}
