@@ -335,6 +335,8 @@ func (c *conn) read() {
 				c.notes.Add(1)
 				c.l.setCards(c, cr.Cards) // never waits on Changed: the mailbox takes it
 			}
+		case m.Method == remotewire.NotifyFrame, m.Method == remotewire.NotifyPaneEnded, m.Method == remotewire.NotifyPanes:
+			c.l.paneNote(c, m) // panes.go
 		}
 	}
 	if errors.Is(sc.Err(), bufio.ErrTooLong) {

@@ -36,6 +36,8 @@ type Link struct {
 	shared  []string // the features both sides speak, while up
 	cards   []remotewire.Card
 	fresh   bool // cards came on the current connection
+
+	pn paneState // the host's panes and the watches of them (panes.go)
 }
 
 // NewLink makes the link to host; Start starts it.
@@ -139,12 +141,14 @@ func featureOf(method string) string {
 		return remotewire.FeatureCards
 	case remotewire.MethodLs:
 		return remotewire.FeatureLs
+	case remotewire.MethodPanes, remotewire.MethodWatch, remotewire.MethodUnwatch, remotewire.MethodResize, remotewire.MethodOpen:
+		return remotewire.FeaturePanes
 	}
 	return ""
 }
 
 // features this side speaks.
-var features = []string{remotewire.FeatureCards, remotewire.FeatureLs}
+var features = []string{remotewire.FeatureCards, remotewire.FeatureLs, remotewire.FeaturePanes}
 
 // run connects, serves the connection until it ends, waits, and again, until Close.
 func (l *Link) run() {
@@ -155,6 +159,7 @@ func (l *Link) run() {
 		if err == nil {
 			upAt := time.Now()
 			err = l.serve(c) // c has ended: its ssh is killed
+			l.panesEnded(c, err)
 			if time.Since(upAt) >= l.tm.stableAfter {
 				backoff = l.tm.backoffMin
 			}
@@ -250,7 +255,15 @@ func (l *Link) serve(c *conn) error {
 	}()
 	l.mu.Lock()
 	wantCards := slices.Contains(l.shared, remotewire.FeatureCards)
+	wantPanes := slices.Contains(l.shared, remotewire.FeaturePanes)
 	l.mu.Unlock()
+	if wantPanes {
+		l.wg.Add(1)
+		go func() { // owner: Link.serve; ends when the panes' answer comes or the connection ends
+			defer l.wg.Done()
+			l.fetchPanes(c)
+		}()
+	}
 	if wantCards {
 		l.wg.Add(1)
 		go func() { // owner: Link.serve; ends when the cards' answer comes or the connection ends

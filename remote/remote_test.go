@@ -150,7 +150,7 @@ func TestHelloAndCardsFlow(t *testing.T) {
 		t.Errorf("ssh's arguments end %q, want %q", got, tailWant)
 	}
 	var hp remotewire.HelloParams
-	if err := json.Unmarshal([]byte(readFile(t, aDir, "hello")), &hp); err != nil || hp.Version != remotewire.Version || !slices.Equal(hp.Features, []string{"cards", "ls"}) {
+	if err := json.Unmarshal([]byte(readFile(t, aDir, "hello")), &hp); err != nil || hp.Version != remotewire.Version || !slices.Equal(hp.Features, []string{"cards", "ls", "panes"}) {
 		t.Errorf("hello %+v (%v)", hp, err)
 	}
 	if st := stateOf(m, "a"); st.Hostname != "fake-a" || st.Reason != "" {
@@ -384,7 +384,7 @@ func TestReasons(t *testing.T) {
 		{"silent", map[string]string{"mode": "silent"}, "",
 			"no answer from DEST within 1s of starting ssh"},
 		{"nofeature", map[string]string{"features": "teleport"}, "",
-			`the tickmux on DEST shares nothing with this one (it speaks "teleport", this one "cards,ls"): update the older of the two`},
+			`the tickmux on DEST shares nothing with this one (it speaks "teleport", this one "cards,ls,panes"): update the older of the two`},
 		{"nossh", nil, "/nonexistent/ssh",
 			`cannot run /nonexistent/ssh (fork/exec /nonexistent/ssh: no such file or directory): install OpenSSH's client`},
 	} {
