@@ -25,7 +25,7 @@ type RemoteIO interface {
 
 // remotePlaceholder is the program of a pane of another host: it reads its terminal (nothing
 // reaches it but the terminal's answers to queries, which no frame asks) until the pane closes.
-var remotePlaceholder = []string{"/bin/sh", "-c", "stty -echo 2>/dev/null; exec cat >/dev/null"}
+var remotePlaceholder = []string{"/bin/sh", "-c", ": a pane of another host, shown here; exec cat >/dev/null"}
 
 // remoteSpec is spec with the placeholder as its program.
 func remoteSpec(spec OpenSpec) OpenSpec {

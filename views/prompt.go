@@ -125,6 +125,18 @@ func (p *promptView) submit() {
 	case line == "":
 		p.err = "type a command (a Tick), or !command for a plain program"
 		return
+	case line == "open-remote" || strings.HasPrefix(line, "open-remote "): // remotepanes.go
+		argv, err := splitCommand(strings.TrimPrefix(line, "open-remote"))
+		if err == nil {
+			err = p.a.openRemote(argv)
+		}
+		if err != nil {
+			p.err = err.Error()
+			return
+		}
+		p.open = false
+		p.remember(line)
+		return
 	case line == "quit" || line == "kill-server": // as tmux's command prompt has it
 		p.open = false
 		p.a.do(keymap.Quit) // asks first

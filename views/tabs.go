@@ -156,6 +156,7 @@ func (a *App) tabName(i int) string {
 
 // tabItems lists the tabs for the status bar.
 func (a *App) tabItems() []tabItem {
+	a.remotePanesDue() // the other hosts' tabs may have changed (remotepanes.go)
 	out := make([]tabItem, 0, len(a.tabs))
 	for i, t := range a.tabs {
 		out = append(out, tabItem{index: i, name: a.tabName(i), current: t == a.tab, zoomed: t.layout.Zoomed() != ""})
