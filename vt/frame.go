@@ -18,8 +18,8 @@ import (
 // framerBacklog lines are behind: under a flood the receiver's scrollback keeps the newest.
 //
 // Only what the Framer builds from cells goes out: characters (control characters, which no
-// cell should hold, are sent as spaces), SGR from each cell's style, cursor moves, EL, and the
-// fixed mode sequences above. Nothing the program wrote passes through as bytes, so no escape
+// cell should hold, are sent as spaces), SGR from each cell's style, cursor moves, CR, LF, EL,
+// and the fixed mode sequences above. Nothing the program wrote passes through as bytes, so no escape
 // sequence in its output can reach the receiver. A Framer follows one Terminal; it is not safe
 // for concurrent use.
 type Framer struct {
@@ -95,12 +95,24 @@ func (f *Framer) frame(t *Terminal, b []byte) []byte {
 			f.line = make([]Cell, g.cols)
 		}
 		f.line = f.line[:g.cols]
-		bottom := "\x1b[" + strconv.Itoa(g.rows) + "H\n"
-		for i := from; i < from+n; i++ {
-			g.hist.line(i).cells(f.line)
+		// A screen's rows of lines at a time: written from the top row down, then as many line
+		// feeds on the bottom row scroll them off, in order.
+		for at := from; at < from+n; at += g.rows {
+			k := min(g.rows, from+n-at)
 			b = append(b, "\x1b[H"...)
-			b = appendRow(b, f.line, false, false)
-			b = append(b, bottom...)
+			for i := at; i < at+k; i++ {
+				g.hist.line(i).cells(f.line)
+				b = appendRow(b, f.line, false, false)
+				if i < at+k-1 {
+					b = append(b, "\r\n"...)
+				}
+			}
+			b = append(b, "\x1b["...)
+			b = strconv.AppendInt(b, int64(g.rows), 10)
+			b = append(b, 'H')
+			for range k {
+				b = append(b, '\n')
+			}
 		}
 		pushed = n
 		f.cover(g, from+n)
@@ -268,8 +280,8 @@ func (f *Framer) appendModes(b []byte, m Modes, full bool) []byte {
 	return b
 }
 
-// appendRow appends the cells of row from the cursor on, in their styles, then the default
-// style. Unless whole is set, the default blanks at its end are left out and erased (EL); a row
+// appendRow appends the cells of row from the cursor on, in their styles, from the default style
+// (every row the receiver was sent ended in it) back to it. Unless whole is set, the default blanks at its end are left out and erased (EL); a row
 // that continues the one before (wrapped onto it) starts with its first cell whatever it is, the
 // character that makes the receiver wrap.
 func appendRow(b []byte, row []Cell, whole, wrapped bool) []byte {
@@ -282,7 +294,6 @@ func appendRow(b []byte, row []Cell, whole, wrapped bool) []byte {
 	if wrapped {
 		end = max(end, min(len(row), 2)) // a wide character's two cells
 	}
-	b = append(b, "\x1b[0m"...)
 	cur := Style{}
 	wide := false // the cell before was the left half of a wide character
 	for _, c := range row[:end] {

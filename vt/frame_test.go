@@ -235,8 +235,8 @@ func TestFrameKeepsTheReceiverInStep(t *testing.T) {
 // frameSeq is every sequence a Framer writes.
 var frameSeq = regexp.MustCompile(`^\x1b(\[[0-9;:]*[HmK]|\[\?[0-9]+[hl]|\[[0-6] q|=|>|\]2;[^\x00-\x1f\x7f]*\x07)`)
 
-// checkFrameBytes fails unless frame holds only text (no control character but the LF that
-// scrolls a history line off) and the Framer's own sequences.
+// checkFrameBytes fails unless frame holds only text (no control character but the CR and LF
+// that write history lines and scroll them off) and the Framer's own sequences.
 func checkFrameBytes(t *testing.T, frame []byte) {
 	t.Helper()
 	s := string(frame)
@@ -248,7 +248,7 @@ func checkFrameBytes(t *testing.T, frame []byte) {
 				t.Fatalf("a sequence the Framer does not write at %d: %q", i, s[i:min(len(s), i+20)])
 			}
 			i += len(m)
-		case c == '\n':
+		case c == '\n' || c == '\r':
 			i++
 		case c < 0x20 || c == 0x7f:
 			t.Fatalf("control character %#x at %d in %q", c, i, s[max(0, i-20):min(len(s), i+20)])
