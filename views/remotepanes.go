@@ -95,17 +95,12 @@ type remoteLinks interface {
 
 // remotePanes is an App's panes of other hosts (UI goroutine).
 type remotePanes struct {
-	panes     map[string]*rpane // by local id
-	tabs      map[rtabKey]*tab
+	panes     map[string]*rpane   // by local id
+	tabs      map[*tab]string     // the tabs made for other hosts' tabs: their host
 	seen      map[string]hostSeen // by host: what the last sync saw
 	dismissed map[string]bool     // panes closed here: not shown again
 	focus     string              // a pane opened from here: focused once it shows
 	due       bool                // a sync is queued
-}
-
-type rtabKey struct {
-	host  string
-	index int
 }
 
 type hostSeen struct {
@@ -153,7 +148,7 @@ func (r *remoteIO) Resize(cols, rows int) {
 var remoteState sync.Map // *App → *remotePanes
 
 func (a *App) rpanes() *remotePanes {
-	v, _ := remoteState.LoadOrStore(a, &remotePanes{panes: map[string]*rpane{}, tabs: map[rtabKey]*tab{},
+	v, _ := remoteState.LoadOrStore(a, &remotePanes{panes: map[string]*rpane{}, tabs: map[*tab]string{},
 		seen: map[string]hostSeen{}, dismissed: map[string]bool{}})
 	return v.(*remotePanes)
 }
@@ -209,6 +204,11 @@ func (a *App) syncRemotePanes() {
 		return
 	}
 	rp := a.rpanes()
+	for t := range rp.tabs {
+		if !slices.Contains(a.tabs, t) { // closed with its last pane
+			delete(rp.tabs, t)
+		}
+	}
 	for id, p := range rp.panes {
 		if a.panes[id] == nil { // the person closed it: its program goes on there
 			delete(rp.panes, id)
@@ -229,9 +229,10 @@ func (a *App) syncRemotePanes() {
 		}
 		list, fresh := l.Panes()
 		rp.seen[st.Name] = hostSeen{st.State, fresh, list}
-		if st.State == remote.Up && fresh {
+		switch {
+		case st.State == remote.Up && fresh:
 			a.showHost(rp, l, list)
-		} else {
+		case st.State != remote.Up:
 			a.hostDown(rp, st)
 		}
 	}
@@ -243,8 +244,14 @@ func (a *App) showHost(rp *remotePanes, l *remote.Link, list remotewire.PanesRes
 	name := l.Name()
 	listed := map[string]bool{}
 	for _, t := range list.Tabs {
-		key := rtabKey{name, t.Index}
-		lt := rp.tabs[key]
+		// The tab here is the one that shows a pane of it already, if one does.
+		var lt *tab
+		for _, p := range t.Panes {
+			if at := a.tabOf(name + ":" + p.ID); at != nil && rp.tabs[at] == name {
+				lt = at
+				break
+			}
+		}
 		var added []*rpane
 		for _, p := range t.Panes {
 			id := name + ":" + p.ID
@@ -266,10 +273,10 @@ func (a *App) showHost(rp *remotePanes, l *remote.Link, list remotewire.PanesRes
 			if a.tabOf(id) != nil {
 				continue // where it is (the person may have moved it)
 			}
-			if lt == nil || !slices.Contains(a.tabs, lt) {
+			if lt == nil {
 				lt = &tab{}
 				a.tabs = append(a.tabs, lt)
-				rp.tabs[key] = lt
+				rp.tabs[lt] = name
 			}
 			target := ""
 			if ids := lt.layout.IDs(); len(ids) > 0 {
@@ -354,6 +361,8 @@ func (a *App) watchRemote(l *remote.Link, p *rpane) {
 				delete(a.rpanes().panes, p.id)
 				a.closePane(p.id)
 				a.say(p.id + " " + why)
+			} else {
+				delete(a.rpanes().seen, p.host) // the next rebuild syncs: watched again if it is up
 			}
 			a.rebuild()
 		}), true, false)
