@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -393,51 +394,68 @@ func TestEndToEndRemotePanes(t *testing.T) {
 	})
 	r.keys("q")
 
-	// yes for 10 s: the bytes the link carried, from the remote host's log of frames? The test
-	// counts them on the wire it can see: the remote server's proxy connection.
+	// yes for 10 s, then seq: the bytes the link carried, counted on the local ssh's side.
 	r.keys("clear", "Enter")
 	r.keys("yes", "Enter")
-	before := proxyBytes(t, box)
-	time.Sleep(10 * time.Second)
-	after := proxyBytes(t, box)
+	flood := func(what string) {
+		w0, r0 := linkBytes(t, r, box)
+		time.Sleep(10 * time.Second)
+		w1, r1 := linkBytes(t, r, box)
+		if w0 < 0 || w1 < 0 {
+			t.Logf("%s: the link's ssh was not found", what)
+			return
+		}
+		t.Logf("%s in a remote pane for 10 s: ssh delivered %d bytes of protocol (%.0f bytes/s) and read %d (%.0f bytes/s: the encrypted stream and the local side's requests)",
+			what, w1-w0, float64(w1-w0)/10, r1-r0, float64(r1-r0)/10)
+	}
+	flood("yes")
 	r.keys("C-c")
 	r.keys("clear; echo done-$((2+3))", "Enter")
 	r.waitFor("done-5")
-	if before >= 0 && after >= 0 {
-		t.Logf("yes in a remote pane for 10 s: %d bytes from the remote proxy (%.0f bytes/s)", after-before, float64(after-before)/10)
-	}
 	// And a flood whose every line is new.
 	r.keys("seq 1 1000000000", "Enter")
 	r.waitUntil("e2e", "show seq running", func(s string) bool { return regexp.MustCompile(`(?m)^┃\d{5,} +┃`).MatchString(s) })
-	before = proxyBytes(t, box)
-	time.Sleep(10 * time.Second)
-	after = proxyBytes(t, box)
+	flood("seq")
 	r.keys("C-c")
 	r.keys("clear; echo done-$((3+3))", "Enter")
 	r.waitFor("done-6")
-	if before >= 0 && after >= 0 {
-		t.Logf("seq in a remote pane for 10 s: %d bytes from the remote proxy (%.0f bytes/s)", after-before, float64(after-before)/10)
-	}
 
 	// A pane opened on box from the prompt shows here.
 	r.keys("C-b", ":")
 	r.keys("open-remote box", "Enter")
 	r.waitFor("box:shell:2")
+
+	// The host hangs: its panes say since when; it comes back: they are watched again.
+	r.tmux("resize-window", "-t", "e2e", "-x", "200", "-y", "50")
+	box.Freeze()
+	r.waitFor("· box unreachable since")
+	box.Thaw()
+	deadline := time.Now().Add(90 * time.Second)
+	for s := r.screen(); strings.Contains(s, "unreachable") || !strings.Contains(s, "on box"); s = r.screen() {
+		if time.Now().After(deadline) {
+			t.Fatalf("box never came back:\n%s\nlog:\n%s", s, r.log())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.keys("echo back-$((4*4))", "Enter")
+	r.waitFor("back-16")
 }
 
-// proxyBytes is how many bytes the remote proxies on box have written (their /proc io counts;
-// -1 when none is found).
-func proxyBytes(t *testing.T, box *sshtest.Host) int64 {
+// linkBytes is what the local tickmux's ssh to box has written to it (the protocol's lines
+// from box: the frames, as JSON) and read (the encrypted stream from box, and the few requests
+// and acks going there), from its /proc io counts; -1s when it is not found.
+func linkBytes(t *testing.T, r *tmuxRig, box *sshtest.Host) (written, read int64) {
 	t.Helper()
-	var total int64 = -1
+	written, read = -1, -1
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !strings.Contains(string(environ), sshtest.Mark+"="+box.Dir) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 2 || filepath.Base(args[0]) != "ssh" || !slices.Contains(args, box.Dest()) || !slices.Contains(args, "proxy") {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if args := strings.Split(string(cmdline), "\x00"); len(args) < 2 || args[1] != "proxy" {
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if !strings.Contains(string(environ), "XDG_CONFIG_HOME="+r.dir+"\x00") {
 			continue
 		}
 		io, err := os.ReadFile(filepath.Join("/proc", e.Name(), "io"))
@@ -447,9 +465,12 @@ func proxyBytes(t *testing.T, box *sshtest.Host) int64 {
 		for _, l := range strings.Split(string(io), "\n") {
 			var n int64
 			if _, err := fmt.Sscanf(l, "wchar: %d", &n); err == nil {
-				total = max(total, 0) + n
+				written = max(written, 0) + n
+			}
+			if _, err := fmt.Sscanf(l, "rchar: %d", &n); err == nil {
+				read = max(read, 0) + n
 			}
 		}
 	}
-	return total
+	return written, read
 }
