@@ -31,6 +31,12 @@ import (
 // firstHistory is how many scrollback lines a watch's first frame carries.
 const firstHistory = 1000
 
+// frameGap is the least time between two frames of a watch (a view's frame pacing): a frame is
+// made from the screen at once after the last was acked, but no sooner than this after the
+// last was made, so that a program that floods without changing what shows (`yes`) does not
+// make one for each read of its output.
+const frameGap = 8 * time.Millisecond
+
 // panesDebounce is how long a change of the panes waits before the list goes out: a pane
 // opened is in its tab by then, and a burst of changes makes one list.
 const panesDebounce = 150 * time.Millisecond
@@ -324,9 +330,11 @@ func (w *paneWatch) run() {
 	var buf []byte
 	var seq uint64
 	inFlight, dirty := false, true
+	var last time.Time        // when a frame was last made
+	var pace <-chan time.Time // fires when the next may be made
 	send := func() bool {
 		buf = f.Frame(term, buf[:0])
-		dirty = false
+		dirty, last = false, time.Now()
 		if len(buf) == 0 {
 			return true
 		}
@@ -340,10 +348,16 @@ func (w *paneWatch) run() {
 		return proxySend(w.pc.c.nc, agent.Message{Method: remotewire.NotifyFrame, Params: raw})
 	}
 	for {
-		if dirty && !inFlight && !send() {
-			return
+		if dirty && !inFlight && pace == nil {
+			if wait := frameGap - time.Since(last); wait > 0 {
+				pace = time.After(wait)
+			} else if !send() {
+				return
+			}
 		}
 		select {
+		case <-pace:
+			pace = nil
 		case <-w.stop:
 			return
 		case <-w.pc.done:
