@@ -70,8 +70,8 @@ func (a *App) snapshot(o SnapshotOptions) *snapshot.Session {
 		}
 		for _, id := range ids {
 			p := a.panes[id]
-			if p == nil {
-				continue
+			if p == nil || p.inst.Remote() != nil {
+				continue // a pane of another host: that host's server keeps it, and its link brings it back
 			}
 			if p.inst.Status() == host.StatusEnded {
 				// A program a signal ended (a reboot's SIGTERM, a kill) comes back as it was when

@@ -244,3 +244,27 @@ func BenchmarkSnapshotSession(b *testing.B) {
 		}
 	}
 }
+
+type nopRemoteIO struct{}
+
+func (nopRemoteIO) Input([]byte)    {}
+func (nopRemoteIO) Resize(int, int) {}
+
+// A pane of another host is not in this host's snapshot: its own server keeps it, and the link
+// shows it again; a restore must never run its placeholder here.
+func TestSnapshotLeavesOtherHostsPanes(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	hs := newHarness(t, 120, 40)
+	hs.onUI(func() {
+		if _, err := hs.app.Open(host.OpenSpec{Shell: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hs.app.Open(host.OpenSpec{Remote: nopRemoteIO{}, ID: "box:shell:1"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s := hs.app.snapshot(SnapshotOptions{})
+	if len(s.Tabs) != 1 || len(s.Tabs[0].Panes) != 1 || s.Tabs[0].Panes[0].Kind != snapshot.KindShell || len(s.Tabs[0].Panes[0].Argv) != 1 {
+		t.Fatalf("snapshot: %+v", s.Tabs)
+	}
+}

@@ -304,6 +304,12 @@ func (p *SidePanel) buildBody(inst *host.Instance, w int, add func(line), blank 
 	if inst == nil {
 		return
 	}
+	if inst.Remote() != nil {
+		for _, l := range wrapWords("A pane of another host, shown here: its program runs there.", w) {
+			add(plain(l, th.PanelMuted))
+		}
+		return
+	}
 	if !inst.IsTick() {
 		for _, l := range wrapWords("A plain terminal program: no protocol, no state.", w) {
 			add(plain(l, th.PanelMuted))
