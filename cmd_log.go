@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"tickmux/internal/flagusage"
-
 	"tickmux/host"
 	"tickmux/host/journal"
 )
@@ -27,7 +25,7 @@ func runLog(args []string, std stdio) int {
 	dir := fs.String("dir", "", "the journal's `DIR` (default $XDG_STATE_HOME/tickmux)")
 	fs.Usage = func() {
 		usageHead(std.err, "log")
-		flagusage.Print(std.err, fs)
+		printFlags(std.err, fs)
 	}
 	if err := fs.Parse(hoistFlags(args)); err != nil {
 		return 2

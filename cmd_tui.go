@@ -12,7 +12,6 @@ import (
 	"tickmux/agent"
 	"tickmux/config"
 	"tickmux/host"
-	"tickmux/internal/flagusage"
 	"tickmux/internal/sockpath"
 	"tickmux/keymap"
 	"tickmux/server"
@@ -27,24 +26,35 @@ func runDemo(args []string, std stdio) int { return tui(args, std, true) }
 
 // tuiFlags are the TUI's options.
 type tuiFlags struct {
-	socket  string
-	logPath string
-	config  string
-	demo    bool   // tickmux server: open the demo layout
-	sandbox bool   // tickmux and tickmux server: the program (or shell) opened runs sandboxed
-	plain   bool   // tickmux and tickmux server: CMD runs as a plain program, not as a Tick
-	size    string // tickmux server: COLSxROWS of the terminal that started it
-	restore string // tickmux server: restore this snapshot generation (tickmux restore N)
-	argv    []string
+	socket   string
+	logPath  string
+	config   string
+	demo     bool   // tickmux server: open the demo layout
+	sandbox  bool   // tickmux and tickmux server: the program (or shell) opened runs sandboxed
+	plain    bool   // tickmux and tickmux server: CMD runs as a plain program, not as a Tick
+	size     string // tickmux server: COLSxROWS of the terminal that started it
+	restore  string // tickmux server: restore this snapshot generation (tickmux restore N)
+	argv     []string
+	dashdash bool // argv came after "--"
 }
 
+// parseTUIFlags parses the options of name (tickmux, tickmux demo, server, attach, kill-server):
+// each takes the flags it has a use for, and its usage line lists them all.
 func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
 	f := &tuiFlags{}
 	fs.StringVar(&f.socket, "socket", os.Getenv("TICKMUX_SOCKET"), "the control socket `PATH` (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock)")
-	fs.StringVar(&f.logPath, "log", "", "the server's log file `PATH` (default $XDG_STATE_HOME/tickmux/tickmux.log)")
-	fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
+	starts := name != "tickmux attach" && name != "tickmux kill-server" // it may start a server
+	if starts {
+		fs.StringVar(&f.logPath, "log", "", "the server's log file `PATH` (default $XDG_STATE_HOME/tickmux/tickmux.log)")
+	}
+	switch {
+	case starts:
+		fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH` (may be absent only at the default path)")
+	case name == "tickmux attach":
+		fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH`: a running server keeps its own, but one named here is read and its errors said, as a start would")
+	}
 	if name == "tickmux" || name == "tickmux server" {
 		fs.BoolVar(&f.sandbox, "sandbox", false, "run the shell, or CMD, in a sandbox (bubblewrap) whatever the config's sandbox setting")
 		fs.BoolVar(&f.plain, "plain", false, "run CMD as a plain program (top, vim), not as a Tick, as tmux new CMD does")
@@ -60,12 +70,13 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 			fmt.Fprintln(std.err, "       tickmux COMMAND ...   (tickmux help lists the commands)")
 			fmt.Fprintln(std.err)
 		}
-		flagusage.Print(std.err, fs)
+		printFlags(std.err, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	f.argv = fs.Args()
+	f.dashdash = len(f.argv) > 0 && len(args) > len(f.argv) && args[len(args)-len(f.argv)-1] == "--"
 	return f, nil
 }
 
@@ -80,6 +91,14 @@ func tui(args []string, std stdio, demo bool) int {
 	f, err := parseTUIFlags(args, std, name)
 	if err != nil {
 		return 2
+	}
+	if len(f.argv) > 0 && !f.dashdash {
+		// A word where a command goes (tickmux --socket S lsit): never a program to start.
+		if demo {
+			fmt.Fprintf(std.err, "tickmux demo: takes no arguments (got %q)\n", f.argv)
+			return 2
+		}
+		return unknownCommand(std, args[:len(args)-len(f.argv)], f.argv)
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		fmt.Fprintf(std.err, "%s: needs a terminal (stdin and stdout must be a TTY); for scripts use the CLI verbs (tickmux help)\n", name)
@@ -223,18 +242,16 @@ func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed 
 }
 
 // configPathOK reports whether the config named with --config (none: the default, which may be
-// missing) is there; else it says so. Only the default path may be missing, with a server already
-// running too (which has its own config, as tmux's -f on attach).
+// missing) is there and valid; else it says what is wrong with it, as a start with it would. Only
+// the default path is not read here (a server starting reads it and says what is wrong): a
+// running server has its own config, as tmux's -f on attach, but a file named on the command
+// line that would not start one is not passed over in silence.
 func configPathOK(name, path string, std stdio) bool {
 	if path == "" || path == config.DefaultPath() {
 		return true
 	}
-	if _, err := os.Stat(path); err != nil {
-		_, cerr := config.Load(path) // its message names the file and the default
-		if cerr == nil {
-			cerr = err
-		}
-		fmt.Fprintf(std.err, "%s: %v\n", name, cerr)
+	if _, err := config.Load(path); err != nil { // its message names the file and the default
+		fmt.Fprintf(std.err, "%s: %v\n", name, err)
 		return false
 	}
 	return true

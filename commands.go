@@ -1,19 +1,23 @@
 package main
 
-import "tickmux/agent"
+import (
+	"slices"
+
+	"tickmux/agent"
+)
 
 // mainCommands lists every tickmux subcommand, in the order `tickmux help` prints them. Commands
 // with logic of their own live in cmd_NAME.go; the control-socket clients (ls, open, call…) are
 // agent.Verbs whose logic is in agent/cli.go.
 func mainCommands() []*command {
 	return []*command{
-		{name: "attach", usage: "attach [--socket PATH]",
+		{name: "attach", usage: "attach [--socket PATH] [--config PATH]",
 			summary: "show the running tickmux in this terminal (prefix d detaches)", run: runAttach},
 		verb(agent.Call),
 		{name: "check", usage: "check [--json] [--watch D] [--call-timeout D] [--cwd DIR] -- CMD [ARG...]",
 			summary: "judge a Tick against Tick protocol 3", run: runCheck},
 		verb(agent.Close),
-		{name: "demo", usage: "demo [--socket PATH] [--log PATH]",
+		{name: "demo", usage: "demo [--socket PATH] [--log PATH] [--config PATH]",
 			summary: "open the bundled example Ticks in a ready layout", run: runDemo},
 		verb(agent.Describe),
 		{name: "doctor", usage: "doctor [--json]",
@@ -23,13 +27,13 @@ func mainCommands() []*command {
 			summary: "the other machines whose cards and Ticks this tickmux shows ([[hosts]]): list, add or remove one", run: runHosts},
 		{name: "kill-server", usage: "kill-server [--socket PATH]",
 			summary: "end the running tickmux and every program in it", run: runKillServer},
-		{name: "log", usage: "log [--json] [-n N] [--since D] [ID]",
+		{name: "log", usage: "log [--json] [-n N] [--since D] [--dir DIR] [ID]",
 			summary: "the approval journal: who allowed what, and what each call changed", run: runLog},
 		verb(agent.Ls),
 		verb(agent.MCPVerb),
 		verb(agent.Open),
 		verb(agent.Read),
-		{name: "restore", usage: "restore [--socket PATH] [--list] [N]",
+		{name: "restore", usage: "restore [--socket PATH] [--config PATH] [--log PATH] [--list] [N]",
 			summary: "bring back the session a crash or a reboot ended (--list: the snapshots kept; N: an older one)", run: runRestore},
 		verb(agent.Screen),
 		verb(agent.Send),
@@ -46,21 +50,21 @@ func mainCommands() []*command {
 			summary: "let a tickmux on another machine show this host's cards and answer them (it runs this over ssh)", hidden: true, run: runProxy},
 		{name: agent.ServeVerb.Name, usage: agent.ServeVerb.Usage, summary: agent.ServeVerb.Summary,
 			hidden: true, run: runServe},
-		{name: "server", usage: "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [-- CMD [ARG...]]",
+		{name: "server", usage: "server [--socket PATH] [--log PATH] [--config PATH] [--demo] [--sandbox] [--plain] [--size COLSxROWS] [--restore NAME] [-- CMD [ARG...]]",
 			summary: "the tickmux server that views attach to (started for you)", hidden: true, run: runServer},
 	}
 }
 
 // verb makes a command of a control-socket client verb.
 func verb(v agent.Verb) *command {
-	return &command{name: v.Name, usage: v.Usage, summary: v.Summary,
+	return &command{name: v.Name, usage: v.Usage, summary: v.Summary, verb: true,
 		run: func(args []string, std stdio) int { return v.Run(args, std.in, std.out, std.err) }}
 }
 
-// lookup finds the subcommand called name.
+// lookup finds the subcommand called name, or known by name as an alias.
 func lookup(name string) (*command, bool) {
 	for _, c := range mainCommands() {
-		if c.name == name {
+		if c.name == name || slices.Contains(c.aliases, name) {
 			return c, true
 		}
 	}

@@ -6,19 +6,26 @@
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"tickmux/internal/flagusage"
 )
 
 // command is one subcommand of tickmux.
 type command struct {
 	name    string
-	usage   string // one line, after "tickmux "
-	summary string // one line for the main help
-	hidden  bool   // listed apart in the main help: started by tickmux itself, or for scripts and tests
+	usage   string   // one line, after "tickmux "
+	summary string   // one line for the main help
+	aliases []string // other names it answers to
+	verb    bool     // a control-socket verb (package agent): it takes --socket and --json
+	hidden  bool     // listed apart in the main help: started by tickmux itself, or for scripts and tests
 	run     func(args []string, stdio stdio) int
 }
 
@@ -33,12 +40,13 @@ func main() {
 }
 
 func run(args []string, std stdio) int {
+	lead := globalPrefix(args) // the global flags before the command, moved after it
 	args = hoistCommand(args)
 	if len(args) > 0 {
 		switch args[0] {
 		case "help", "-h", "-help", "--help":
-			if len(args) > 1 {
-				return helpCommand(args[1], std)
+			if rest := args[1+lead:]; len(rest) > 0 {
+				return helpCommand(rest[0], std)
 			}
 			usage(std.out)
 			return 0
@@ -47,14 +55,13 @@ func run(args []string, std stdio) int {
 			return 0
 		}
 		if c, ok := lookup(args[0]); ok {
-			if len(args) > 1 && isHelpFlag(args[1]) {
+			if len(args) > 1+lead && isHelpFlag(args[1+lead]) {
 				return helpCommand(c.name, std)
 			}
-			return c.run(args[1:], std)
+			return c.run(append(takenGlobals(c, args[1:1+lead]), args[1+lead:]...), std)
 		}
 		if !strings.HasPrefix(args[0], "-") {
-			fmt.Fprintf(std.err, "tickmux: unknown command %q; run 'tickmux help' for the list\n", args[0])
-			return 2
+			return unknownCommand(std, nil, args)
 		}
 	}
 	// No subcommand: start tickmux or attach to the running one (cmd_tui.go).
@@ -89,19 +96,22 @@ func usage(w io.Writer) {
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Options (each command's usage shows which it takes):")
+	fmt.Fprintln(w, "Options:")
 	for _, o := range [][2]string{
 		{"--socket PATH", "the control socket (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)"},
 		{"--log PATH", "the server's log file (default $XDG_STATE_HOME/tickmux/tickmux.log)"},
-		{"--config PATH", "the config file (default $XDG_CONFIG_HOME/tickmux/config.toml, which may be absent; a file named here must exist)"},
-		{"--json", "print JSON for scripts (the control-socket commands and check)"},
+		{"--config PATH", "the config file (default $XDG_CONFIG_HOME/tickmux/config.toml, which may be absent; a file named here must exist and be valid)"},
+		{"--json", "print JSON for scripts (the control-socket commands, check, log)"},
 		{"--version", "print tickmux's version and the commit it was built from"},
 		{"-h, --help", "this help; tickmux help COMMAND, or tickmux COMMAND --help, prints one command's usage"},
 	} {
 		fmt.Fprintf(w, "  %-15s %s\n", o[0], o[1])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "--socket, --log and --config may come before the command: tickmux --socket S demo.")
+	fmt.Fprintln(w, "--socket, --log and --config may come before any command (tickmux --socket S demo), which")
+	fmt.Fprintln(w, "ignores one it has no use for; after the command come the flags its usage shows. The")
+	fmt.Fprintln(w, "control-socket commands (ls, call, open...) all take --socket and --json. A word that is no")
+	fmt.Fprintln(w, "command is an error: tickmux -- CMD runs a program.")
 }
 
 // helpCommand is `tickmux help NAME` and `tickmux NAME --help`: that command's usage, its summary
@@ -163,33 +173,166 @@ func version() string {
 	return s
 }
 
-// globalFlags take a value and may come before the subcommand: `tickmux --socket S demo` is
-// `tickmux demo --socket S`.
+// globalFlags take a value and, before the command, are taken by every command: `tickmux
+// --socket S demo` is `tickmux demo --socket S`, and `tickmux --socket S log` is `tickmux log`
+// (the journal is the user's, not one server's): a command with no use for one ignores it.
 var globalFlags = map[string]bool{"socket": true, "log": true, "config": true}
 
-// hoistCommand moves a subcommand named after leading global flags to the front.
+// hoistCommand moves a subcommand named after leading global flags to the front, and so the
+// help and the version: `tickmux --socket S help` is `tickmux help --socket S`.
 func hoistCommand(args []string) []string {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !globalFlags[name] {
-			return args
-		}
-		i++
-		if !hasValue {
-			i++ // the value
-		}
-	}
+	i := globalPrefix(args)
 	if i == 0 || i >= len(args) {
 		return args
 	}
-	if _, ok := lookup(args[i]); !ok {
+	if _, ok := lookup(args[i]); !ok && !isMeta(args[i]) && args[i] != "help" {
 		return args
 	}
 	out := append([]string{args[i]}, args[:i]...)
 	return append(out, args[i+1:]...)
+}
+
+// globalPrefix is how many of args are global flags (globalFlags) and their values, from the
+// start: what hoistCommand moves after the command.
+func globalPrefix(args []string) int {
+	i := 0
+	for i < len(args) {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || !globalFlags[name] {
+			break
+		}
+		if !hasValue {
+			i++ // the value
+		}
+		i++
+	}
+	return min(i, len(args))
+}
+
+// isMeta reports whether a is an option that stands for a command of its own: the help or the
+// version.
+func isMeta(a string) bool {
+	return isHelpFlag(a) || a == "--version" || a == "-version"
+}
+
+// takenGlobals keeps of the global flags given before command c (lead: flags and their values)
+// those c takes, as its usage line names them (the control-socket verbs all take --socket): a
+// command with no use for one ignores it.
+func takenGlobals(c *command, lead []string) []string {
+	var out []string
+	for i := 0; i < len(lead); i++ {
+		a := lead[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		n := 1
+		if !hasValue {
+			n = 2
+		}
+		if (c.verb && name == "socket") || regexp.MustCompile(`(^|[\s\[|])--?`+name+`\b`).MatchString(c.usage) {
+			out = append(out, lead[i:min(i+n, len(lead))]...)
+		}
+		i += n - 1
+	}
+	return out
+}
+
+// printFlags prints fs's flags as flagusage does, but a one-letter flag with one dash (-n N,
+// -t NAME), as the usage lines write it and tmux's are; Go's flag package takes either.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var b bytes.Buffer
+	flagusage.Print(&b, fs)
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "  --"); ok && len(rest) > 1 && (rest[1] == ' ' || rest[1] == '\n') {
+			line = "  -" + rest
+		}
+		io.WriteString(w, line)
+	}
+}
+
+// unknownCommand says that word, given where a command goes, is none: with the command it is
+// closest to, and how to run a program of that name (tickmux -- CMD: a bare word is never taken
+// for a program, so a typo starts nothing). flags are the options given before it.
+func unknownCommand(std stdio, flags, args []string) int {
+	word := args[0]
+	msg := fmt.Sprintf("tickmux: unknown command %q", word)
+	if near := nearestCommand(word); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	prog := append(append(append([]string{"tickmux"}, flags...), "--"), args...)
+	fmt.Fprintf(std.err, "%s\nto run a program: %s; every command: tickmux help\n", msg, shellJoin(prog))
+	return 2
+}
+
+// shellJoin joins argv for a shell, quoting what needs it.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+		}) {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// misspelt are words people type for a command that is named otherwise: the hint names the
+// command.
+var misspelt = map[string]string{"list": "ls", "kill": "kill-server", "kill-session": "kill-server", "journal": "log"}
+
+// nearestCommand is the command word is most likely a typo of (at most two edits away, one for
+// a word of three letters or fewer; a prefix of a single command counts as one), or "".
+func nearestCommand(word string) string {
+	best, bestD := "", 3
+	if len(word) <= 3 {
+		bestD = 2
+	}
+	consider := func(name, target string) {
+		d := editDistance(word, name)
+		if len(word) >= 2 && strings.HasPrefix(name, word) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = target, d
+		}
+	}
+	for w, c := range misspelt {
+		consider(w, c)
+	}
+	for _, c := range mainCommands() {
+		if c.hidden {
+			continue
+		}
+		consider(c.name, c.name)
+		for _, a := range c.aliases {
+			consider(a, c.name)
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b: insertions, deletions,
+// substitutions and transpositions of two neighbours (lsit → list is one).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
