@@ -50,6 +50,9 @@ type Options struct {
 	exitWait time.Duration
 	// Logf receives the host's log; nil discards it.
 	Logf func(format string, args ...any)
+	// Progress, when not nil, is told each step as it is done (tickmux check prints them as
+	// they come, not all at the end).
+	Progress func(Step)
 }
 
 // Finding is one rule the Tick broke.
@@ -77,6 +80,21 @@ type Step struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// warn: the step did not pass, but the findings made while it ran are warnings or notes
+	// only, which leave the verdict a pass (Mark says WARN, not FAIL).
+	warn bool
+}
+
+// Mark is how the text report marks the step: "ok", "WARN" (it did not pass, but only a SHOULD
+// or advice was missed: the verdict can still be PASS) or "FAIL".
+func (s Step) Mark() string {
+	switch {
+	case s.OK:
+		return "ok"
+	case s.warn:
+		return "WARN"
+	}
+	return "FAIL"
 }
 
 // Report is the verdict. Its JSON form is what `tickmux check --json` prints.
@@ -87,14 +105,34 @@ type Report struct {
 	Findings   []Finding       `json:"findings"`
 	Ended      *Ended          `json:"ended"`
 	Steps      []Step          `json:"steps"`
+
+	progress  func(Step) // Options.Progress
+	stepsFrom int        // the findings made since the last step begin here
 }
 
 func (r *Report) find(rule, severity, format string, args ...any) {
 	r.Findings = append(r.Findings, Finding{Rule: rule, Severity: severity, Message: fmt.Sprintf(format, args...)})
 }
 
+// step records a step and tells Options.Progress. A step that did not pass is marked WARN when
+// the findings made since the step before (its own: each probe records its findings, then its
+// step) are all warnings or notes, and FAIL otherwise, with none among them too: what ended the
+// session is a finding made later.
 func (r *Report) step(name string, ok bool, format string, args ...any) {
-	r.Steps = append(r.Steps, Step{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	s := Step{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)}
+	if !ok && r.stepsFrom < len(r.Findings) {
+		s.warn = true
+		for _, f := range r.Findings[r.stepsFrom:] {
+			if f.Severity == SevViolation || f.Severity == SevFailure {
+				s.warn = false
+			}
+		}
+	}
+	r.stepsFrom = len(r.Findings)
+	r.Steps = append(r.Steps, s)
+	if r.progress != nil {
+		r.progress(s)
+	}
 }
 
 // Counts returns how many findings of each severity there are.
@@ -120,7 +158,8 @@ const promptExit = host.TerminateGrace
 // ErrCannotStart wraps a launch failure: the command could not be started at all.
 var ErrCannotStart = errors.New("cannot start the Tick")
 
-// Run checks the Tick. The error is non-nil only when the command could not be started; every
+// Run checks the Tick. The error is non-nil only when the command could not be started, or when
+// ctx ended first (Ctrl-C): then the report holds the steps done so far, and no verdict. Every
 // way the Tick itself fails is a finding in the report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Watch <= 0 {
@@ -129,7 +168,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = host.CallTimeout
 	}
-	r := &Report{Findings: []Finding{}, Steps: []Step{}}
+	r := &Report{Findings: []Finding{}, Steps: []Step{}, progress: opts.Progress}
 	h := host.New(host.Config{Logf: opts.Logf}) // no approver: nothing mutating can go out
 	defer h.Close()
 
@@ -145,7 +184,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	case <-in.Ready():
 	case <-ctx.Done():
 		in.Close()
-		return nil, ctx.Err()
+		return r, ctx.Err()
 	}
 	if in.Status() != host.StatusReady {
 		endFindings(r, in)
@@ -171,6 +210,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	lint.margin("the tick/describe result", cat.Raw, host.MaxDescribeBytes)
 	lint.state("the first state", in.State().Data, host.MaxReadBytes)
 	c.watch(ctx, opts.Watch)
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
 	probes := []struct {
 		name string
 		run  func(context.Context)
@@ -193,11 +235,16 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			skipped = append(skipped, p.name)
 			continue
 		}
+		r.stepsFrom = len(r.Findings) // a step's findings are its probe's
 		p.run(ctx)
+		if ctx.Err() != nil {
+			return r, ctx.Err() // interrupted: what the probe saw then is no finding
+		}
 	}
 	c.sessionCounters()
 	lintState(r, in.State())
 	if c.alive() {
+		r.stepsFrom = len(r.Findings)
 		c.probeEOF(ctx)
 	} else {
 		skipped = append(skipped, "exits on EOF")
@@ -205,13 +252,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	ids.stop()
 	c.instanceIDFindings()
 	c.lintFindings()
+	r.stepsFrom = len(r.Findings)
 	c.skippedFindings(skipped)
 	endFindings(r, in)
 	finish(r, in)
 
 	// SIGTERM and stderr need a second run: the first has ended.
 	if noFindingsOtherThanWarnings(r) {
+		r.stepsFrom = len(r.Findings)
 		probeSecondRun(ctx, r, h, opts)
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
 	}
 	v, f, _, _ := r.Counts()
 	r.OK = v == 0 && f == 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -160,6 +161,7 @@ func TestCheckVerdicts(t *testing.T) {
 			if r.Ended == nil || r.Ended.Reason == "" {
 				t.Error("no end reason")
 			}
+			reportAgrees(t, r)
 			// check never calls a mutating tool with a valid revision.
 			if mutated != "" {
 				t.Errorf("check called a mutating tool: %q", mutated)
@@ -253,5 +255,38 @@ func TestCannotStart(t *testing.T) {
 	_, err := Run(context.Background(), Options{Argv: []string{"/no/such/tick"}})
 	if err == nil || !strings.Contains(err.Error(), "/no/such/tick") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// reportAgrees checks what the text report says against the verdict (issue 42 item 3): a step
+// marked FAIL only when the verdict is FAIL, a step that missed a SHOULD marked WARN, and each
+// finding printed with its rule's id and the draft's sentence.
+func reportAgrees(t *testing.T, r *Report) {
+	t.Helper()
+	var sb strings.Builder
+	WriteText(&sb, []string{"fake"}, r)
+	text := sb.String()
+	for _, s := range r.Steps {
+		if r.OK && s.Mark() == "FAIL" {
+			t.Errorf("step %q is marked FAIL in a report that passes:\n%s", s.Name, text)
+		}
+		if !strings.Contains(text, "  "+fmt.Sprintf("%-4s", s.Mark())+" "+s.Name+": ") {
+			t.Errorf("step %q is not printed with its mark %s:\n%s", s.Name, s.Mark(), text)
+		}
+	}
+	for _, f := range r.Findings {
+		draft := DraftOf(f.Rule)
+		if draft == "" {
+			t.Errorf("finding %s has no sentence of the draft in Rules", f.Rule)
+		} else if !strings.Contains(text, f.Rule+" ") || !strings.Contains(text, "the draft, "+draft+"\n") {
+			t.Errorf("finding %s is printed without its id or the draft's sentence %q:\n%s", f.Rule, draft, text)
+		}
+	}
+	verdict := "\nPASS: "
+	if !r.OK {
+		verdict = "\nFAIL: "
+	}
+	if !strings.Contains(text, verdict) {
+		t.Errorf("the verdict is not %q:\n%s", verdict, text)
 	}
 }

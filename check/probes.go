@@ -37,6 +37,9 @@ func (c *checker) saw(what string, raw []byte) { c.ids.look(what, raw) }
 func (c *checker) watch(ctx context.Context, d time.Duration) {
 	before := c.in.State()
 	c.pause(ctx, d)
+	if ctx.Err() != nil {
+		return // interrupted: no step
+	}
 	after := c.in.State()
 	n := after.Updates - before.Updates
 	if !c.alive() {
@@ -731,11 +734,11 @@ func (c *checker) probeEOF(ctx context.Context) {
 			}
 			c.r.step("answers calls in flight at EOF", true, "%q answered after %v", t.Name, time.Since(start).Round(time.Microsecond))
 		case errors.Is(err, host.ErrSessionEnded):
-			c.r.step("answers calls in flight at EOF", false, "the Tick exited without answering %q", t.Name)
 			c.r.find("C-X4", SevWarning, "the Tick ended without answering a call to %q that was in flight when its stdin closed; at EOF it should finish calls in flight, then exit (spec 4.5)", t.Name)
+			c.r.step("answers calls in flight at EOF", false, "the Tick exited without answering %q", t.Name)
 		default:
-			c.r.step("answers calls in flight at EOF", false, "%v", err)
 			c.r.find("C-X4", SevWarning, "a call to %q in flight when stdin closed got no answer: %v (spec 4.5)", t.Name, err)
+			c.r.step("answers calls in flight at EOF", false, "%v", err)
 		}
 	}
 	timer := time.NewTimer(c.exitWait)
@@ -751,8 +754,8 @@ func (c *checker) probeEOF(ctx context.Context) {
 		case <-timer.C:
 		}
 	case <-timer.C:
-		c.r.step("exits on EOF", false, "still running %v after its stdin closed", c.exitWait)
 		c.r.find("C-X1", SevWarning, "the Tick did not exit within %v of EOF on stdin (spec 4.5)", c.exitWait)
+		c.r.step("exits on EOF", false, "still running %v after its stdin closed", c.exitWait)
 	}
 }
 
@@ -766,9 +769,8 @@ func (c *checker) skippedFindings(skipped []string) {
 	if e != nil {
 		reason = e.Reason
 	}
-	c.r.step("probes skipped", false, "%s: %s", strings.Join(skipped, ", "), host.Printable(reason, false))
-	if e != nil && (e.Rule != "" || host.RuleOf(e.Err) != "") {
-		return // the rule that ended it is a finding already
+	if e == nil || (e.Rule == "" && host.RuleOf(e.Err) == "") { // else the rule that ended it is a finding of its own
+		c.r.find("C-X5", SevFailure, "the Tick ended before check could probe it (%s); skipped: %s. A Tick runs until its stdin closes or it is signalled (spec 4.5)", reason, strings.Join(skipped, ", "))
 	}
-	c.r.find("C-X5", SevFailure, "the Tick ended before check could probe it (%s); skipped: %s. A Tick runs until its stdin closes or it is signalled (spec 4.5)", reason, strings.Join(skipped, ", "))
+	c.r.step("probes skipped", false, "%s: %s", strings.Join(skipped, ", "), host.Printable(reason, false))
 }

@@ -53,8 +53,8 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 	}
 	defer in.Close()
 	if in.Status() != host.StatusReady {
-		r.step("exits on SIGTERM", false, "the second start failed: %s", host.Printable(in.EndInfo().Reason, false))
 		r.find("C-X3", SevWarning, "the Tick initialized once but not a second time: %s", in.EndInfo().Reason)
+		r.step("exits on SIGTERM", false, "the second start failed: %s", host.Printable(in.EndInfo().Reason, false))
 		return
 	}
 	if logPath != "" {
@@ -73,8 +73,8 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 	case <-in.Process().Exited():
 		r.step("exits on SIGTERM", true, "exited %v after SIGTERM (%s)", time.Since(start).Round(time.Millisecond), in.Process().ExitStatus())
 	case <-t.C:
-		r.step("exits on SIGTERM", false, "still running %v after SIGTERM", opts.exitWait)
 		r.find("C-X2", SevNote, "the Tick did not exit within %v of SIGTERM (spec 4.5)", opts.exitWait)
+		r.step("exits on SIGTERM", false, "still running %v after SIGTERM", opts.exitWait)
 	}
 	in.Close()
 	if logPath == "" {
@@ -94,12 +94,12 @@ func probeSecondRun(ctx context.Context, r *Report, h *host.Host, opts Options) 
 		r.step("no logging to stderr", true, "%d bytes of terminal drawing (escape sequences that move the cursor or clear) on stderr, taken for its UI", len(b))
 		return
 	}
-	r.step("no logging to stderr", false, "%d bytes written to stderr", len(b))
 	first, _, _ := strings.Cut(string(stripSGR(b)), "\n")
 	if len(first) > 120 {
 		first = first[:120] + "…"
 	}
 	r.find("C-L1", SevWarning, "the Tick wrote %d bytes to stderr, which shows in the view (first line %q); diagnostic logs belong in the Tick's own log file (spec 3.1)", len(b), host.Printable(first, false))
+	r.step("no logging to stderr", false, "%d bytes written to stderr", len(b))
 }
 
 // stderrToFile returns an argv that runs the Tick with its stderr appended to a new file, the
