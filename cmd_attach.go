@@ -5,10 +5,12 @@ import (
 	"os"
 
 	"tickmux/agent"
+	"tickmux/internal/sockpath"
 	"tickmux/server"
 )
 
-// runAttach is `tickmux attach`: this terminal becomes a view of the running server.
+// runAttach is `tickmux attach`: this terminal becomes a view of the running server (-t NAME:
+// of the session NAME).
 func runAttach(args []string, std stdio) int {
 	f, err := parseTUIFlags(args, std, "tickmux attach")
 	if err != nil || len(f.argv) > 0 {
@@ -17,7 +19,12 @@ func runAttach(args []string, std stdio) int {
 	if !configPathOK("tickmux attach", f.config, std) {
 		return 2
 	}
-	return server.Attach(agent.SocketPath(f.socket), os.Stdin, os.Stdout, std.err, viewParams())
+	sock := agent.SocketPath(f.socket)
+	if f.session != "" && !sockpath.Running(sock) {
+		fmt.Fprintf(std.err, "tickmux attach: no session named %s runs (tickmux sessions lists those that do; tickmux new -s %s starts it)\n", f.session, f.session)
+		return 1
+	}
+	return server.Attach(sock, os.Stdin, os.Stdout, std.err, viewParams())
 }
 
 // runKillServer is `tickmux kill-server`: the server ends, and every program in it.
@@ -26,7 +33,12 @@ func runKillServer(args []string, std stdio) int {
 	if err != nil || len(f.argv) > 0 {
 		return 2
 	}
-	if err := server.KillServer(agent.SocketPath(f.socket)); err != nil {
+	sock := agent.SocketPath(f.socket)
+	if f.session != "" && !sockpath.Running(sock) {
+		fmt.Fprintf(std.err, "tickmux kill-server: no session named %s runs (tickmux sessions lists those that do)\n", f.session)
+		return 1
+	}
+	if err := server.KillServer(sock); err != nil {
 		fmt.Fprintf(std.err, "tickmux kill-server: %v\n", err)
 		return 1
 	}

@@ -34,12 +34,14 @@ type tuiFlags struct {
 	plain    bool   // tickmux and tickmux server: CMD runs as a plain program, not as a Tick
 	size     string // tickmux server: COLSxROWS of the terminal that started it
 	restore  string // tickmux server: restore this snapshot generation (tickmux restore N)
+	session  string // tickmux new -s, attach -t, kill-server -t: the session's name
+	detached bool   // tickmux new -d: start the session without showing it
 	argv     []string
 	dashdash bool // argv came after "--"
 }
 
-// parseTUIFlags parses the options of name (tickmux, tickmux demo, server, attach, kill-server):
-// each takes the flags it has a use for, and its usage line lists them all.
+// parseTUIFlags parses the options of name (tickmux, tickmux demo, server, attach, kill-server,
+// new): each takes the flags it has a use for, and its usage line lists them all.
 func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(std.err)
@@ -55,14 +57,20 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	case name == "tickmux attach":
 		fs.StringVar(&f.config, "config", config.DefaultPath(), "the config file `PATH`: a running server keeps its own, but one named here is read and its errors said, as a start would")
 	}
-	if name == "tickmux" || name == "tickmux server" {
+	if name == "tickmux" || name == "tickmux server" || name == "tickmux new" {
 		fs.BoolVar(&f.sandbox, "sandbox", false, "run the shell, or CMD, in a sandbox (bubblewrap) whatever the config's sandbox setting")
 		fs.BoolVar(&f.plain, "plain", false, "run CMD as a plain program (top, vim), not as a Tick, as tmux new CMD does")
 	}
-	if name == "tickmux server" {
+	switch name {
+	case "tickmux server":
 		fs.BoolVar(&f.demo, "demo", false, "open the demo layout")
 		fs.StringVar(&f.size, "size", "", "`COLSxROWS` of the terminal the first view will have")
 		fs.StringVar(&f.restore, "restore", "", "restore the snapshot `NAME` (tickmux restore N starts it so)")
+	case "tickmux new":
+		fs.StringVar(&f.session, "s", "", "the session's `NAME`: its server listens on NAME.sock in the socket's directory (default: the first number free, as tmux)")
+		fs.BoolVar(&f.detached, "d", false, "start the session without showing it here (no terminal needed)")
+	case "tickmux attach", "tickmux kill-server":
+		fs.StringVar(&f.session, "t", "", "the session `NAME` (tickmux sessions lists them): NAME.sock in the socket's directory")
 	}
 	fs.Usage = func() {
 		if !usageHead(std.err, strings.TrimPrefix(name, "tickmux ")) {
@@ -77,6 +85,14 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	}
 	f.argv = fs.Args()
 	f.dashdash = len(f.argv) > 0 && len(args) > len(f.argv) && args[len(args)-len(f.argv)-1] == "--"
+	if f.session != "" {
+		sock, err := sessionSocket(f.socket, f.session)
+		if err != nil {
+			fmt.Fprintf(std.err, "%s: %v\n", name, err)
+			return nil, err
+		}
+		f.socket = sock
+	}
 	return f, nil
 }
 
@@ -100,15 +116,22 @@ func tui(args []string, std stdio, demo bool) int {
 		}
 		return unknownCommand(std, args[:len(args)-len(f.argv)], f.argv)
 	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-		fmt.Fprintf(std.err, "%s: needs a terminal (stdin and stdout must be a TTY); for scripts use the CLI verbs (tickmux help)\n", name)
-		return 2
+	return startAndAttach(name, f, agent.SocketPath(f.socket), demo, std)
+}
+
+// startAndAttach starts a server on sock when none runs there, then attaches this terminal to it
+// (with f.detached, only starts it). name is the command, for messages.
+func startAndAttach(name string, f *tuiFlags, sock string, demo bool, std stdio) int {
+	if !f.detached {
+		if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+			fmt.Fprintf(std.err, "%s: needs a terminal (stdin and stdout must be a TTY); for scripts use the CLI verbs (tickmux help)\n", name)
+			return 2
+		}
+		if os.Getenv("TERM") == "" {
+			fmt.Fprintf(std.err, "%s: TERM is not set, so tickmux cannot know how to draw on this terminal\n", name)
+			return 2
+		}
 	}
-	if os.Getenv("TERM") == "" {
-		fmt.Fprintf(std.err, "%s: TERM is not set, so tickmux cannot know how to draw on this terminal\n", name)
-		return 2
-	}
-	sock := agent.SocketPath(f.socket)
 	if !configPathOK(name, f.config, std) {
 		return 2
 	}
@@ -137,6 +160,9 @@ func tui(args []string, std stdio, demo bool) int {
 		// plain program) for this view.
 		p.Open, p.Sandbox, p.Plain = f.argv, f.sandbox, f.plain
 		p.Dir, _ = os.Getwd()
+	}
+	if f.detached {
+		return 0
 	}
 	return server.Attach(sock, os.Stdin, os.Stdout, std.err, p)
 }

@@ -132,6 +132,7 @@ func TestGlobalOptionsEverywhere(t *testing.T) {
 		{[]string{"--socket", sock, "log", "--dir", dir}, 0, ""},
 		{[]string{"--socket", sock, "--config", cfg, "log", "--dir", dir}, 0, ""},
 		{[]string{"--config", cfg, "ls", "--socket", sock}, agent.ExitNotRunning, ""}, // no server: said so, not a usage error
+		{[]string{"--config", cfg, "--log", filepath.Join(dir, "l"), "sessions", "--socket", sock}, 1, ""},
 		{[]string{"--socket", sock, "doctor", "--help"}, 0, "usage: tickmux doctor"},
 	}
 	for _, c := range cases {
@@ -165,7 +166,7 @@ func TestUnknownCommandIsNoTick(t *testing.T) {
 		{[]string{"--socket", sock, "lsit", "-l"}, `tickmux: unknown command "lsit" (did you mean ls?)`, "to run a program: tickmux --socket " + sock + " -- lsit -l"},
 		{[]string{"--plain", "top"}, `tickmux: unknown command "top"`, "to run a program: tickmux --plain -- top"},
 		{[]string{"atach"}, `tickmux: unknown command "atach" (did you mean attach?)`, "tickmux -- atach"},
-		{[]string{"--socket", sock, "demi"}, `tickmux: unknown command "demi" (did you mean demo?)`, ""},
+		{[]string{"--socket", sock, "sesions"}, `tickmux: unknown command "sesions" (did you mean sessions?)`, ""},
 		{[]string{"kill-session"}, `tickmux: unknown command "kill-session" (did you mean kill-server?)`, ""},
 	} {
 		var out, errb bytes.Buffer
@@ -177,6 +178,13 @@ func TestUnknownCommandIsNoTick(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); err == nil {
 		t.Errorf("a server was started on %s", sock)
+	}
+	// tmux's names answer too.
+	for _, alias := range []string{"list-sessions", "new-session", "attach-session"} {
+		var out bytes.Buffer
+		if code := run([]string{alias, "--help"}, stdio{in: strings.NewReader(""), out: &out, err: &out}); code != 0 {
+			t.Errorf("tickmux %s --help: exit %d: %s", alias, code, out.String())
+		}
 	}
 }
 

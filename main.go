@@ -23,7 +23,7 @@ type command struct {
 	name    string
 	usage   string   // one line, after "tickmux "
 	summary string   // one line for the main help
-	aliases []string // other names it answers to
+	aliases []string // other names it answers to (tmux's: list-sessions)
 	verb    bool     // a control-socket verb (package agent): it takes --socket and --json
 	hidden  bool     // listed apart in the main help: started by tickmux itself, or for scripts and tests
 	run     func(args []string, stdio stdio) int
@@ -101,7 +101,8 @@ func usage(w io.Writer) {
 		{"--socket PATH", "the control socket (default $TICKMUX_SOCKET, else $XDG_RUNTIME_DIR/tickmux/default.sock, else /tmp/tickmux-$UID/default.sock)"},
 		{"--log PATH", "the server's log file (default $XDG_STATE_HOME/tickmux/tickmux.log)"},
 		{"--config PATH", "the config file (default $XDG_CONFIG_HOME/tickmux/config.toml, which may be absent; a file named here must exist and be valid)"},
-		{"--json", "print JSON for scripts (the control-socket commands, check, log)"},
+		{"-s, -t NAME", "a named session (new -s, attach -t, kill-server -t): a server on NAME.sock in the socket's directory"},
+		{"--json", "print JSON for scripts (the control-socket commands, check, log, sessions)"},
 		{"--version", "print tickmux's version and the commit it was built from"},
 		{"-h, --help", "this help; tickmux help COMMAND, or tickmux COMMAND --help, prints one command's usage"},
 	} {
@@ -277,7 +278,7 @@ func shellJoin(argv []string) string {
 }
 
 // misspelt are words people type for a command that is named otherwise: the hint names the
-// command.
+// command (tmux's list-sessions is an alias, not a hint).
 var misspelt = map[string]string{"list": "ls", "kill": "kill-server", "kill-session": "kill-server", "journal": "log"}
 
 // nearestCommand is the command word is most likely a typo of (at most two edits away, one for
