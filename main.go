@@ -10,9 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"tickmux/internal/flagusage"
@@ -282,7 +284,8 @@ func shellJoin(argv []string) string {
 var misspelt = map[string]string{"list": "ls", "kill": "kill-server", "kill-session": "kill-server", "journal": "log"}
 
 // nearestCommand is the command word is most likely a typo of (at most two edits away, one for
-// a word of three letters or fewer; a prefix of a single command counts as one), or "".
+// a word of three letters or fewer; being the start of a command's name counts as one edit), or
+// "". Of two as near, the first in the help's order wins, then the words of misspelt.
 func nearestCommand(word string) string {
 	best, bestD := "", 3
 	if len(word) <= 3 {
@@ -297,10 +300,7 @@ func nearestCommand(word string) string {
 			best, bestD = target, d
 		}
 	}
-	for w, c := range misspelt {
-		consider(w, c)
-	}
-	for _, c := range mainCommands() {
+	for _, c := range mainCommands() { // in the help's order: of two as near, the first
 		if c.hidden {
 			continue
 		}
@@ -308,6 +308,9 @@ func nearestCommand(word string) string {
 		for _, a := range c.aliases {
 			consider(a, c.name)
 		}
+	}
+	for _, w := range slices.Sorted(maps.Keys(misspelt)) {
+		consider(w, misspelt[w])
 	}
 	return best
 }
