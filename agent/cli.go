@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,7 +58,7 @@ func (v Verb) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 var (
 	Ls = Verb{Name: "ls", Usage: "ls", Summary: "list the Ticks and shells in the running tickmux", run: runLs}
 
-	Open = Verb{Name: "open", Usage: "open [--cwd DIR] [--shell] [--sandbox] -- CMD [ARG...]",
+	Open = Verb{Name: "open", Usage: "open [--cwd DIR] [--shell] [--sandbox] [--host NAME] -- CMD [ARG...]",
 		Summary: "open a Tick (or a shell) in a new pane, once the person approves", run: runOpen}
 
 	Describe = Verb{Name: "describe", Usage: "describe ID", Summary: "show a Tick's tools and catalog revision", run: runDescribe}
@@ -409,13 +410,21 @@ func clock(t, now time.Time) string {
 
 var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: true,
 	flags: func(r *runner, fs *flag.FlagSet) func([]string) (OpenParams, int) {
-		cwd := fs.String("cwd", "", "the working `DIR` (default: this one)")
+		cwd := fs.String("cwd", "", "the working `DIR` (default: this one; with --host, that host's default)")
 		shell := fs.Bool("shell", false, "open a plain terminal program (default $SHELL) instead of a Tick")
 		sandbox := fs.Bool("sandbox", false, "run it in a sandbox (bubblewrap) whatever the config's sandbox setting")
+		onHost := fs.String("host", "", "open it on the other host `NAME` of the config's [[hosts]], shown here")
 		return func(argv []string) (OpenParams, int) {
 			if len(argv) == 0 && !*shell {
 				fs.Usage()
 				return OpenParams{}, ExitUsage
+			}
+			if *onHost != "" {
+				// A directory of that host: nothing here resolves it.
+				if *cwd != "" && !filepath.IsAbs(*cwd) {
+					return OpenParams{}, r.fail(failure(ReasonBadRequest, "--cwd %q: with --host it is a directory on that host, and must be absolute", *cwd))
+				}
+				return OpenParams{Command: argv, Cwd: *cwd, Shell: *shell, Sandbox: *sandbox, Host: *onHost}, ExitOK
 			}
 			dir, err := absDir(*cwd)
 			if err != nil {
@@ -425,6 +434,10 @@ var runOpen = request[OpenParams, TickInfo]{method: MethodOpen, max: -1, rest: t
 		}
 	},
 	print: func(r *runner, _ OpenParams, t TickInfo) int {
+		if t.Host != "" {
+			fmt.Fprintf(r.out, "%s:%s opened on %s: %s\n", safe(t.Host), safe(t.ID), safe(t.Host), safe(strings.Join(t.Command, " ")))
+			return ExitOK
+		}
 		if t.Kind != "" {
 			fmt.Fprintf(r.out, "%s %s: %s (%s)\n", t.ID, t.Status, safe(t.Title), safe(t.Kind))
 		} else {

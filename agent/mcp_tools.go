@@ -169,12 +169,15 @@ func (m *MCP) mcpTools() []mcpTool {
 				"cwd defaults to this MCP server's working directory. Returns the new instance (as in list_ticks) once the Tick has initialized, " +
 				"or an error with what its screen showed. With shell: true it opens a plain terminal program instead ($SHELL when command is empty), " +
 				"which you drive with send_input and read_screen. With sandbox: true it runs in a sandbox (bubblewrap) whatever the person's config says; " +
-				"false never takes away the sandbox the config gives an agent's open.",
+				"false never takes away the sandbox the config gives an agent's open. " +
+				"With host (a name from list_ticks' hosts) it opens on that host, by its tickmux, and the person sees it here; cwd is then that host's " +
+				"(absolute; its default when absent), no sandbox, and the result is the pane's id there with status \"opened\".",
 			schema: `{"type":"object","properties":{` +
 				`"command":{"type":"array","items":{"type":"string"},"description":"The program and its arguments."},` +
 				`"cwd":{"type":"string","description":"Working directory; relative paths are taken from this server's directory."},` +
 				`"shell":{"type":"boolean","description":"Open a plain terminal program (no Tick protocol)."},` +
-				`"sandbox":{"type":"boolean","description":"Run it in a sandbox (bubblewrap): its own processes only, the file system read-only but for its directory. Agents' opens are sandboxed by default; false does not turn that off."}},` +
+				`"sandbox":{"type":"boolean","description":"Run it in a sandbox (bubblewrap): its own processes only, the file system read-only but for its directory. Agents' opens are sandboxed by default; false does not turn that off."},` +
+				`"host":{"type":"string","minLength":1,"description":"Open it on this other host of the person's config (list_ticks' hosts), shown here."}},` +
 				`"required":["command"],"additionalProperties":false}`,
 			annotations: &mcp.ToolAnnotations{Title: "Open a Tick", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 			method:      MethodOpen,
@@ -184,6 +187,12 @@ func (m *MCP) mcpTools() []mcpTool {
 					return nil, err
 				}
 				o := p.(OpenParams)
+				if o.Host != "" { // that host's directory: nothing here resolves it
+					if o.Cwd != "" && !filepath.IsAbs(o.Cwd) {
+						return nil, failure(ReasonBadRequest, "cwd %q: with host it is a directory on that host, and must be absolute", o.Cwd)
+					}
+					return o, nil
+				}
 				o.Cwd, err = absDir(o.Cwd)
 				return o, err
 			},

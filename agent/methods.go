@@ -346,6 +346,9 @@ func (s *Server) open(ctx context.Context, c *conn, id uint64, p OpenParams) (_ 
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return TickInfo{}, failure(ReasonBadRequest, "cwd %q is not an absolute path", p.Cwd)
 	}
+	if p.Host != "" {
+		return s.openRemote(ctx, c, id, p) // remote.go
+	}
 	what := fmt.Sprintf("opening %q", p.Command)
 	if p.Shell {
 		what = "opening a shell"

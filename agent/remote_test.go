@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +30,43 @@ type fakeHosts struct {
 	ls     map[string]remotewire.LsResult
 	hang   map[string]bool
 
+	// open answers Open (nil: a pane "shell:9"); opens are the Opens made.
+	open  func(host string, argv []string, dir string, plain bool) (string, error)
+	opens []fakeOpen
+
 	mu        sync.Mutex
 	calls     int
 	deadlines []time.Duration // each Ls's deadline, from when it was called
+}
+
+// fakeOpen is one Open of a fakeHosts.
+type fakeOpen struct {
+	Host     string
+	Argv     []string
+	Dir      string
+	Plain    bool
+	Deadline time.Duration // from when it was called; -1 without one
+	Canceled bool          // ctx had ended when it was called
+}
+
+func (f *fakeHosts) Open(ctx context.Context, host string, argv []string, dir string, plain bool) (string, error) {
+	o := fakeOpen{Host: host, Argv: argv, Dir: dir, Plain: plain, Deadline: -1, Canceled: ctx.Err() != nil}
+	if d, ok := ctx.Deadline(); ok {
+		o.Deadline = time.Until(d)
+	}
+	f.mu.Lock()
+	f.opens = append(f.opens, o)
+	f.mu.Unlock()
+	if f.open != nil {
+		return f.open(host, argv, dir, plain)
+	}
+	return "shell:9", nil
+}
+
+func (f *fakeHosts) opened() []fakeOpen {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeOpen(nil), f.opens...)
 }
 
 func (f *fakeHosts) States() []agent.RemoteState { return f.states() }
@@ -281,6 +316,19 @@ func (m managerHosts) States() []agent.RemoteState {
 			Hostname: s.Hostname, Down: s.Down})
 	}
 	return out
+}
+
+func (m managerHosts) Open(ctx context.Context, name string, argv []string, dir string, plain bool) (string, error) {
+	l := m.Link(name)
+	if l == nil {
+		return "", &agent.RemoteOpenError{Err: errors.New("no such host")}
+	}
+	pane, err := l.Open(ctx, remotewire.OpenParams{Argv: argv, Dir: dir, Plain: plain})
+	if err != nil {
+		var un *remote.UnreachableError
+		return "", &agent.RemoteOpenError{Sent: !errors.As(err, &un), Err: err}
+	}
+	return pane, nil
 }
 
 // The real remote.Manager behind the list, through the adapter: a host whose ssh cannot connect

@@ -167,7 +167,8 @@ type TickInfo struct {
 	ID string `json:"id"`
 	// Type is "tick" or "shell".
 	Type string `json:"type"`
-	// Status is "ready" or "ended" (instances still starting are not shown, H-I1).
+	// Status is "ready" or "ended" (instances still starting are not shown, H-I1); "opened" for
+	// a pane an open with a host opened there.
 	Status      string   `json:"status"`
 	Kind        string   `json:"kind,omitempty"`
 	Title       string   `json:"title"`
@@ -182,6 +183,9 @@ type TickInfo struct {
 	Ended string `json:"ended,omitempty"`
 	// Sandboxed: its program runs in a sandbox (host/sandbox.go).
 	Sandboxed bool `json:"sandboxed,omitempty"`
+	// Host is the other host it was opened on (open with a host; ID is that host's own id, and
+	// Status "opened": whether a Tick initialized is that host's to tell).
+	Host string `json:"host,omitempty"`
 	// Decisions is how many decisions (cards answered, withdrawn or voided, calls under a
 	// grant) the approval journal holds for this instance since it opened (Ticks).
 	Decisions *int `json:"decisions,omitempty"`
@@ -399,6 +403,10 @@ type OpenParams struct {
 	// Sandbox runs it in a sandbox (host/sandbox.go) whatever the config's sandbox policy;
 	// without it an agent's open is sandboxed unless the policy is "off".
 	Sandbox bool `json:"sandbox,omitempty"`
+	// Host opens it on another host of the config's [[hosts]] (issue 40), by its tickmux there,
+	// and this tickmux shows it: Command and Cwd are that host's ("" Cwd: its default). No
+	// sandbox there: Sandbox is refused with Host.
+	Host string `json:"host,omitempty"`
 }
 
 // CloseResult confirms that an instance was ended and removed.

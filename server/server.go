@@ -26,6 +26,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,9 +46,11 @@ import (
 	"tickmux/host"
 	"tickmux/host/snapshot"
 	"tickmux/internal/peer"
+	"tickmux/internal/remotewire"
 	"tickmux/remote"
 	"tickmux/server/mirror"
 	"tickmux/server/viewterm"
+	"tickmux/tick/wire"
 	"tickmux/views"
 )
 
@@ -292,9 +295,11 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 	return nil
 }
 
-// agentHosts is the other hosts as the control socket's list shows them (agent.RemoteHosts:
-// package agent does not import package remote); Ls is the Manager's own.
+// agentHosts is the other hosts as the control socket's list shows them and its open opens on
+// them (agent.RemoteHosts: package agent does not import package remote); Ls is the Manager's own.
 type agentHosts struct{ *remote.Manager }
+
+var _ agent.RemoteOpener = agentHosts{} // open --host goes through it
 
 func (h agentHosts) States() []agent.RemoteState {
 	states := h.Manager.States()
@@ -303,6 +308,23 @@ func (h agentHosts) States() []agent.RemoteState {
 		out[i] = agent.RemoteState{Name: s.Name, State: string(s.State), Since: s.Since, NextTry: s.NextTry, Reason: s.Reason, Hostname: s.Hostname, Down: s.Down}
 	}
 	return out
+}
+
+// Open opens a pane on the host named name, once (Link.Open never retries): nothing was sent
+// when the host is unknown, not up, or its tickmux refused it before doing anything.
+func (h agentHosts) Open(ctx context.Context, name string, argv []string, dir string, plain bool) (string, error) {
+	l := h.Manager.Link(name)
+	if l == nil {
+		return "", &agent.RemoteOpenError{Err: fmt.Errorf("no host %q in the config's [[hosts]]", name)}
+	}
+	pane, err := l.Open(ctx, remotewire.OpenParams{Argv: argv, Dir: dir, Plain: plain || len(argv) == 0})
+	if err != nil {
+		var un *remote.UnreachableError
+		var re *remote.RemoteError
+		sent := !errors.As(err, &un) && !(errors.As(err, &re) && re.Effect == string(wire.EffectNone))
+		return "", &agent.RemoteOpenError{Sent: sent, Err: err}
+	}
+	return pane, nil
 }
 
 // srv answers the view connections the control socket hands over.
