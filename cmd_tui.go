@@ -240,20 +240,15 @@ func openDemo(a *views.App, km *keymap.Keymap) error {
 // counter's increment tool; tickmux is on the pane's PATH, the binary in use: putSelfOnPath) and
 // the keys that answer it, then becomes the person's shell.
 func demoShell(counter string, km *keymap.Keymap) host.OpenSpec {
-	sh := os.Getenv("SHELL")
-	if sh == "" {
-		sh = "/bin/sh"
-	}
-	hint := "To see an agent's call wait for you, type:\n" +
-		"  tickmux call " + counter + ` increment '{"amount":2}'` + "\n" +
-		fmt.Sprintf("A card asks first: %s, then %s allows it (%s denies).", keyFor(km, keymap.ModePrefix, keymap.Approvals, true),
+	hint := "To see an agent's call wait for you, type:\r\n" +
+		"  tickmux call " + counter + ` increment '{"amount":2}'` + "\r\n" +
+		fmt.Sprintf("A card asks first: %s, then %s allows it (%s denies).\r\n", keyFor(km, keymap.ModePrefix, keymap.Approvals, true),
 			keyFor(km, keymap.ModeCard, keymap.AllowOnce, false), keyFor(km, keymap.ModeCard, keymap.Deny, false))
-	return host.OpenSpec{Shell: true, Env: []string{envDemoHint + "=" + hint},
-		Argv: []string{"/bin/sh", "-c", `printf '%s\n' "$` + envDemoHint + `"; unset ` + envDemoHint + `; exec "$0"`, sh}}
+	// The hint is written on the pane's terminal before the shell starts: the pane runs the
+	// person's shell and nothing else, so its command line (the panel, ls, a send card) shows
+	// no plumbing of the demo's (issue 42 item 6).
+	return host.OpenSpec{Shell: true, Preface: []byte(hint)}
 }
-
-// envDemoHint carries the demo shell's hint to the sh that prints it.
-const envDemoHint = "TICKMUX_DEMO_HINT"
 
 // keyFor names the first key of km bound to action in mode, after the prefix when prefixed.
 func keyFor(km *keymap.Keymap, mode keymap.Mode, action keymap.Action, prefixed bool) string {

@@ -238,6 +238,11 @@ func TestEndToEndDemoInTmux(t *testing.T) {
 	// The focused shell says what to type to see an approval card; typed as it says, the card
 	// comes, and the keys it names answer it.
 	s := r.waitFor("A card asks first: C-b a, then y allows it (n denies).")
+	// The shell is the person's shell and nothing else: no plumbing of the demo's in its command
+	// line, which the panel, ls and a send card show (issue 42 item 6).
+	if ls := r.run("ls"); strings.Contains(ls, "printf") || strings.Contains(ls, "DEMO_HINT") || strings.Contains(s, "printf") {
+		t.Errorf("the demo shows its plumbing:\n%s\n%s", ls, s)
+	}
 	var typed string
 	for _, line := range strings.Split(s, "\n") {
 		if _, rest, ok := strings.Cut(line, "┃  tickmux call "); ok {
