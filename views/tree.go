@@ -2,9 +2,12 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+
+	"tickmux/remote"
 )
 
 // treeView is tmux's choose-tree (prefix w): every tab and, under it, its panes; Up and Down (or
@@ -18,10 +21,13 @@ type treeView struct {
 	cursor  int
 }
 
-// treeRow is one line of the tree: a tab, or a pane of it (id set).
+// treeRow is one line of the tree: a tab, a pane of it (id set), or the heading of another
+// host's tabs (heading set; tab is the host's first tab, -1 when none shows here).
 type treeRow struct {
-	tab int
-	id  string
+	tab     int
+	id      string
+	host    string
+	heading bool
 }
 
 func newTreeView(a *App) *treeView { return &treeView{a: a} }
@@ -31,7 +37,7 @@ func (t *treeView) show() {
 	t.open, t.buffers, t.cursor = true, false, 0
 	cur := t.a.tabIndex()
 	for i, r := range t.rows() {
-		if r.tab == cur && r.id == t.a.tab.focus {
+		if !r.heading && r.tab == cur && r.id == t.a.tab.focus {
 			t.cursor = i
 		}
 	}
@@ -46,20 +52,114 @@ func (t *treeView) showBuffers() {
 	t.open, t.buffers, t.cursor = true, true, 0
 }
 
-// rows lists the tabs in order, each followed by its panes in reading order (the float last).
+// rows lists this host's tabs in order, then each other host's (issue 40) under its heading,
+// in the config's order: each tab followed by its panes in reading order (the float last).
 func (t *treeView) rows() []treeRow {
 	a := t.a
 	var out []treeRow
-	for i, tb := range a.tabs {
-		out = append(out, treeRow{tab: i})
+	add := func(i int, tb *tab, host string) {
+		out = append(out, treeRow{tab: i, host: host})
 		for _, id := range tb.layout.IDs() {
-			out = append(out, treeRow{tab: i, id: id})
+			out = append(out, treeRow{tab: i, id: id, host: host})
 		}
 		if tb.floatID != "" {
-			out = append(out, treeRow{tab: i, id: tb.floatID})
+			out = append(out, treeRow{tab: i, id: tb.floatID, host: host})
+		}
+	}
+	byHost := map[string][]int{}
+	var order []string
+	if a.remote.q != nil {
+		for _, st := range a.remote.q.States() {
+			order = append(order, st.Name)
+		}
+	}
+	for i, tb := range a.tabs {
+		h := a.tabHost(tb)
+		if h == "" {
+			add(i, tb, "")
+			continue
+		}
+		if _, ok := byHost[h]; !ok && !slices.Contains(order, h) {
+			order = append(order, h) // a host the config no longer names
+		}
+		byHost[h] = append(byHost[h], i)
+	}
+	for _, h := range order {
+		first := -1
+		if tabs := byHost[h]; len(tabs) > 0 {
+			first = tabs[0]
+		}
+		out = append(out, treeRow{tab: first, host: h, heading: true})
+		for _, i := range byHost[h] {
+			add(i, a.tabs[i], h)
 		}
 	}
 	return out
+}
+
+// tabHost is the other host whose tab tb shows ("" for this host's): the host of its panes when
+// every one is another host's (a tab the person put a pane of this host into is this host's).
+func (a *App) tabHost(tb *tab) string {
+	ids := tb.layout.IDs()
+	if tb.floatID != "" {
+		ids = append(ids, tb.floatID)
+	}
+	h := ""
+	for _, id := range ids {
+		p := a.panes[id]
+		if p == nil || p.inst.Remote() == nil {
+			return ""
+		}
+		if h == "" {
+			h = paneHost(a, id)
+		}
+	}
+	return h
+}
+
+// paneHost is the host of the pane of another host shown as id ("b:shell:1": "b"), as the sync
+// that showed it knows it, else from the id: the host's name, a colon, the host's own id (KIND:N).
+func paneHost(a *App, id string) string {
+	if v, ok := remoteState.Load(a); ok {
+		if p := v.(*remotePanes).panes[id]; p != nil {
+			return p.host
+		}
+	}
+	if i := strings.LastIndex(id, ":"); i > 0 {
+		if j := strings.LastIndex(id[:i], ":"); j > 0 {
+			return id[:j]
+		}
+	}
+	return id
+}
+
+// hostHeading is a host's heading in the tree: its name and state ("up", "unreachable since
+// 23:05", "connecting").
+func (a *App) hostHeading(name string) string {
+	state := ""
+	if a.remote.q != nil {
+		for _, st := range a.remote.q.States() {
+			if st.Name != name {
+				continue
+			}
+			switch {
+			case st.State == remote.Up:
+				state = "up"
+			case st.State == remote.Unreachable || !st.Down.IsZero():
+				since := st.Down
+				if since.IsZero() {
+					since = st.Since
+				}
+				state = "unreachable since " + since.Local().Format("15:04")
+			default:
+				state = string(st.State)
+			}
+		}
+	}
+	if state == "" {
+		return "host " + name
+	}
+	return "host " + name + ": " + state
 }
 
 // count is how many rows the list has.
@@ -94,6 +194,12 @@ func (t *treeView) handle(ev *tcell.EventKey) {
 // choose shows the row's tab, and focuses its pane.
 func (t *treeView) choose(r treeRow) {
 	a := t.a
+	if r.heading { // the host's first tab
+		if r.tab >= 0 {
+			a.switchTab(r.tab)
+		}
+		return
+	}
 	if r.id == "" {
 		a.switchTab(r.tab)
 		return
@@ -148,18 +254,29 @@ func (t *treeView) draw(screen tcell.Screen, w, h int) {
 
 // rowLine is a tab's or a pane's row of the tree.
 func (t *treeView) rowLine(r treeRow, st tcell.Style) line {
+	indent := ""
+	if r.host != "" {
+		indent = "  " // under its host's heading
+	}
+	if r.heading {
+		l := line{untrusted(t.a.hostHeading(r.host), st.Bold(true))}
+		if r.tab < 0 {
+			l = append(l, seg{" (no panes shown here)", st})
+		}
+		return l
+	}
 	if r.id == "" {
 		mark := ""
 		if t.a.tabs[r.tab] == t.a.tab {
 			mark = "*"
 		}
-		return line{{fmt.Sprintf("(%d) %d:", r.tab, r.tab), st}, untrusted(t.a.tabName(r.tab)+mark, st)}
+		return line{{fmt.Sprintf("%s(%d) %d:", indent, r.tab, r.tab), st}, untrusted(t.a.tabName(r.tab)+mark, st)}
 	}
 	p := t.a.panes[r.id]
 	if p == nil {
 		return nil
 	}
-	l := line{{"      " + r.id + " ", st}, untrusted(t.a.paneTitle(p.inst), st)}
+	l := line{{indent + "      " + r.id + " ", st}, untrusted(t.a.paneTitle(p.inst), st)}
 	if r.id == t.a.tab.focus {
 		l = append(l, seg{" (focused)", st})
 	}
