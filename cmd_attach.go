@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"tickmux/agent"
 	"tickmux/internal/sockpath"
@@ -48,4 +50,39 @@ func runKillServer(args []string, std stdio) int {
 // viewParams describe this terminal to the server, which draws on it.
 func viewParams() server.AttachParams {
 	return server.AttachParams{Term: os.Getenv("TERM"), ColorTerm: os.Getenv("COLORTERM")}
+}
+
+// runReload is `tickmux reload`: the running server reads its config file again (the file given
+// with --config, else the one it started with), as tmux's source-file. Refused from inside one of
+// its panes: the config binds the keys that answer cards.
+func runReload(args []string, std stdio) int {
+	given := false
+	for _, a := range args {
+		if a == "--config" || strings.HasPrefix(a, "--config=") || a == "-config" || strings.HasPrefix(a, "-config=") {
+			given = true
+		}
+	}
+	f, err := parseTUIFlags(args, std, "tickmux reload")
+	if err != nil || len(f.argv) > 0 {
+		return 2
+	}
+	sock := agent.SocketPath(f.socket)
+	if !sockpath.Running(sock) {
+		fmt.Fprintf(std.err, "tickmux reload: no tickmux runs on %s\n", sock)
+		return 1
+	}
+	path := ""
+	if given {
+		if path, err = filepath.Abs(f.config); err != nil {
+			fmt.Fprintf(std.err, "tickmux reload: %v\n", err)
+			return 2
+		}
+	}
+	msg, err := server.Reload(sock, path)
+	if err != nil {
+		fmt.Fprintf(std.err, "tickmux reload: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(std.out, msg)
+	return 0
 }

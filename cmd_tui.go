@@ -69,7 +69,7 @@ func parseTUIFlags(args []string, std stdio, name string) (*tuiFlags, error) {
 	case "tickmux new":
 		fs.StringVar(&f.session, "s", "", "the session's `NAME`: its server listens on NAME.sock in the socket's directory (default: the first number free, as tmux)")
 		fs.BoolVar(&f.detached, "d", false, "start the session without showing it here (no terminal needed)")
-	case "tickmux attach", "tickmux kill-server":
+	case "tickmux attach", "tickmux kill-server", "tickmux reload":
 		fs.StringVar(&f.session, "t", "", "the session `NAME` (tickmux sessions lists them): NAME.sock in the socket's directory")
 	}
 	fs.Usage = func() {

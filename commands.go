@@ -35,6 +35,8 @@ func mainCommands() []*command {
 			summary: "start a new session, a server of its own named NAME, and show it here (-d: not shown)", run: runNew},
 		verb(agent.Open),
 		verb(agent.Read),
+		{name: "reload", usage: "reload [--socket PATH] [-t NAME] [--config PATH] [--log PATH]",
+			summary: "have the running tickmux read its config file again (tmux's source-file)", run: runReload},
 		{name: "restore", usage: "restore [--socket PATH] [--config PATH] [--log PATH] [--list] [N]",
 			summary: "bring back the session a crash or a reboot ended (--list: the snapshots kept; N: an older one)", run: runRestore},
 		verb(agent.Screen),

@@ -117,6 +117,29 @@ func KillServer(path string) error {
 	return fmt.Errorf("the server (pid %d) did not end, even after SIGKILL", pid)
 }
 
+// ReloadParams name the config file a server reads again ("": the one it started with).
+type ReloadParams struct {
+	Config string `json:"config,omitempty"`
+}
+
+// Reload has the server on path read its config file again (tickmux reload, as tmux's
+// source-file): what it could apply at once, and what waits for its next start, is in its answer.
+func Reload(path, config string) (string, error) {
+	nc, err := dial(path)
+	if err != nil {
+		return "", err
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(killAnswer))
+	var res struct {
+		Message string `json:"message"`
+	}
+	if err := request(nc, bufio.NewReader(nc), MethodReload, ReloadParams{Config: config}, &res); err != nil {
+		return "", err
+	}
+	return res.Message, nil
+}
+
 // How long kill-server waits for an answer, then for the server to end at each step.
 var (
 	killAnswer = 5 * time.Second

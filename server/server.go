@@ -58,6 +58,8 @@ import (
 const (
 	MethodAttach = "view/attach"
 	MethodKill   = "view/kill-server"
+	// MethodReload reads the config file again (tickmux reload): ReloadParams → {message}.
+	MethodReload = "view/reload"
 
 	notifyResize = "view/resize" // client → server: the terminal changed size
 	notifyRedraw = "view/redraw" // client → server: draw everything again (after SIGCONT)
@@ -421,6 +423,35 @@ func (s *srv) handle(unix *net.UnixConn, req agent.Request) {
 		s.stop()
 	case MethodAttach:
 		s.attach(nc, req)
+	case MethodReload:
+		var p ReloadParams
+		if len(req.Params) > 0 {
+			if err := json.Unmarshal(req.Params, &p); err != nil {
+				reply(nc, req.ID, nil, &agent.Error{Message: "bad reload params: " + err.Error(), Reason: agent.ReasonBadRequest})
+				return
+			}
+		}
+		// The config binds the card's keys: a program in a pane must not rebind them under the
+		// person (the prompt's source-file is the person's own key).
+		if pinned, err := peer.Of(nc.UnixConn); err != nil {
+			reply(nc, req.ID, nil, &agent.Error{Message: "cannot reload: " + err.Error(), Reason: agent.ReasonFailed})
+			return
+		} else {
+			inside, ierr := insideServer(pinned)
+			pinned.Close()
+			if inside || ierr != nil {
+				s.logf("reload refused (process %d): inside tickmux", peerPID(nc.UnixConn))
+				reply(nc, req.ID, nil, &agent.Error{Message: "cannot reload from inside tickmux: a program in a pane may not change the keys that answer cards; use the : prompt's source-file, or run tickmux reload from a terminal outside tickmux", Reason: agent.ReasonFailed})
+				return
+			}
+		}
+		msg, err := s.a.Reload(p.Config)
+		if err != nil {
+			reply(nc, req.ID, nil, &agent.Error{Message: err.Error(), Reason: agent.ReasonFailed})
+			return
+		}
+		s.logf("config read again: %s", msg)
+		reply(nc, req.ID, map[string]string{"message": msg}, nil)
 	default:
 		if strings.HasPrefix(req.Method, "proxy/") { // a view on another host (proxy.go)
 			s.proxy(nc, req)

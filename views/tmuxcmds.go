@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -207,4 +208,22 @@ func (a *App) newTabWith(spec host.OpenSpec) {
 		p.term.FocusChanged(false)
 	}
 	a.lastPane = old
+}
+
+// Reload is ReloadConfig from any goroutine (tickmux reload): path "" is the file the server
+// started with. It returns what the status line says.
+func (a *App) Reload(path string) (string, error) {
+	var err error
+	var msg string
+	if !a.post(func() {
+		if path == "" {
+			path = a.cfg.Path
+		}
+		if err = a.ReloadConfig(path); err == nil {
+			msg = a.message
+		}
+	}) {
+		return "", errors.New("tickmux is stopping")
+	}
+	return msg, err
 }
