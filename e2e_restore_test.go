@@ -106,8 +106,9 @@ func TestEndToEndRestoreAfterAReboot(t *testing.T) {
 	}
 	r.keysTo("after", "y")
 	s = r.waitIn("after", "2:agents")
-	if !strings.Contains(s, "grants (r) were not") {
-		t.Errorf("the lost grant is not said:\n%s", s)
+	// The status line says it for a while; a loaded machine may take longer to get here.
+	if log := r.log(); !strings.Contains(s, "grants (r) were not") && !strings.Contains(log, "1 grants (r) were not: each call asks again") {
+		t.Errorf("the lost grant is not said:\n%s\n%s", s, log)
 	}
 	// Tab 0 (the demo's Ticks) is shown; its Ticks are ready again.
 	r.waitIn("after", "counter")

@@ -353,6 +353,7 @@ func (a *App) Restore(s *snapshot.Session, o RestoreOptions) (failed int) {
 	for _, e := range errs {
 		a.logf("restore: %s", e)
 	}
+	a.logf("restore: %s", msg)
 	a.say(msg)
 	a.full = true
 	a.rebuild()
