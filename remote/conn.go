@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"tickmux/host/guardian"
 	"tickmux/internal/remotewire"
 )
 
@@ -163,6 +164,9 @@ func startConn(l *Link) (*conn, error) {
 		defer c.wg.Done()
 		cmd.Wait()
 		unix.Kill(-c.pgid, unix.SIGKILL) // what ssh left in its group (a ProxyCommand)
+		// Gone, not only told: Close promises no process outlives it (a killed process lingers
+		// until it is scheduled, longer on a loaded machine).
+		guardian.WaitGroupsGone([]int{c.pgid}, time.Now().Add(2*time.Second))
 		close(c.exited)
 	}()
 	go func() { // owner: conn; ends at ssh's stdout's end, or at close

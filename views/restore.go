@@ -275,6 +275,10 @@ func nodeOf(s *snapshot.Node, ids []string) *node {
 type RestoreOptions struct {
 	// Programs are run again in their shells (by the command's base name); any other is offered.
 	Programs []string
+	// Self is this tickmux's executable: a pane whose program was the dead server's own tickmux
+	// (the examples, a Tick started as `tickmux ...`) by a path that is gone (the private copy a
+	// `go run` build runs from, swept when its server died) runs this one instead.
+	Self string
 }
 
 // offer is what a restored pane offers to run on its last row until the next key: Enter types
@@ -367,6 +371,11 @@ func (a *App) restorePane(sp snapshot.Pane, agents map[string]snapshot.Agent, o 
 	if fi, err := os.Stat(dir); dir != "" && (err != nil || !fi.IsDir()) {
 		note = "its directory " + dir + " is gone: started in your home directory"
 		dir, _ = os.UserHomeDir()
+	}
+	if len(sp.Argv) > 0 && o.Self != "" && filepath.Base(sp.Argv[0]) == "tickmux" {
+		if _, err := os.Stat(sp.Argv[0]); err != nil {
+			sp.Argv = append([]string{o.Self}, sp.Argv[1:]...)
+		}
 	}
 	spec := host.OpenSpec{Argv: sp.Argv, Dir: dir, Env: sp.Env, Sandbox: sp.Sandbox, Cols: cols, Rows: rows, Shell: sp.Kind != snapshot.KindTick}
 	if len(sp.Scrollback) > 0 {

@@ -268,3 +268,24 @@ func TestSnapshotLeavesOtherHostsPanes(t *testing.T) {
 		t.Fatalf("snapshot: %+v", s.Tabs)
 	}
 }
+
+// A Tick the dead server ran from its own private copy of tickmux (a go run build's, swept when
+// that server died) comes back run by this tickmux.
+func TestRestoreRunsTicksOfAGoneTickmuxWithThisOne(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, 120, 40)
+	s := &snapshot.Session{Version: snapshot.Version, Time: time.Now(), Tabs: []snapshot.Tab{{
+		Panes: []snapshot.Pane{{Kind: snapshot.KindTick, Argv: []string{"/nonexistent/tickmux-bin-1-2/tickmux"}, Dir: t.TempDir(), Env: []string{envTick + "=plain"}}},
+		Zoomed: -1, Float: -1, Layout: &snapshot.Node{Pane: new(int)},
+	}}}
+	var failed int
+	hs.onUI(func() { failed = hs.app.Restore(s, RestoreOptions{Self: self}) })
+	if failed != 0 {
+		t.Fatalf("%d panes failed to start", failed)
+	}
+	hs.start()
+	hs.waitFor("View Tick · ready")
+}
