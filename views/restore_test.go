@@ -278,7 +278,7 @@ func TestRestoreRunsTicksOfAGoneTickmuxWithThisOne(t *testing.T) {
 	}
 	hs := newHarness(t, 120, 40)
 	s := &snapshot.Session{Version: snapshot.Version, Time: time.Now(), Tabs: []snapshot.Tab{{
-		Panes: []snapshot.Pane{{Kind: snapshot.KindTick, Argv: []string{"/nonexistent/tickmux-bin-1-2/tickmux"}, Dir: t.TempDir(), Env: []string{envTick + "=plain"}}},
+		Panes:  []snapshot.Pane{{Kind: snapshot.KindTick, Argv: []string{"/nonexistent/tickmux-bin-1-2/tickmux"}, Dir: t.TempDir(), Env: []string{envTick + "=plain"}}},
 		Zoomed: -1, Float: -1, Layout: &snapshot.Node{Pane: new(int)},
 	}}}
 	var failed int
