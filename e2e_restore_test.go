@@ -135,7 +135,7 @@ func TestEndToEndRestoreAfterAReboot(t *testing.T) {
 	r.keysTo("after", "C-b", "0")
 	r.waitIn("after", "wants to call increment on hosted:1")
 	r.answerCardIn("after", "APPROVE", "n")
-	again.cmd.Wait()
+	<-again.done // denied: it fails; startCall's goroutine waited for it
 
 	// A server that ended by kill-server is not offered again.
 	r.run("kill-server")

@@ -28,8 +28,9 @@ const (
 )
 
 type fakeTick struct {
-	mode string
-	log  *os.File
+	updMu sync.Mutex // held from an update's seq to its send
+	mode  string
+	log   *os.File
 
 	wmu sync.Mutex // one whole line per write, as the spec asks of Ticks
 	out *os.File
@@ -175,6 +176,8 @@ func (ft *fakeTick) replyErr(id json.RawMessage, code int, msg string) {
 
 // update sends a tick/update with the next seq.
 func (ft *fakeTick) update(data any) {
+	ft.updMu.Lock() // the seqs go out in their order: two calls' updates did not (H-U1 then ended the Tick)
+	defer ft.updMu.Unlock()
 	ft.mu.Lock()
 	ft.seq++
 	seq := ft.seq
