@@ -132,7 +132,8 @@ func runServer(args []string, std stdio) int {
 	}
 	err = server.Run(server.Options{
 		Socket: f.socket, Config: cfg, Logf: logf, Ready: ready, Cols: cols, Rows: rows, Stopping: stopper.arm, LogPath: serverLogPath(f.logPath),
-		Fresh: f.demo || len(f.argv) > 0, RestoreFrom: f.restore, Self: selfExe,
+		Fresh: f.demo || len(f.argv) > 0, RestoreFrom: f.restore,
+		Self: func() string { pathSet(); return selfExe }, // set by putSelfOnPath: after it
 		Initial: func(a *views.App) error {
 			if pathSet(); pathErr != nil {
 				logf("%v: programs in panes will not find tickmux by name", pathErr)

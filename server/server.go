@@ -124,8 +124,9 @@ type Options struct {
 	// RestoreFrom restores this snapshot generation (tickmux restore N) whatever the config's
 	// restore says; "" follows the config.
 	RestoreFrom string
-	// Self is the tickmux executable programs are started from (a restore's Ticks of tickmux).
-	Self string
+	// Self gives the tickmux executable programs are started from (a restore's Ticks of
+	// tickmux); nil: none.
+	Self func() string
 }
 
 // Run is the server: it returns when the last pane closes, the person quits, kill-server is
@@ -243,7 +244,10 @@ func Run(opts Options, sigs <-chan os.Signal) error {
 		hosts.Start()
 		defer hosts.Close() // every ssh ends with the server
 	}
-	ropts := views.RestoreOptions{Programs: cfg.RestorePrograms, Self: opts.Self}
+	ropts := views.RestoreOptions{Programs: cfg.RestorePrograms}
+	if plan.sess != nil && opts.Self != nil {
+		ropts.Self = opts.Self()
+	}
 	switch {
 	case plan.sess != nil && plan.mode == config.RestoreAuto:
 		if opts.Fresh && opts.Initial != nil {
