@@ -366,8 +366,11 @@ func TestEndToEndRemotePanes(t *testing.T) {
 		t.Errorf("the remote pane's frame does not say its host:\n%s", s)
 	}
 	r.keys("echo remote-$((6*7)); stty size", "Enter")
-	s = r.waitFor("remote-42")
-	size := regexp.MustCompile(`(?m)^[│┃ ]*(\d+) (\d+)\s`).FindStringSubmatch(s)
+	r.waitFor("remote-42")
+	// stty's line may come in a later frame than echo's: wait for it too.
+	sizeLine := regexp.MustCompile(`(?m)^[│┃ ]*(\d+) (\d+)\s`)
+	s = r.waitUntil("e2e", "show stty's size", func(s string) bool { return sizeLine.MatchString(s) })
+	size := sizeLine.FindStringSubmatch(s)
 	if size == nil {
 		t.Fatalf("no stty size on the screen:\n%s", s)
 	}
