@@ -7,18 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"os"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"tickmux/agent"
 	"tickmux/internal/flagusage"
 	"tickmux/internal/remotewire"
+	"tickmux/server"
 	"tickmux/tick/wire"
 )
 
@@ -143,26 +140,14 @@ func viaOf(sshConnection string) string {
 	return "ssh from " + f[0]
 }
 
-// dialProxy connects to the server on path and checks that it runs as this user.
+// dialProxy connects to the server on path (server.Dial: it runs as this user), saying what to
+// do when none runs there.
 func dialProxy(path string) (*net.UnixConn, error) {
-	c, err := net.DialTimeout("unix", path, 5*time.Second)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("no tickmux server runs on %s: start one with `tickmux` there", path)
-		}
-		return nil, fmt.Errorf("cannot connect to tickmux on %s: %w", path, err)
+	nc, err := server.Dial(path)
+	if errors.Is(err, server.ErrNoServer) {
+		return nil, fmt.Errorf("no tickmux server runs on %s: start one with `tickmux` there", path)
 	}
-	nc := c.(*net.UnixConn)
-	raw, err := nc.SyscallConn()
-	var cred *unix.Ucred
-	if err == nil {
-		_ = raw.Control(func(fd uintptr) { cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) })
-	}
-	if err != nil || cred == nil || int(cred.Uid) != os.Getuid() {
-		nc.Close()
-		return nil, fmt.Errorf("the tickmux on %s does not run as you; refusing to talk to it", path)
-	}
-	return nc, nil
+	return nc, err
 }
 
 // readLine reads one line, newline included, of at most max bytes.

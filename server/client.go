@@ -24,8 +24,10 @@ import (
 // ErrNoServer: nobody answers on the socket.
 var ErrNoServer = errors.New("no tickmux server is running")
 
-// dial connects to the server and checks that it runs as this user (the socket is the user's
-// alone, on both ends).
+// Dial connects to the server and checks that it runs as this user (the socket is the user's
+// alone, on both ends); ErrNoServer when nobody answers there.
+func Dial(path string) (*net.UnixConn, error) { return dial(path) }
+
 func dial(path string) (*net.UnixConn, error) {
 	c, err := net.DialTimeout("unix", path, 2*time.Second)
 	if err != nil {
@@ -42,7 +44,7 @@ func dial(path string) (*net.UnixConn, error) {
 	}
 	if err != nil || cred == nil || int(cred.Uid) != os.Getuid() {
 		nc.Close()
-		return nil, fmt.Errorf("the tickmux on %s does not run as you; refusing to hand it the terminal", path)
+		return nil, fmt.Errorf("the tickmux on %s does not run as you; refusing to talk to it", path)
 	}
 	return nc, nil
 }
