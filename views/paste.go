@@ -52,7 +52,7 @@ func (a *App) pasteSink(post func(func())) pasteSink {
 	switch {
 	case a.prompt.open || a.input != nil:
 		return &lineSink{a: a, post: post}
-	case a.view.confirm != nil, a.help.open, a.paneNumbersShown():
+	case a.view.confirm != nil, a.restoreAsk != nil, a.help.open, a.paneNumbersShown():
 		return dropSink{}
 	case a.view.mode != keymap.ModeRoot && a.view.mode != keymap.ModeLocked:
 		return dropSink{} // a paste never answers a card or drives scroll mode
